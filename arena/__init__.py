@@ -1,0 +1,2 @@
+"""cardarena arena: running bots and competitions (protocol, processes, matches,
+schedules, execution on Ray, the journal, ratings, reports, configuration, CLI)."""

@@ -1,0 +1,160 @@
+"""Small picklable specifications passed from the driver to workers, and the match result.
+
+The driver (``arena/execution.py``) builds these from the validated config
+(``arena/config.py``); a worker receives them and builds the bot processes itself
+(``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Time control (DESIGN "Bot protocol v1": clock). All values in milliseconds.
+
+    :ivar move_ms: time each decision may use.
+    :ivar bank_ms: extra time per match, consumed beyond ``move_ms``.
+    :ivar startup_ms: time a new process has to answer its first ``start``.
+    :ivar grace_ms: fixed allowance per reply never charged (pipe latency).
+    """
+
+    move_ms: int = 1000
+    bank_ms: int = 10000
+    startup_ms: int = 5000
+    grace_ms: int = 20
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """Fault handling (DESIGN "Faults").
+
+    :ivar policy: ``forfeit`` | ``random``.
+    :ivar disable_after: disable a bot after this many faults in the tournament (None: never).
+    :ivar max_restarts_per_match: restarts under ``random`` before the match is forfeited.
+    :ivar rate_forfeits: rate forfeited matches (only the faulty sides move).
+    """
+
+    policy: str = "forfeit"
+    disable_after: int | None = None
+    max_restarts_per_match: int = 2
+    rate_forfeits: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot process limits (DESIGN "Isolation").
+
+    :ivar max_rss_mb: resident memory limit in MiB (cgroup memory.max or RSS polling).
+    :ivar cpu_s: RLIMIT_CPU seconds per process (None: no limit).
+    :ivar max_open_files: RLIMIT_NOFILE.
+    :ivar network: ``allow`` | ``deny``.
+    :ivar sandbox: ``none`` | ``bwrap``.
+    :ivar bot_user: run bots as this user when the arena is root (None: same user).
+    """
+
+    max_rss_mb: int = 2048
+    cpu_s: int | None = None
+    max_open_files: int = 64
+    network: str = "allow"
+    sandbox: str = "none"
+    bot_user: str | None = None
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to run one bot.
+
+    :ivar name: the bot's name in the config.
+    :ivar cmd: argv; a first element ``python``/``python3`` runs under the arena's interpreter.
+    :ivar env: extra environment keys.
+    :ivar fresh_process: start a new process for every match.
+    :ivar ask_forced: send ``act`` even when only one action is legal.
+    :ivar cwd: directory the command's relative paths refer to (the project root).
+    """
+
+    name: str
+    cmd: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    fresh_process: bool = False
+    ask_forced: bool = False
+    cwd: str = "."
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match to play.
+
+    :ivar match_id: ``<tournament>/<lineup key>/d<deal:05>/r<rotation:02>``.
+    :ivar token: opaque token sent to bots as ``match`` (not the id: it reveals nothing).
+    :ivar seats: bot name per seat.
+    :ivar teams: sides as lists of seats (singletons in free-for-all games).
+    :ivar bot_seeds: per seat, the ``seed`` sent in ``start``.
+    :ivar wall_s: wall budget of the whole match, seconds.
+    """
+
+    match_id: str
+    tournament: str
+    token: str
+    game: str
+    options: dict[str, Any]
+    players: int
+    deal_index: int
+    deal_seed: int
+    rotation: int
+    lineup: tuple[str, ...]
+    seats: tuple[str, ...]
+    teams: tuple[tuple[int, ...], ...]
+    bot_seeds: tuple[int, ...]
+    fingerprint: str
+    clock: Clock = field(default_factory=Clock)
+    faults: FaultPolicy = field(default_factory=FaultPolicy)
+    limits: Limits = field(default_factory=Limits)
+    wall_s: float = 600.0
+
+
+@dataclass
+class Fault:
+    """One fault: ``cls`` in timeout | crash | illegal | protocol | stall | disabled."""
+
+    seat: int
+    bot: str
+    cls: str
+    move: int
+    detail: str
+    stderr_tail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The journal form ``{"seat","bot","class","move","detail","stderr_tail"}``."""
+        return {"seat": self.seat, "bot": self.bot, "class": self.cls, "move": self.move,
+                "detail": self.detail, "stderr_tail": self.stderr_tail}
+
+
+@dataclass
+class MatchResult:
+    """What a worker returns for one match (the driver adds the remaining journal fields).
+
+    :ivar status: ``ok`` | ``forfeit`` | ``aborted``.
+    :ivar outcome: ``{"ranks": [...], "scores": [...]}`` (None when aborted).
+    :ivar time_ms: wall time of the match.
+    :ivar move_ms: per seat, the list of the bot's decision times in ms (forced moves excluded).
+    :ivar actions: the match's actions as protocol strings, in order.
+    :ivar bot_versions: per seat, the ``name``/``version`` the bot announced in ``ready``.
+    """
+
+    match_id: str
+    status: str
+    outcome: dict[str, list] | None
+    faults: list[Fault]
+    time_ms: float
+    move_ms: list[list[float]]
+    actions: list[str]
+    bot_versions: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict (faults in journal form)."""
+        d = asdict(self)
+        d["faults"] = [f.to_json() for f in self.faults]
+        return d

@@ -1,0 +1,40 @@
+"""Shared dealing: the shuffled deck of a hand, from (deal seed, hand index).
+
+DESIGN "Chance": each hand's shuffle comes from ``(deal_seed, hand_index)`` and never
+from an RNG stream that play consumes, so every rotation of a duplicate block sees the
+same first-hand cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.seeds import hand_rng
+
+
+def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]:
+    """``cards`` in the uniformly random order of hand ``hand_index`` of deal ``deal_seed``.
+
+    :returns: a new list (a permutation of ``cards``); deterministic in the arguments.
+    """
+    deck = list(cards)
+    hand_rng(deal_seed, hand_index).shuffle(deck)
+    return deck
+
+
+def deal_hands(deck: Sequence[int], n: int, per_hand: int, first: int = 0) -> tuple[list[list[int]], list[int]]:
+    """Deal ``per_hand`` cards to each of ``n`` seats from the top of ``deck``.
+
+    The physical dealing pattern does not matter for a uniform shuffle (rules §0.3), so
+    seat ``(first + i) % n`` gets the ``i``-th block of ``per_hand`` cards.
+
+    :returns: ``(hands, rest)``: per seat its cards, and the undealt remainder in order.
+    :raises ValueError: if the deck is too small.
+    """
+    if n * per_hand > len(deck):
+        raise ValueError(f"cannot deal {per_hand} cards to {n} seats from {len(deck)} cards")
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for i in range(n):
+        seat = (first + i) % n
+        hands[seat] = list(deck[i * per_hand:(i + 1) * per_hand])
+    return hands, list(deck[n * per_hand:])

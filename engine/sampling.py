@@ -1,0 +1,243 @@
+"""The one exact determinization sampler (DESIGN "Information sets").
+
+A :class:`SamplingProblem` says which physical cards are unseen, the hidden locations
+they go to (opponents' hands, the stock or a position in it, undealt cards, a face-down
+play ...) with their capacities, and for each card the set of locations that may hold
+it (voids, could-not-beat, pinned cards, Gargon's public colours). A :class:`Sampler`
+draws assignments **uniformly over physical deals**: every assignment of physical card
+ids to locations that respects the constraints has the same probability.
+
+Method: cards are grouped into classes by their allowed-location set; the number of
+completions ``f(j, r)`` (ways to fill locations ``j..`` from remaining class counts
+``r``) is counted exactly by dynamic programming, with
+``f(j, r) = sum_k prod_c C(r_c, k_c) * f(j+1, r - k)`` over the class compositions ``k``
+of location ``j``'s capacity. Sampling walks the locations drawing each composition
+with probability proportional to its completions, then picks which cards of each class
+uniformly. No rejection loop (cannot stall), no greedy dealing (cannot dead-end);
+``total == 0`` raises :class:`InconsistentObservationError` up front.
+
+Within a location the cards are returned in uniformly random order (a stock's order).
+Hidden non-card choices (Argute bids) are drawn uniformly from their values.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any
+
+from engine.errors import InconsistentObservationError
+
+
+@dataclass
+class SamplingProblem:
+    """The hidden part of one information set.
+
+    :ivar cards: unseen physical card ids, each placed exactly once.
+    :ivar capacities: per hidden location, how many of ``cards`` it holds.
+    :ivar allowed: per card (same order as ``cards``), a bitmask over location indices
+        (bit ``j`` set = location ``j`` may hold it).
+    :ivar names: per location, a label for messages (``"hand 2"``, ``"stock"``).
+    :ivar choices: hidden non-card choices, each a sequence of equally likely values.
+    """
+
+    cards: list[int]
+    capacities: list[int]
+    allowed: list[int]
+    names: list[str] = field(default_factory=list)
+    choices: list[Sequence[Any]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, locations: Sequence[tuple[str, int]], cards: Sequence[int],
+              allowed_names: dict[int, Sequence[str]] | None = None,
+              choices: Sequence[Sequence[Any]] = ()) -> SamplingProblem:
+        """Convenience constructor by location name.
+
+        :param locations: ``(name, capacity)`` per location.
+        :param cards: the unseen cards.
+        :param allowed_names: per card, the names of locations that may hold it; a card
+            absent from the dict may go anywhere.
+        """
+        index = {name: j for j, (name, _) in enumerate(locations)}
+        full = (1 << len(locations)) - 1
+        allowed = []
+        for c in cards:
+            if allowed_names and c in allowed_names:
+                m = 0
+                for name in allowed_names[c]:
+                    m |= 1 << index[name]
+                allowed.append(m)
+            else:
+                allowed.append(full)
+        return cls(list(cards), [cap for _, cap in locations], allowed,
+                   [name for name, _ in locations], [list(c) for c in choices])
+
+
+def _compositions(total: int, limits: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every vector ``k`` with ``0 <= k_i <= limits[i]`` and ``sum(k) == total``."""
+    out: list[tuple[int, ...]] = []
+    m = len(limits)
+    if m == 0:
+        return [()] if total == 0 else []
+    suffix = [0] * (m + 1)
+    for i in range(m - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + limits[i]
+    cur = [0] * m
+
+    def rec(i: int, left: int) -> None:
+        if i == m - 1:
+            if left <= limits[i]:
+                cur[i] = left
+                out.append(tuple(cur))
+            return
+        lo = max(0, left - suffix[i + 1])
+        for k in range(lo, min(limits[i], left) + 1):
+            cur[i] = k
+            rec(i + 1, left - k)
+
+    if total <= suffix[0]:
+        rec(0, total)
+    return out
+
+
+class Sampler:
+    """Exact uniform sampler for one :class:`SamplingProblem`.
+
+    Build once per information set (the counting is done here, ``O(states)``), then
+    call :meth:`sample` as often as needed (a walk over the locations with cached
+    cumulative weights).
+
+    :ivar total: number of physical assignments of cards (as sets per location) times
+        the number of hidden-choice combinations.
+    :raises InconsistentObservationError: if no assignment respects the constraints.
+    """
+
+    __slots__ = ("problem", "classes", "class_cards", "loc_classes", "nloc", "_memo", "_steps",
+                 "total", "card_total")
+
+    def __init__(self, problem: SamplingProblem) -> None:
+        self.problem = problem
+        caps = problem.capacities
+        if len(problem.allowed) != len(problem.cards):
+            raise ValueError("SamplingProblem: allowed must give one mask per card")
+        if sum(caps) != len(problem.cards):
+            raise InconsistentObservationError(
+                f"sampler: {len(problem.cards)} unseen cards but the hidden locations hold {sum(caps)} "
+                f"({', '.join(f'{n}={c}' for n, c in zip(problem.names or range(len(caps)), caps))})")
+        groups: dict[int, list[int]] = {}
+        for card, mask in zip(problem.cards, problem.allowed):
+            groups.setdefault(mask, []).append(card)
+        self.classes = list(groups)
+        self.class_cards = [groups[m] for m in self.classes]
+        self.nloc = len(caps)
+        self.loc_classes = [[ci for ci, m in enumerate(self.classes) if m >> j & 1] for j in range(self.nloc)]
+        for ci, m in enumerate(self.classes):
+            if m >> self.nloc:
+                raise ValueError("SamplingProblem: an allowed mask names a location that does not exist")
+            if m == 0:
+                raise InconsistentObservationError(
+                    f"sampler: card {self.class_cards[ci][0]} may be held by no hidden location")
+        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple[int, ...]]]] = {}
+        start = tuple(len(c) for c in self.class_cards)
+        self.card_total = self._count(0, start)
+        total = self.card_total
+        for values in problem.choices:
+            total *= len(values)
+        self.total = total
+        if total == 0:
+            names = problem.names or [str(j) for j in range(self.nloc)]
+            raise InconsistentObservationError(
+                "sampler: no deal of the unseen cards satisfies the constraints "
+                f"(locations: {', '.join(f'{n}={c}' for n, c in zip(names, caps))})")
+
+    def _count(self, j: int, rem: tuple[int, ...]) -> int:
+        # iterative deepening over locations with memoisation; depth = number of locations
+        key = (j, rem)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        if j == self.nloc:
+            val = 1 if not any(rem) else 0
+            memo[key] = val
+            return val
+        cls = self.loc_classes[j]
+        cap = self.problem.capacities[j]
+        total = 0
+        for k in _compositions(cap, [rem[c] for c in cls]):
+            w = 1
+            nxt = list(rem)
+            for c, kc in zip(cls, k):
+                if kc:
+                    w *= comb(rem[c], kc)
+                    nxt[c] -= kc
+            if w:
+                sub = self._count(j + 1, tuple(nxt))
+                total += w * sub
+        memo[key] = total
+        return total
+
+    def _step(self, j: int, rem: tuple[int, ...]) -> tuple[list[int], list[tuple[int, ...]]]:
+        key = (j, rem)
+        got = self._steps.get(key)
+        if got is not None:
+            return got
+        cls = self.loc_classes[j]
+        cap = self.problem.capacities[j]
+        cum: list[int] = []
+        ks: list[tuple[int, ...]] = []
+        acc = 0
+        for k in _compositions(cap, [rem[c] for c in cls]):
+            w = 1
+            nxt = list(rem)
+            for c, kc in zip(cls, k):
+                if kc:
+                    w *= comb(rem[c], kc)
+                    nxt[c] -= kc
+            w *= self._count(j + 1, tuple(nxt))
+            if w:
+                acc += w
+                cum.append(acc)
+                ks.append(k)
+        got = (cum, ks)
+        self._steps[key] = got
+        return got
+
+    def sample(self, rng: random.Random) -> tuple[list[list[int]], list[Any]]:
+        """One uniform assignment.
+
+        :returns: ``(assignment, choices)``: per location its cards in random order, and
+            one value per hidden choice.
+        """
+        pools = [list(c) for c in self.class_cards]
+        rem = tuple(len(p) for p in pools)
+        out: list[list[int]] = []
+        for j in range(self.nloc):
+            cls = self.loc_classes[j]
+            cum, ks = self._step(j, rem)
+            if len(ks) == 1:
+                k = ks[0]
+            else:
+                k = ks[bisect_right(cum, rng.randrange(cum[-1]))]
+            loc: list[int] = []
+            nxt = list(rem)
+            for c, kc in zip(cls, k):
+                if kc:
+                    pool = pools[c]
+                    n = len(pool)
+                    # partial Fisher-Yates: move kc random cards to the end and take them
+                    for t in range(kc):
+                        i = rng.randrange(n - t)
+                        pool[i], pool[n - 1 - t] = pool[n - 1 - t], pool[i]
+                    loc.extend(pool[n - kc:])
+                    del pool[n - kc:]
+                    nxt[c] -= kc
+            if len(loc) > 1:
+                rng.shuffle(loc)
+            out.append(loc)
+            rem = tuple(nxt)
+        choices = [values[rng.randrange(len(values))] for values in self.problem.choices]
+        return out, choices
