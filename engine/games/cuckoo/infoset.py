@@ -1,0 +1,140 @@
+"""Cuckoo information sets (cuckoo.md §3.5 "Constraints for determinization").
+
+Every action is public, so the hidden part of a hand is only its deal: the cards dealt
+to the other active seats and the stock order. Cards are followed by origin
+(:class:`~.actions.Trace`): a value the seat knows (its own card, a card seen in its
+own accepted trade, a blocked king, the cut card, a known discard) pins the card to the
+origin it came from; under ``king_block = automatic`` an accepted trade shows the
+neighbour's card was not a king, so no king may come from that origin.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import parse_french
+from engine.core import InfoSet
+from engine.errors import InconsistentObservationError, RulesError
+from engine.sampling import SamplingProblem
+
+from .actions import DECK, IS_KING, KINGS, Trace, parse_action
+from .state import CuckooState
+
+
+class CuckooInfoSet(InfoSet):
+    """The deals of the current hand consistent with one seat's observation.
+
+    Hidden locations: ``hand s`` (capacity 1) for each active seat ``s`` whose dealt card
+    this seat does not know, then ``stock`` (the undealt cards in order, top first; when
+    the cut card is known it is pinned on top and the location holds the rest).
+
+    :raises InconsistentObservationError: if the observation is malformed or two
+        facts contradict each other (a card pinned to two origins, or an origin to two cards).
+    """
+
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "cut")
+
+    def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
+        super().__init__(observation)
+        self.game = game
+        try:
+            self._read(observation)
+        except (KeyError, TypeError, ValueError, RulesError) as exc:
+            if isinstance(exc, InconsistentObservationError):
+                raise
+            raise InconsistentObservationError(f"cuckoo: malformed observation: {exc}") from exc
+
+    def _read(self, obs: Mapping[str, Any]) -> None:
+        n = int(obs["players"])
+        self.n = n
+        self.opts = self.game.resolve_options(obs["options"])
+        self.order = [int(s) for s in obs["turn_order"]]
+        order = self.order
+        self.actions = [parse_action(a) for _, a in obs["actions"]]
+        cut = obs["cut"]
+        self.cut = parse_french(cut) if cut is not None else -1
+        t = Trace.replay(n, order, self.actions, self.opts["king_block"] == "automatic",
+                         self.cut >= 0 and IS_KING[self.cut])
+        pins: dict[int, int] = {}  # origin -> card
+
+        def pin(origin: int, card: int) -> None:
+            if pins.get(origin, card) != card:
+                raise InconsistentObservationError(
+                    f"cuckoo: origin {origin} seen as two different cards")
+            pins[origin] = card
+
+        seat = self.seat
+        if order:
+            if seat in order:
+                if obs["dealt_card"] is None:
+                    raise InconsistentObservationError("cuckoo: a seat dealt in has no dealt_card")
+                pin(seat, parse_french(obs["dealt_card"]))
+            for s, code in enumerate(obs["known"]):
+                if code is not None:
+                    pin(t.holder[s], parse_french(code))
+            for s, code in obs["blocks"]:
+                pin(t.holder[s], parse_french(code))
+            if self.cut >= 0:
+                pin(n, self.cut)
+            if obs["discard"] is not None:
+                if t.discard < 0:
+                    raise InconsistentObservationError("cuckoo: a discard without a cut")
+                pin(t.discard, parse_french(obs["discard"]))
+        if len(set(pins.values())) != len(pins):
+            raise InconsistentObservationError("cuckoo: one card seen at two places")
+        self.pins = pins
+        self.free = [s for s in order if s not in pins]
+        self.nonking = t.nonking
+
+    def problem(self) -> SamplingProblem:
+        """Unseen cards over the unknown dealt cards and the stock (§3.5 constraints 1–6)."""
+        if not self.order:
+            return SamplingProblem([], [], [], [], [])
+        seen = set(self.pins.values())
+        cards = [c for c in DECK if c not in seen]
+        stock_cap = 52 - len(self.order) - (1 if self.n in self.pins else 0)
+        locations = [(f"hand {s}", 1) for s in self.free] + [("stock", stock_cap)]
+        banned = [f"hand {s}" for s in self.free if self.nonking >> s & 1]
+        allowed = None
+        if banned:
+            ok = [name for name, _ in locations if name not in banned]
+            allowed = {k: ok for k in KINGS if k not in seen}
+        return SamplingProblem.build(locations, cards, allowed)
+
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> CuckooState:
+        """The world with the dealt cards and stock of ``assignment``, the hand replayed.
+
+        Earlier hands come from the observation; later hands get the fresh deal seed
+        ``rng.getrandbits(63)``.
+
+        :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
+        """
+        obs = self.observation
+        n = self.n
+        st = CuckooState(self.game, n, self.opts, rng.getrandbits(63))
+        st.lives = [int(x) for x in obs["lives"]]
+        st.elim = [-1 if e is None else int(e) for e in obs["eliminated_in"]]
+        st.dealer = int(obs["dealer"])
+        st.hidx = int(obs["hand_index"])
+        st.hands = tuple(
+            (int(h["dealer"]), tuple(-1 if c is None else parse_french(c) for c in h["cards"]),
+             -1 if h["cut"] is None else parse_french(h["cut"]), tuple(h["losers"]), bool(h["void"]))
+            for h in obs["hands"])
+        if not self.order:
+            st.start = st.clone()
+            return st
+        if st._turn_order() != tuple(self.order):
+            raise InconsistentObservationError("cuckoo: turn_order does not follow dealer and eliminations")
+        free = iter(assignment[:-1])
+        deck = []
+        for s in self.order:
+            deck.append(self.pins[s] if s in self.pins else next(free)[0])
+        stock = list(assignment[-1])
+        if n in self.pins:
+            stock.insert(0, self.pins[n])
+        st._deal(deck + stock)
+        for a in self.actions:
+            st.apply(a)
+        return st

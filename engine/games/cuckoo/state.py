@@ -1,0 +1,386 @@
+"""The Cuckoo match state (cuckoo.md §3.2–§3.4) and its observations (§3.5).
+
+A hand: one card to each active player, turns clockwise from the dealer's left with the
+dealer last; a non-dealer keeps or swaps with the next active player, who responds
+(accept, or block with a king, which skips its own turn); the dealer keeps or cuts to
+the stock; at the showdown every player holding the lowest value loses a life, unless
+that would leave nobody with a life (the hand is void). The last player standing wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from engine.cards import french_str
+from engine.core import Outcome, State, rank_rewards, ranks_from_results
+from engine.deal import shuffled
+from engine.errors import GameOverError
+
+from .actions import (
+    ACCEPT,
+    BLOCK,
+    CUT,
+    DECK,
+    IS_KING,
+    KEEP,
+    NAMES,
+    OVER,
+    PHASE_NAMES,
+    RESPOND,
+    SWAP,
+    TURN,
+    VALUE,
+    Trace,
+)
+
+_STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
+
+
+def _code(card: int) -> str | None:
+    return french_str(card) if card >= 0 else None
+
+
+class CuckooState(State):
+    """A complete Cuckoo world: lives, dealer, the current hand's deal and play.
+
+    Cards are French ids (``engine.cards``); ``cards[s]`` is seat ``s``'s card now
+    (``-1`` if not dealt in), ``stock`` the undealt cards in order (top first) and
+    ``spos`` how many were taken from its top (1 after a non-king cut).
+
+    :ivar order: the hand's turn order: active seats from the dealer's left, dealer last.
+    :ivar pos: index into ``order`` of the seat whose turn it is.
+    :ivar phase: ``TURN`` (``order[pos]`` decides), ``RESPOND`` (``order[pos+1]`` answers a
+        swap) or ``OVER`` (match over).
+    :ivar elim: per seat, the hand index in which it was eliminated (``-1`` = still in).
+    :ivar hands: per completed hand ``(dealer, final cards, cut card, losers, void)``.
+    """
+
+    __slots__ = ("game", "n", "opts", "automatic", "max_hands", "deal_seed", "lives", "elim",
+                 "dealer", "hidx", "order", "pos", "phase", "cards", "stock", "spos", "cut_card",
+                 "discard", "blocked", "history", "start", "hands")
+
+    def __init__(self, game: Any, n: int, opts: dict[str, Any], deal_seed: int) -> None:
+        self.game = game
+        self.n = n
+        self.opts = opts
+        self.automatic = opts["king_block"] == "automatic"
+        self.max_hands = opts["max_hands"]
+        self.deal_seed = deal_seed
+        self.lives = [opts["lives"]] * n
+        self.elim = [-1] * n
+        self.dealer = 0
+        self.hidx = 0
+        self.order: tuple[int, ...] = ()
+        self.pos = 0
+        self.phase = OVER
+        self.cards = [-1] * n
+        self.stock: tuple[int, ...] = ()
+        self.spos = 0
+        self.cut_card = -1
+        self.discard = -1
+        self.blocked = 0
+        self.history: list[int] = []
+        self.start: CuckooState = self
+        self.hands: tuple = ()
+
+    # ------------------------------------------------------------ dealing
+
+    def _turn_order(self) -> tuple[int, ...]:
+        """Active seats clockwise from the dealer's left, the dealer last (§3.2)."""
+        n, d, elim = self.n, self.dealer, self.elim
+        return tuple(s % n for s in range(d + 1, d + n + 1) if elim[s % n] < 0)
+
+    def _deal(self, deck: list[int] | None = None) -> None:
+        """Deal the current hand (``hidx``) from ``shuffled(DECK, deal_seed, hidx)`` (§3.2).
+
+        :param deck: the deck in dealing order instead (used by information sets and tests).
+        """
+        if deck is None:
+            deck = shuffled(DECK, self.deal_seed, self.hidx)
+        order = self._turn_order()
+        self.order = order
+        cards = [-1] * self.n
+        for i, s in enumerate(order):
+            cards[s] = deck[i]
+        self.cards = cards
+        self.stock = tuple(deck[len(order):])
+        self.spos = 0
+        self.cut_card = -1
+        self.discard = -1
+        self.blocked = 0
+        self.pos = 0
+        self.phase = TURN
+        self.history = []
+        self._snapshot()
+
+    def _snapshot(self) -> None:
+        """Keep a copy of the state right after the deal as the hand's start (its own start)."""
+        snap = self.clone()
+        snap.start = snap
+        self.start = snap
+
+    def _end_hand(self) -> None:
+        """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended."""
+        cards, order, lives = self.cards, self.order, self.lives
+        low = min(VALUE[cards[s]] for s in order)
+        losers = tuple(s for s in order if VALUE[cards[s]] == low)
+        void = len(losers) == len(order) and all(lives[s] == 1 for s in order)
+        if not void:
+            for s in losers:
+                lives[s] -= 1
+                if lives[s] == 0:
+                    self.elim[s] = self.hidx
+        self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void),)
+        self.hidx += 1
+        left = sum(1 for e in self.elim if e < 0)
+        if left <= 1 or self.hidx >= self.max_hands:
+            self.phase = OVER
+            self.order = ()
+            self.cards = [-1] * self.n
+            self.stock = ()
+            self.spos = 0
+            self.cut_card = -1
+            self.discard = -1
+            self.blocked = 0
+            self.pos = 0
+            self.history = []
+            self._snapshot()
+            return
+        n, d = self.n, self.dealer
+        for k in range(1, n + 1):
+            if self.elim[(d + k) % n] < 0:
+                self.dealer = (d + k) % n
+                break
+        self._deal()
+
+    # ------------------------------------------------------------ contract
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def current_player(self) -> int:
+        if self.phase == TURN:
+            return self.order[self.pos]
+        if self.phase == RESPOND:
+            return self.order[self.pos + 1]
+        return -1
+
+    def legal_actions(self) -> list[int]:
+        """``[keep, swap]`` on a non-dealer's turn, ``[keep, cut]`` on the dealer's;
+        ``RESPOND`` (§3.3): ``[accept]`` without a king, with a king ``[accept, block]``
+        (``optional``) or ``[block]`` (``automatic``)."""
+        phase = self.phase
+        if phase == TURN:
+            return [KEEP, CUT] if self.pos == len(self.order) - 1 else [KEEP, SWAP]
+        if phase == RESPOND:
+            if IS_KING[self.cards[self.order[self.pos + 1]]]:
+                return [BLOCK] if self.automatic else [ACCEPT, BLOCK]
+            return [ACCEPT]
+        return []
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` (§3.3); the hand's last action runs the showdown and deals the next.
+
+        :raises IllegalActionError: naming the action and the legal set.
+        :raises GameOverError: once the match is over.
+        """
+        phase = self.phase
+        if phase == TURN:
+            order = self.order
+            last = self.pos == len(order) - 1
+            if action == KEEP:
+                pass
+            elif action == SWAP and not last:
+                self.phase = RESPOND
+                self.history.append(action)
+                return
+            elif action == CUT and last:
+                top = self.stock[self.spos]
+                self.cut_card = top
+                if not IS_KING[top]:
+                    d = order[-1]
+                    self.discard = self.cards[d]
+                    self.cards[d] = top
+                    self.spos += 1
+            else:
+                raise self._illegal(action, "the dealer may keep or cut" if last
+                                    else "a non-dealer may keep or swap")
+        elif phase == RESPOND:
+            q = self.order[self.pos + 1]
+            king = IS_KING[self.cards[q]]
+            if action == ACCEPT and not (king and self.automatic):
+                p = self.order[self.pos]
+                cards = self.cards
+                cards[p], cards[q] = cards[q], cards[p]
+            elif action == BLOCK and king:
+                self.blocked |= 1 << q
+            else:
+                raise self._illegal(action, "a swap must be answered by accept or (with a king) block")
+            self.phase = TURN
+        else:
+            self._require_live()
+            raise GameOverError("cuckoo: the match is over")
+        self.history.append(action)
+        pos = self.pos + 1
+        order, blocked = self.order, self.blocked
+        while pos < len(order) and blocked >> order[pos] & 1:
+            pos += 1
+        self.pos = pos
+        if pos >= len(order):
+            self._end_hand()
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def outcome(self) -> Outcome:
+        """Placings (§3.4.5): the survivors first (all of them share first place when
+        ``max_hands`` ends the match), then the others in reverse order of elimination,
+        players out in the same hand sharing a place; scores = lives left.
+
+        :raises GameOverError: if the match is not over.
+        """
+        if self.phase != OVER:
+            raise GameOverError("cuckoo: the match is not over; no outcome yet")
+        results = [_STILL_IN if e < 0 else e for e in self.elim]
+        return Outcome(tuple(ranks_from_results(results)), tuple(float(x) for x in self.lives))
+
+    def hand_rewards(self) -> list[float]:
+        """Per seat in [0, 1]. Over: the match rewards. Otherwise the last completed hand:
+        players dealt in who kept their life above those who lost one, both above seats not
+        dealt in (a void hand ties everybody dealt in); 0.5 each before the first hand ends."""
+        if self.phase == OVER:
+            return self.outcome().rewards()
+        if not self.hands:
+            return [0.5] * self.n
+        _, cards, _, losers, void = self.hands[-1]
+        res = [0 if c < 0 else 2 for c in cards]
+        if not void:
+            for s in losers:
+                res[s] = 1
+        return rank_rewards(ranks_from_results(res))
+
+    def clone(self) -> CuckooState:
+        c = CuckooState.__new__(CuckooState)
+        c.game = self.game
+        c.n = self.n
+        c.opts = self.opts
+        c.automatic = self.automatic
+        c.max_hands = self.max_hands
+        c.deal_seed = self.deal_seed
+        c.lives = self.lives[:]
+        c.elim = self.elim[:]
+        c.dealer = self.dealer
+        c.hidx = self.hidx
+        c.order = self.order
+        c.pos = self.pos
+        c.phase = self.phase
+        c.cards = self.cards[:]
+        c.stock = self.stock
+        c.spos = self.spos
+        c.cut_card = self.cut_card
+        c.discard = self.discard
+        c.blocked = self.blocked
+        c.history = self.history[:]
+        c.start = self.start
+        c.hands = self.hands
+        return c
+
+    def hand_index(self) -> int:
+        return self.hidx
+
+    def hand_start(self) -> CuckooState:
+        return self.start.clone()
+
+    def hand_history(self) -> list[int]:
+        return list(self.history)
+
+    def public_action(self, action: int, seat: int) -> str:
+        """Every Cuckoo action is public (§3.5): the full string for every seat."""
+        return NAMES[action]
+
+    def world_key(self) -> Hashable:
+        return (self.hidx, self.dealer, tuple(self.lives), tuple(self.elim), self.start.cards_key(),
+                self.stock, self.spos, tuple(self.cards), self.cut_card, self.discard,
+                tuple(self.history), self.phase, self.pos, self.blocked)
+
+    def cards_key(self) -> tuple[int, ...]:
+        """The cards held per seat, as a tuple (``-1`` = not dealt in)."""
+        return tuple(self.cards)
+
+    # ------------------------------------------------------------ observation
+
+    def trace(self) -> Trace:
+        """The public trace of the current hand (:class:`Trace`), replayed from its start."""
+        cut_king = self.cut_card >= 0 and IS_KING[self.cut_card]
+        return Trace.replay(self.n, self.order, self.history, self.automatic, cut_king)
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` has seen (§3.5); the fields are listed in ``Cuckoo.observation_doc``."""
+        n = self.n
+        start = self.start
+        hist = self.history
+        obs: dict[str, Any] = {
+            "game": "cuckoo",
+            "players": n,
+            "seat": seat,
+            "options": dict(self.opts),
+            "hand_index": self.hidx,
+            "actions": [],
+            "lives": list(self.lives),
+            "eliminated_in": [e if e >= 0 else None for e in self.elim],
+            "dealer": self.dealer,
+            "turn_order": list(self.order),
+            "phase": PHASE_NAMES[self.phase],
+            "to_act": self.current_player(),
+            "dealt_card": _code(start.cards[seat]) if self.order else None,
+            "card": _code(self.cards[seat]),
+            "known": [None] * n,
+            "blocks": [],
+            "cut": _code(self.cut_card),
+            "discard": None,
+            "hands": [
+                {"dealer": d, "cards": [_code(c) for c in cards], "cut": _code(cut),
+                 "losers": list(losers), "void": void}
+                for d, cards, cut, losers, void in self.hands
+            ],
+        }
+        if not self.order:
+            return obs
+        acts = obs["actions"]
+        # replay step by step to name each actor and each blocked king
+        order = self.order
+        m = len(order)
+        stock_top = start.stock[0] if start.stock else -1
+        cut_king = self.cut_card >= 0 and IS_KING[self.cut_card]
+        phase, pos, blocked = TURN, 0, 0
+        for a in hist:
+            if phase == TURN:
+                acts.append([order[pos], NAMES[a]])
+                if a == SWAP:
+                    phase = RESPOND
+                    continue
+            else:
+                q = order[pos + 1]
+                acts.append([q, NAMES[a]])
+                if a == BLOCK:
+                    obs["blocks"].append([q, french_str(self.cards[q])])
+                    blocked |= 1 << q
+                phase = TURN
+            pos += 1
+            while pos < m and blocked >> order[pos] & 1:
+                pos += 1
+        t = Trace.replay(n, order, hist, self.automatic, cut_king)
+
+        def value_of(origin: int) -> int:
+            return stock_top if origin == n else start.cards[origin]
+
+        known = obs["known"]
+        for s in order:
+            o = t.holder[s]
+            if t.knows(seat, o):
+                known[s] = french_str(value_of(o))
+        if t.discard >= 0 and t.knows(seat, t.discard):
+            obs["discard"] = french_str(value_of(t.discard))
+        return obs
