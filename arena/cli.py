@@ -1,0 +1,185 @@
+"""The ``arena`` command (typer + rich): parses, calls the library, renders.
+
+Errors deriving from :class:`engine.errors.CardArenaError` are caught once here and
+printed as one clear message with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from engine.errors import CardArenaError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="cardarena: competitions between card-game bots (JSON-lines bots, Ray, TrueSkill).")
+console = Console()
+err_console = Console(stderr=True)
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="tournaments file")] = Path("tournaments.yaml"),
+    tournament: Annotated[list[str] | None, typer.Option("-t", "--tournament", help="tournament name (repeatable)")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="run every tournament of the file")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="concurrent matches (default: CPUs)")] = None,
+    address: Annotated[str | None, typer.Option("--address", help="join a Ray cluster: auto or HOST:PORT")] = None,
+    inline: Annotated[bool, typer.Option("--inline", help="run in this process, without Ray")] = False,
+    results: Annotated[Path, typer.Option("--results", help="results root (holds <tournament>/)")] = Path("results"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (CI logs)")] = False,
+) -> None:
+    """Run tournaments (default: those marked `default: true`) and print the TrueSkill tables."""
+    from arena import config as cfg
+    from arena import report
+    from arena.execution import run_tournament
+    from arena.results import export, standings
+
+    tournaments = cfg.select(cfg.load(config), tournament, all_)
+    for t in tournaments:
+        m = t.model
+        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]:>7} matches/s"), TextColumn("faults {task.fields[faults]}"),
+                            TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, disable=quiet,
+                            transient=False)
+        state = {"task": None, "t0": None}
+
+        def on_start(summary, progress=progress, state=state, m=m):
+            import time
+            state["t0"] = time.monotonic()
+            state["task"] = progress.add_task(f"{m.name} ({m.game})", total=summary.total,
+                                              completed=summary.already, rate="–", faults=0)
+
+        def on_result(rec, summary, progress=progress, state=state):
+            import time
+            dt = time.monotonic() - state["t0"]
+            rate = f"{summary.played / dt:.1f}" if dt > 0 else "–"
+            progress.update(state["task"], advance=1, rate=rate, faults=sum(summary.faults.values()))
+
+        def warn(msg):
+            err_console.print(f"[yellow]warning:[/] {msg}")
+
+        with progress:
+            summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
+                                     on_result=on_result, on_start=on_start, warn=warn)
+        st = standings(summary.folder)
+        export(summary.folder, st)
+        console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
+                                               f"{len(st.records)} matches (TrueSkill, ordered replay)"))
+        if any(r["faults"] for r in st.rows):
+            console.print(report.reliability_table(st.rel))
+        msg = (f"{summary.played} matches played now, {summary.already} already recorded, "
+               f"{summary.seconds:.1f} s; results in {summary.folder}/")
+        if summary.disabled:
+            msg += f"; disabled: {', '.join(summary.disabled)}"
+        console.print(msg)
+
+
+@app.command()
+def leaderboard(
+    folder: Annotated[Path, typer.Argument(help="results/<tournament> folder")],
+    format: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | md")] = "table",
+    write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
+) -> None:
+    """Reprint the tables of a results folder (works while the tournament still runs)."""
+    from arena import report
+    from arena.results import export, standings
+
+    if format not in ("table", "json", "csv", "md"):
+        raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
+    st = standings(folder)
+    if write:
+        export(folder, st)
+    if format == "json":
+        print(json.dumps({"tournament": st.name, "rows": report._clean(st.rows)}, indent=2))
+    elif format == "csv":
+        sys.stdout.write(report.to_csv(st.rows))
+    elif format == "md":
+        sys.stdout.write(report.to_markdown(st.rows, f"{st.name} — leaderboard"))
+    else:
+        console.print(report.leaderboard_table(st.rows, title=f"{st.name} — {len(st.records)} matches"))
+        order = [r["bot"] for r in st.rows]
+        console.print(report.crosstable_table(st.cross, order))
+        console.print(report.reliability_table(st.rel))
+
+
+@app.command()
+def games() -> None:
+    """List the registered games."""
+    from rich.table import Table
+
+    from engine import registry
+
+    t = Table(title="Games")
+    for c in ("game", "players", "version", "options"):
+        t.add_column(c)
+    for g in registry.all_games():
+        opts = ", ".join(f"{k}={v.default!r}" for k, v in g.options.items())
+        t.add_row(g.name, f"{g.min_players}–{g.max_players}", str(g.version), opts)
+    console.print(t)
+
+
+@app.command()
+def rules(
+    game: Annotated[str, typer.Argument(help="game name (see `arena games`)")],
+    full: Annotated[bool, typer.Option("--full", help="print the whole rules file")] = False,
+) -> None:
+    """Print a game's summary, options, action strings and observation fields."""
+    from engine import registry
+
+    g = registry.get_game(game)
+    if full:
+        path = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{game}.md"
+        if not path.exists():
+            raise CardArenaError(f"{path}: rules file missing from this installation")
+        console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False)
+        return
+    console.print(f"[bold]{g.name}[/] (version {g.version}) — {g.min_players}–{g.max_players} players")
+    console.print(g.summary.strip(), markup=False, highlight=False)
+    console.print("\n[bold]Options[/]")
+    for k, o in g.options.items():
+        console.print(f"  {k} = {o.default!r}: {o.doc}", markup=False, highlight=False)
+    console.print("\n[bold]Actions[/]")
+    console.print(g.actions_doc.strip(), markup=False, highlight=False)
+    console.print("\n[bold]Observation[/]")
+    console.print(g.observation_doc.strip(), markup=False, highlight=False)
+    console.print(f"\nFull rules: arena rules {game} --full")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def doctor(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="game to test the bot on")],
+    players: Annotated[int | None, typer.Option("--players", "-n", help="players (default: the game's minimum)")] = None,
+    matches: Annotated[int, typer.Option("--matches", help="full matches against the random bot")] = 3,
+) -> None:
+    """Check a bot's protocol compliance: `arena doctor GAME -- CMD ...`."""
+    from arena.doctor import doctor as run_doctor
+
+    cmd = list(ctx.args)
+    if not cmd:
+        raise typer.BadParameter("give the bot's command after --, e.g. arena doctor agram -- python my_bot.py")
+    rep = run_doctor(game, cmd, matches=matches, players=players)
+    rep.render(console)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
+    try:
+        app()
+    except CardArenaError as e:
+        err_console.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]: finished matches are recorded; run again to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""``tournaments.yaml``: schema (pydantic), merging of ``defaults``, validation.
+
+DESIGN "Configuration". Unknown keys are errors; every error names the file, the
+tournament and the key, and says what is expected.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arena.errors import ConfigError
+from arena.specs import BotSpec, Clock, FaultPolicy, Limits
+
+PRESETS = {
+    "strict": {"policy": "forfeit", "disable_after": 3},
+    "lenient": {"policy": "random", "disable_after": 20},
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ClockModel(_Strict):
+    """Time control in milliseconds (DESIGN "Bot protocol v1")."""
+
+    move_ms: int = Field(1000, ge=1)
+    bank_ms: int = Field(10000, ge=0)
+    startup_ms: int = Field(5000, ge=1)
+    grace_ms: int = Field(20, ge=0)
+
+
+class FaultsModel(_Strict):
+    """Fault policy (DESIGN "Faults"); ``preset`` strict | lenient fills the others."""
+
+    preset: Literal["strict", "lenient"] | None = None
+    policy: Literal["forfeit", "random"] = "forfeit"
+    disable_after: int | None = Field(None, ge=1)
+    max_restarts_per_match: int = Field(2, ge=0)
+    rate_forfeits: bool = False
+
+
+class LimitsModel(_Strict):
+    """Per-bot process limits (DESIGN "Isolation")."""
+
+    max_rss_mb: int = Field(2048, ge=16)
+    cpu_s: int | None = Field(None, ge=1)
+    max_open_files: int = Field(64, ge=8)
+    network: Literal["allow", "deny"] = "allow"
+    sandbox: Literal["none", "bwrap"] = "none"
+    bot_user: str | None = None
+
+
+BOT_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+
+class BotModel(_Strict):
+    """One bot: its command and how to run it."""
+
+    cmd: list[str] = Field(min_length=1)
+    fresh_process: bool = False
+    ask_forced: bool = False
+    env: dict[str, str] = {}
+    version: str | None = None
+
+
+class SampleLineups(_Strict):
+    """A balanced sample of lineups: each bot in about ``per_bot`` lineups."""
+
+    per_bot: int = Field(ge=1)
+
+
+class LineupsSample(_Strict):
+    """``{sample: {per_bot: M}}``."""
+
+    sample: SampleLineups
+
+
+class RatingsModel(_Strict):
+    """TrueSkill settings (DESIGN "Ratings")."""
+
+    draw_probability: float | Literal["auto"] = "auto"
+    tau: float | Literal["default"] = "default"
+    fixed: list[str] = []
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+
+
+class ExecutionModel(_Strict):
+    """How the matches run: ``workers`` concurrent matches (auto = CPUs)."""
+
+    workers: int | Literal["auto"] = "auto"
+    match_wall_s: float = Field(600.0, gt=0)
+    max_retries: int = Field(2, ge=0)
+    batch_size: int | Literal["auto"] = "auto"
+
+
+class TournamentModel(_Strict):
+    """One tournament of ``tournaments.yaml``."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    default: bool = False
+    game: str
+    players: int = Field(ge=1)
+    options: dict[str, Any] = {}
+    bots: list[str] = Field(min_length=1)
+    deals: int = Field(ge=1)
+    rotations: Literal["cyclic", "permutations"] = "cyclic"
+    lineups: Literal["all"] | LineupsSample = "all"
+    partners: Literal["self", "mixed"] = "self"
+    salt: str | None = None
+    ratings: RatingsModel = RatingsModel()
+    execution: ExecutionModel = ExecutionModel()
+    clock: ClockModel = ClockModel()
+    faults: FaultsModel = FaultsModel()
+    limits: LimitsModel = LimitsModel()
+    description: str = ""
+
+    @field_validator("bots")
+    @classmethod
+    def _unique(cls, v: list[str]) -> list[str]:
+        dup = sorted({b for b in v if v.count(b) > 1})
+        if dup:
+            raise ValueError(f"bot {dup[0]!r} is listed twice")
+        return v
+
+
+class DefaultsModel(_Strict):
+    """``defaults:`` merged into every tournament."""
+
+    clock: dict[str, Any] = {}
+    faults: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    ratings: dict[str, Any] = {}
+    execution: dict[str, Any] = {}
+
+
+class FileModel(_Strict):
+    """The whole file."""
+
+    defaults: DefaultsModel = DefaultsModel()
+    bots: dict[str, BotModel]
+    tournaments: list[dict[str, Any]]
+
+
+class Tournament:
+    """A validated tournament with its bots resolved.
+
+    :ivar model: the pydantic model (after merging defaults).
+    :ivar bots: ``name -> BotSpec`` for the tournament's bots.
+    :ivar root: the directory of the config file (bots' relative paths resolve there).
+    """
+
+    def __init__(self, model: TournamentModel, bots: dict[str, BotSpec], root: Path, source: str) -> None:
+        self.model = model
+        self.bots = bots
+        self.root = root
+        self.source = source
+
+    @property
+    def name(self) -> str:
+        """The tournament name (also its results folder name)."""
+        return self.model.name
+
+    def clock(self) -> Clock:
+        """The time control as :class:`arena.specs.Clock`."""
+        return Clock(**self.model.clock.model_dump())
+
+    def fault_policy(self) -> FaultPolicy:
+        """The fault policy (a preset expanded) as :class:`arena.specs.FaultPolicy`."""
+        d = self.model.faults.model_dump()
+        preset = d.pop("preset")
+        if preset:
+            d.update(PRESETS[preset])
+        return FaultPolicy(**d)
+
+    def limits(self) -> Limits:
+        """The process limits as :class:`arena.specs.Limits`."""
+        return Limits(**self.model.limits.model_dump())
+
+
+def _loc(err: dict) -> str:
+    return ".".join(str(p) for p in err.get("loc", ()))
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def load(path: str | Path) -> list[Tournament]:
+    """Read, merge and validate a tournaments file.
+
+    :returns: every tournament, in file order.
+    :raises ConfigError: naming the file, the tournament and the key for any problem
+        (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
+        too few bots for the players, duplicate names).
+    """
+    from engine import registry
+    from engine.errors import CardArenaError
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from e
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError(f"{path}:{where}: invalid YAML: {getattr(e, 'problem', e)}") from e
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
+    try:
+        fm = FileModel.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise ConfigError(f"{path}: key {_loc(err)!r}: {err['msg']}") from e
+    root = path.resolve().parent
+    bots = {}
+    for name, b in fm.bots.items():
+        if not re.match(BOT_NAME, name):
+            raise ConfigError(f"{path}: key 'bots.{name}': a bot name uses letters, digits, '_', '.', '-' "
+                              "and starts with a letter or digit")
+        bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
+                             fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root))
+    defaults = fm.defaults.model_dump()
+    out: list[Tournament] = []
+    seen: set[str] = set()
+    for i, traw in enumerate(fm.tournaments):
+        tname = traw.get("name", f"#{i + 1}") if isinstance(traw, dict) else f"#{i + 1}"
+        where = f"{path}: tournament {tname!r}"
+        if not isinstance(traw, dict):
+            raise ConfigError(f"{where}: expected a mapping")
+        merged = dict(traw)
+        for key in ("clock", "faults", "limits", "ratings", "execution"):
+            merged[key] = _merge(defaults.get(key) or {}, traw.get(key) or {})
+        try:
+            tm = TournamentModel.model_validate(merged)
+        except ValidationError as e:
+            err = e.errors()[0]
+            raise ConfigError(f"{where}: key {_loc(err)!r}: {err['msg']}") from e
+        if tm.name in seen:
+            raise ConfigError(f"{where}: the name is used by another tournament")
+        seen.add(tm.name)
+        for b in tm.bots:
+            if b not in bots:
+                raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}; declared bots: {', '.join(sorted(bots))}")
+        for b in tm.ratings.fixed:
+            if b not in tm.bots:
+                raise ConfigError(f"{where}: key 'ratings.fixed': {b!r} is not one of the tournament's bots")
+        try:
+            game = registry.get_game(tm.game)
+            game.check_players(tm.players)
+            tm.options = game.resolve_options(tm.options)
+        except CardArenaError as e:
+            key = "game" if "unknown game" in str(e) else ("players" if "players" in str(e) else "options")
+            raise ConfigError(f"{where}: key {key!r}: {e}") from e
+        teams = game.teams(tm.players)
+        partnership = any(len(t) > 1 for t in teams)
+        if partnership:
+            need = 2 if tm.partners == "self" else 4
+            if len(tm.bots) < need:
+                raise ConfigError(f"{where}: key 'bots': partners: {tm.partners} needs at least "
+                                  f"{need} bots, got {len(tm.bots)}")
+        elif len(tm.bots) < tm.players:
+            raise ConfigError(f"{where}: key 'bots': {len(tm.bots)} bots for a {tm.players}-player game; "
+                              f"a lineup never holds one bot twice, so at least {tm.players} bots are needed")
+        if tm.faults.preset and "policy" in (traw.get("faults") or {}):
+            raise ConfigError(f"{where}: key 'faults': give either 'preset' or 'policy', not both")
+        out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
+    return out
+
+
+def select(tournaments: list[Tournament], names: list[str] | None, all_: bool) -> list[Tournament]:
+    """The tournaments to run: ``names``, or all, or those marked ``default: true``.
+
+    :raises ConfigError: for an unknown name (listing the known ones) or no default.
+    """
+    if all_:
+        return tournaments
+    if names:
+        by = {t.name: t for t in tournaments}
+        out = []
+        for n in names:
+            if n not in by:
+                raise ConfigError(f"unknown tournament {n!r}; known: {', '.join(by)}")
+            out.append(by[n])
+        return out
+    out = [t for t in tournaments if t.model.default]
+    if not out:
+        raise ConfigError("no tournament is marked 'default: true'; name one with -t NAME or use --all")
+    return out

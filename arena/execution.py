@@ -1,0 +1,397 @@
+"""Run a tournament's schedule: on Ray (default) or inline; batching, retries, resume.
+
+DESIGN "Execution". The driver (this module, in the ``arena run`` process) is the only
+writer of the journal. Work is split into batches (one lineup and one rotation over
+distinct deals); each batch runs as a Ray generator task that yields one result per
+match as it finishes. At most ``workers`` batches are in flight (back-pressure, and
+never more concurrent matches than CPUs). Ids already recorded are dropped, so a
+retried batch cannot duplicate a match; a batch whose worker died is resubmitted for its
+unrecorded matches, the interrupted match counting one attempt (``attempts.jsonl``).
+
+The local Ray instance is pinned to loopback: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``
+must be in the environment before ``ray`` is imported (this module sets it at import),
+together with ``_node_ip_address="127.0.0.1"``; the dashboard is off. See
+``docs/architecture.md`` and ``tests/arena/test_ray_loopback.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper", "true")
+
+import math  # noqa: E402
+import time  # noqa: E402
+from collections import Counter, deque  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from arena.errors import ArenaError  # noqa: E402
+from arena.journal import FORMAT, Journal  # noqa: E402
+from arena.schedule import batches as make_batches  # noqa: E402
+from arena.schedule import build_schedule, fingerprint_fields  # noqa: E402
+from arena.specs import BotSpec, Fault, MatchResult, MatchSpec  # noqa: E402
+from engine import ENGINE_VERSION, registry  # noqa: E402
+
+RUNTIME_EXCLUDES = ["results/", ".git/", ".venv/", "venv/", "bench/.venv-openspiel/", "**/__pycache__/",
+                    ".pytest_cache/", ".hypothesis/", "*.egg-info/"]
+
+
+def cpu_count() -> int:
+    """CPUs this process may use (affinity-aware)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def init_ray(workers: int, address: str | None = None, project_root: str | None = None) -> Any:
+    """Start (or join) Ray; returns the ``ray`` module.
+
+    Local: ``num_cpus=workers``, loopback only, dashboard off. With ``address``
+    (``auto`` or ``HOST:PORT``): join the cluster and ship ``project_root`` as the job's
+    working directory (excluding results, .git and virtual environments).
+
+    :raises ArenaError: with remedies when a cluster cannot be reached within ~5 s.
+    """
+    import ray
+
+    if ray.is_initialized():
+        return ray
+    if address:
+        if not os.environ.get("RAY_AUTH_MODE") and _token_exists():
+            os.environ["RAY_AUTH_MODE"] = "token"
+        _probe_address(address)
+        runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
+        try:
+            ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
+                     log_to_driver=False, logging_level="ERROR")
+        except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
+            raise ArenaError(f"cannot join the Ray cluster at {address!r}: {e}. Remedies: check the address "
+                             "(`ray status` on the head), the firewall, and that RAY_AUTH_MODE/the token match "
+                             "the cluster's (see docs/cluster.md)") from e
+        return ray
+    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+             configure_logging=False, log_to_driver=False, logging_level="ERROR")
+    return ray
+
+
+def _token_exists() -> bool:
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or Path(os.path.expanduser("~/.ray/auth_token")).exists()
+
+
+def _probe_address(address: str) -> None:
+    """Fail within seconds (not Ray's ~20 s of retries) when HOST:PORT refuses connections."""
+    import socket
+
+    if address == "auto" or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    host = host.replace("ray://", "")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+    except (OSError, ValueError) as e:
+        raise ArenaError(f"cannot reach the Ray head at {address}: {e}. Remedies: start it with "
+                         "`ray start --head --node-ip-address=<ip> --port=<port>` (docs/cluster.md), check the "
+                         "address and the firewall, or run without --address for a local instance") from e
+
+
+# ---------------------------------------------------------------------------- executors
+
+def _run_batch_inline(specs: list[MatchSpec], bots: dict[str, BotSpec], results_dir: str) -> Iterator[dict]:
+    from arena.batch import play_batch
+
+    for res in play_batch(specs, bots, results_dir):
+        yield res.to_json()
+
+
+_REMOTE = None
+
+
+def _remote_batch(ray):
+    global _REMOTE
+    if _REMOTE is None:
+        @ray.remote(num_cpus=1, max_retries=0)
+        def run_batch(specs, bots, results_dir):
+            from arena.batch import play_batch
+
+            for res in play_batch(specs, bots, results_dir):
+                yield res.to_json()
+
+        _REMOTE = run_batch
+    return _REMOTE
+
+
+@dataclass
+class _Outcome:
+    """What the executor loop reports to the driver: a result, or a batch that ended early."""
+
+    result: dict | None = None
+    failed_batch: list[MatchSpec] | None = None
+    error: str = ""
+
+
+def execute_inline(batch_iter: Callable[[], list[MatchSpec] | None], bots: dict[str, BotSpec],
+                   results_dir: str) -> Iterator[_Outcome]:
+    """Run batches one after another in this process."""
+    while True:
+        batch = batch_iter()
+        if batch is None:
+            return
+        try:
+            for res in _run_batch_inline(batch, bots, results_dir):
+                yield _Outcome(result=res)
+        except Exception as e:  # noqa: BLE001 - a crash of the batch is reported and retried
+            yield _Outcome(failed_batch=batch, error=f"{type(e).__name__}: {e}")
+
+
+def execute_ray(ray, batch_iter: Callable[[], list[MatchSpec] | None], bots: dict[str, BotSpec],
+                results_dir: str, in_flight_max: int, stall_s: float) -> Iterator[_Outcome]:
+    """Run batches as Ray generator tasks, at most ``in_flight_max`` at once.
+
+    A task that yields nothing for ``stall_s`` seconds is cancelled (``force=True``) and
+    reported as a failed batch (the backstop; match budgets are enforced inside the task).
+    """
+    task = _remote_batch(ray)
+    in_flight: dict[Any, tuple[list[MatchSpec], float]] = {}
+    exhausted = False
+    while True:
+        while not exhausted and len(in_flight) < in_flight_max:
+            batch = batch_iter()
+            if batch is None:
+                exhausted = True
+                break
+            gen = task.remote(batch, bots, results_dir)
+            in_flight[gen] = (batch, time.monotonic())
+        if not in_flight:
+            return
+        ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
+        now = time.monotonic()
+        for gen in ready:
+            batch, _t = in_flight[gen]
+            try:
+                ref = next(gen)
+            except StopIteration:
+                del in_flight[gen]
+                yield _Outcome(failed_batch=batch)  # driver ignores it if every match is recorded
+                continue
+            except Exception as e:  # noqa: BLE001
+                del in_flight[gen]
+                yield _Outcome(failed_batch=batch, error=f"{type(e).__name__}: {e}")
+                continue
+            try:
+                res = ray.get(ref)
+            except Exception as e:  # noqa: BLE001 - worker died, task error
+                del in_flight[gen]
+                yield _Outcome(failed_batch=batch, error=f"{type(e).__name__}: {str(e)[:500]}")
+                continue
+            in_flight[gen] = (batch, now)
+            yield _Outcome(result=res)
+        for gen, (batch, t) in list(in_flight.items()):
+            if now - t > stall_s:
+                ray.cancel(gen, force=True)
+                del in_flight[gen]
+                yield _Outcome(failed_batch=batch, error=f"no result for {stall_s:.0f} s; task cancelled")
+
+
+# ---------------------------------------------------------------------------- driver
+
+@dataclass
+class RunSummary:
+    """What a run did: matches played now, already present, forfeits, faults, aborted."""
+
+    tournament: str
+    folder: Path
+    total: int
+    already: int
+    played: int = 0
+    faults: Counter = field(default_factory=Counter)
+    aborted: int = 0
+    disabled: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[str, Any]:
+    """The journal record (DESIGN "Journal") of one finished match."""
+    return {"format": FORMAT, "match_id": spec.match_id, "tournament": spec.tournament,
+            "fingerprint": spec.fingerprint, "game": spec.game, "game_version": game_version,
+            "engine_version": ENGINE_VERSION, "options": spec.options, "deal_index": spec.deal_index,
+            "deal_seed": spec.deal_seed, "rotation": spec.rotation, "lineup": list(spec.lineup),
+            "seats": list(spec.seats), "bot_versions": res.get("bot_versions") or [],
+            "status": res["status"], "outcome": res.get("outcome"), "faults": res.get("faults") or [],
+            "time_ms": res.get("time_ms"), "move_ms": res.get("move_ms") or [], "actions": res.get("actions") or []}
+
+
+def disabled_record(spec: MatchSpec, bad: list[str], game_version: int) -> dict[str, Any]:
+    """A match not played because a bot was disabled: forfeit, fault ``disabled``, not rated."""
+    faults = [Fault(seat=s, bot=b, cls="disabled", move=0, detail="bot disabled after too many faults").to_json()
+              for s, b in enumerate(spec.seats) if b in bad]
+    teams = [list(t) for t in spec.teams]
+    bad_sides = [i for i, t in enumerate(teams) if any(spec.seats[s] in bad for s in t)]
+    ranks = [0] * spec.players
+    n_good = len(teams) - len(bad_sides)
+    for i, t in enumerate(teams):
+        for s in t:
+            ranks[s] = n_good if i in bad_sides else 0
+    res = {"status": "forfeit", "outcome": {"ranks": ranks, "scores": [0 if r else 1 for r in ranks]},
+           "faults": faults, "time_ms": 0.0, "move_ms": [[] for _ in spec.seats], "actions": []}
+    return record_of(spec, res, game_version)
+
+
+def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSpec]]:
+    """Open the journal, make/load the salt, build the schedule and check fingerprints.
+
+    :raises JournalError: if an existing match's fingerprinted fields changed.
+    """
+    folder = Path(results_root) / tournament.name
+    journal = Journal(folder)
+    salt = journal.salt(tournament.model.salt)
+    specs = build_schedule(tournament, salt)
+    game = registry.get_game(tournament.model.game)
+    journal.check_fingerprints(specs, lambda s: fingerprint_fields(
+        s.game, game.version, s.options, s.players, s.deal_seed, s.seats))
+    return journal, specs
+
+
+def write_meta(tournament, folder: Path) -> None:
+    """``tournament.json``: what ``arena leaderboard DIR`` needs without the config (bots, game, ratings)."""
+    import json
+
+    m = tournament.model
+    meta = {"name": m.name, "game": m.game, "players": m.players, "options": m.options, "bots": m.bots,
+            "deals": m.deals, "partners": m.partners, "ratings": m.ratings.model_dump(),
+            "rate_forfeits": tournament.fault_policy().rate_forfeits, "config": tournament.source}
+    tmp = folder / "tournament.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, folder / "tournament.json")
+
+
+def auto_batch_size(pending: int, workers: int) -> int:
+    """Matches per batch: enough to amortise task and process start, small enough to balance load."""
+    return max(1, min(64, math.ceil(pending / (workers * 4))))
+
+
+def run_tournament(tournament, results_root: str | Path = "results", *, inline: bool = False,
+                   workers: int | None = None, address: str | None = None,
+                   on_result: Callable[[dict, RunSummary], None] | None = None,
+                   on_start: Callable[[RunSummary], None] | None = None,
+                   warn: Callable[[str], None] = lambda m: None) -> RunSummary:
+    """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
+
+    :param inline: run in this process (no Ray).
+    :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).
+    :param address: join this Ray cluster instead of starting a local instance.
+    :param on_result: called after each record is written (progress display).
+    :returns: :class:`RunSummary`.
+    """
+    m = tournament.model
+    t0 = time.monotonic()
+    journal, specs = prepare(tournament, results_root)
+    game = registry.get_game(m.game)
+    ncpu = cpu_count()
+    if workers is None:
+        workers = ncpu if m.execution.workers == "auto" else int(m.execution.workers)
+    if workers > ncpu and not address:
+        warn(f"{m.name}: {workers} workers on {ncpu} CPUs would charge bots for CPU time they never get; "
+             f"using {ncpu}")
+        workers = ncpu
+    workers = max(1, workers)
+    write_meta(tournament, journal.folder)
+    summary = RunSummary(m.name, journal.folder, len(specs), sum(1 for s in specs if s.match_id in journal))
+    policy = tournament.fault_policy()
+    fault_count: Counter = Counter()
+    for rec in journal.records.values():
+        for f in rec.get("faults", []):
+            if f.get("class") != "disabled":
+                fault_count[f.get("bot")] += 1
+    disabled: set[str] = set()
+    if policy.disable_after:
+        disabled = {b for b, c in fault_count.items() if c >= policy.disable_after}
+    pending = [s for s in specs if s.match_id not in journal]
+    size = auto_batch_size(len(pending), workers) if m.execution.batch_size == "auto" else int(m.execution.batch_size)
+    queue: deque[list[MatchSpec]] = deque(make_batches(pending, size))
+    attempts: Counter = Counter()
+    if on_start:
+        on_start(summary)
+
+    def write(rec: dict) -> None:
+        if journal.append(rec):
+            summary.played += 1
+            for f in rec["faults"]:
+                summary.faults[f["class"]] += 1
+            if on_result:
+                on_result(rec, summary)
+
+    def next_batch() -> list[MatchSpec] | None:
+        while queue:
+            batch = [s for s in queue.popleft() if s.match_id not in journal]
+            keep = []
+            for s in batch:
+                bad = [b for b in s.seats if b in disabled]
+                if bad:
+                    write(disabled_record(s, sorted(set(bad)), game.version))
+                else:
+                    keep.append(s)
+            if keep:
+                return keep
+        return None
+
+    by_id = {s.match_id: s for s in specs}
+    bots = tournament.bots
+    if address:
+        bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}
+    results_dir = str(journal.folder.resolve())
+    if inline:
+        stream = execute_inline(next_batch, bots, results_dir)
+    else:
+        ray = init_ray(workers, address, str(tournament.root))
+        stall = max(s.wall_s for s in pending) * 1.0 + 30.0 if pending else 60.0
+        stream = execute_ray(ray, next_batch, bots, results_dir, workers, stall)
+    try:
+        for out in stream:
+            if out.result is not None:
+                res = out.result
+                spec = by_id.get(res["match_id"])
+                if spec is None or spec.match_id in journal:
+                    continue
+                if res["status"] == "aborted":
+                    attempts[spec.match_id] += 1
+                    journal.attempt({**record_of(spec, res, game.version), "attempt": attempts[spec.match_id]})
+                    if attempts[spec.match_id] > m.execution.max_retries:
+                        write(record_of(spec, res, game.version))
+                        summary.aborted += 1
+                    else:
+                        queue.append([spec])
+                    continue
+                rec = record_of(spec, res, game.version)
+                write(rec)
+                if policy.disable_after:
+                    for f in rec["faults"]:
+                        fault_count[f["bot"]] += 1
+                        if fault_count[f["bot"]] >= policy.disable_after and f["bot"] not in disabled:
+                            disabled.add(f["bot"])
+                            summary.disabled.append(f["bot"])
+            elif out.failed_batch is not None:
+                rest = [s for s in out.failed_batch if s.match_id not in journal]
+                if not rest:
+                    continue
+                first = rest[0]
+                attempts[first.match_id] += 1
+                journal.attempt({"match_id": first.match_id, "status": "aborted", "error": out.error,
+                                 "attempt": attempts[first.match_id]})
+                if attempts[first.match_id] > m.execution.max_retries:
+                    res = {"status": "aborted", "outcome": None, "faults": [], "time_ms": None,
+                           "move_ms": [], "actions": []}
+                    write(record_of(first, res, game.version))
+                    summary.aborted += 1
+                    rest = rest[1:]
+                if rest:
+                    queue.appendleft(rest)
+    finally:
+        journal.close()
+    summary.seconds = time.monotonic() - t0
+    return summary

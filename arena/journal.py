@@ -1,0 +1,149 @@
+"""The append-only results store of a tournament (DESIGN "Journal").
+
+The driver is the only writer of ``results/<tournament>/matches.jsonl``: one record per
+line, written whole and flushed as each match ends. On open, a partial last line (the
+trace of a killed driver) is moved to ``matches.jsonl.partial`` and the file is cut
+after its last newline; ids already present are skipped by the executor. Attempts that
+did not finish go to ``attempts.jsonl``. ``secret.json`` (mode 0600) holds the salt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena.errors import JournalError
+
+FORMAT = 1
+
+
+class Journal:
+    """The results folder of one tournament.
+
+    :param folder: ``<results root>/<tournament>``; created if missing.
+    :raises JournalError: if ``matches.jsonl`` has a corrupt line before its end (names the line).
+    """
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "matches.jsonl"
+        self.attempts_path = self.folder / "attempts.jsonl"
+        self.records: dict[str, dict[str, Any]] = {}
+        self._recover()
+        self._fh = open(self.path, "ab")
+        self._afh = None
+
+    # -------------------------------------------------------------- recovery
+
+    def _recover(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        cut = data.rfind(b"\n") + 1
+        if cut < len(data):
+            with open(self.folder / "matches.jsonl.partial", "ab") as f:
+                f.write(data[cut:] + b"\n")
+            with open(self.path, "r+b") as f:
+                f.truncate(cut)
+            data = data[:cut]
+        for lineno, line in enumerate(data.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError as e:
+                raise JournalError(f"{self.path}: line {lineno} is not valid JSON ({e}); "
+                                   "move the file aside or fix the line") from e
+            mid = rec.get("match_id")
+            if mid in self.records:
+                raise JournalError(f"{self.path}: line {lineno}: match id {mid!r} is recorded twice")
+            self.records[mid] = rec
+
+    # -------------------------------------------------------------- writing
+
+    def __contains__(self, match_id: str) -> bool:
+        return match_id in self.records
+
+    def append(self, record: dict[str, Any]) -> bool:
+        """Write one match record (whole line, flushed).
+
+        :returns: False (and writes nothing) if the id is already recorded.
+        """
+        mid = record["match_id"]
+        if mid in self.records:
+            return False
+        self._fh.write(orjson.dumps(record) + b"\n")
+        self._fh.flush()
+        self.records[mid] = record
+        return True
+
+    def attempt(self, record: dict[str, Any]) -> None:
+        """Append an unfinished attempt (aborted, retried) to ``attempts.jsonl``."""
+        if self._afh is None:
+            self._afh = open(self.attempts_path, "ab")
+        self._afh.write(orjson.dumps(record) + b"\n")
+        self._afh.flush()
+
+    def close(self) -> None:
+        """Flush and close the files."""
+        self._fh.close()
+        if self._afh is not None:
+            self._afh.close()
+
+    # -------------------------------------------------------------- salt
+
+    def salt(self, configured: str | None = None) -> str:
+        """The tournament's secret salt: ``configured`` if given, else ``secret.json`` (made on first run, mode 0600).
+
+        :raises JournalError: if a configured salt differs from the one the results were made with.
+        """
+        path = self.folder / "secret.json"
+        if path.exists():
+            stored = json.loads(path.read_text())["salt"]
+            if configured is not None and configured != stored:
+                raise JournalError(f"{path}: the results were made with another salt; "
+                                   "use a new results folder or remove the config's 'salt'")
+            return stored
+        salt = configured if configured is not None else secrets.token_hex(16)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"salt": salt}, f)
+        return salt
+
+    # -------------------------------------------------------------- checks
+
+    def check_fingerprints(self, specs, fields_of) -> None:
+        """Refuse to resume if an existing match's defining fields changed.
+
+        :param specs: the schedule's MatchSpecs.
+        :param fields_of: ``spec -> dict`` of the fingerprinted fields.
+        :raises JournalError: listing the first changed match and its changed keys.
+        """
+        for spec in specs:
+            rec = self.records.get(spec.match_id)
+            if rec is None or rec.get("fingerprint") == spec.fingerprint:
+                continue
+            new = fields_of(spec)
+            old = {k: rec.get(k) for k in new}
+            old["players"] = len(rec.get("seats", []))
+            changed = sorted(k for k in new if old.get(k) != new[k])
+            raise JournalError(
+                f"{self.path}: match {spec.match_id} was played with different settings "
+                f"(changed: {', '.join(changed) or 'fingerprint'}); restore them, or run into a new "
+                "results folder (--results) or under a new tournament name")
+
+
+def read_records(folder: str | Path) -> list[dict[str, Any]]:
+    """The complete records of ``folder/matches.jsonl`` (a partial last line is ignored; read-only)."""
+    path = Path(folder) / "matches.jsonl"
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    data = data[: data.rfind(b"\n") + 1]
+    return [orjson.loads(line) for line in data.splitlines() if line.strip()]

@@ -1,0 +1,237 @@
+"""Leaderboards, crosstables and reliability figures from journal records; rich tables and exports.
+
+Exports per tournament folder: ``leaderboard.json``, ``leaderboard.csv``,
+``leaderboard.md`` (ratings and scores), ``reliability.json`` (faults by class, move
+latency p50/p99 per bot), ``crosstable.json``. Timing never goes to ``leaderboard.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.table import Table
+
+from arena import stats
+from arena.ratings import RatingResult, seat_rewards, side_ranks, sides_of
+
+FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
+
+
+def _block(rec: dict[str, Any]) -> tuple[str, int]:
+    return (rec["match_id"].split("/")[1], rec["deal_index"])
+
+
+def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per bot: matches, wins, mean rank, mean score with bootstrap 95% interval, faults.
+
+    A bot's score in a match is its seat's reward in [0, 1] (beating every other side = 1,
+    ties count half). Aborted matches are not counted.
+    """
+    out: dict[str, dict[str, Any]] = {b: {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0,
+                                          "forfeits": 0, "blocks": defaultdict(list)} for b in bots}
+    for rec in records:
+        if rec.get("status") == "aborted" or not rec.get("outcome"):
+            continue
+        rewards = seat_rewards(rec)
+        ranks = rec["outcome"]["ranks"]
+        seen: set[str] = set()
+        for seat, b in enumerate(rec["seats"]):
+            if b in seen:
+                continue  # partners: one entity per side
+            seen.add(b)
+            st = out.setdefault(b, {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0, "forfeits": 0,
+                                    "blocks": defaultdict(list)})
+            st["matches"] += 1
+            st["wins"] += ranks[seat] == 0
+            st["rank_sum"] += ranks[seat]
+            st["blocks"][_block(rec)].append(rewards[seat])
+        for f in rec.get("faults", []):
+            if f.get("bot") in out:
+                out[f["bot"]]["faults"] += 1
+        if rec.get("status") == "forfeit":
+            for b in {f.get("bot") for f in rec.get("faults", [])}:
+                if b in out:
+                    out[b]["forfeits"] += 1
+    for b, st in out.items():
+        m, lo, hi = stats.bootstrap_ci(st["blocks"], seed=len(b))
+        st["score"], st["score_low"], st["score_high"] = m, lo, hi
+        st["mean_rank"] = st["rank_sum"] / st["matches"] if st["matches"] else float("nan")
+        st["win_rate"] = st["wins"] / st["matches"] if st["matches"] else float("nan")
+    return out
+
+
+def leaderboard(records: Sequence[dict[str, Any]], bots: Sequence[str], ratings: RatingResult) -> list[dict[str, Any]]:
+    """Rows sorted by μ−3σ (ties by μ, then name): rank, bot, mu, sigma, conservative, matches,
+    wins, win_rate, mean_rank, score, score_low, score_high, faults, p_above_next."""
+    st = bot_stats(records, bots)
+    rows = []
+    for b in bots:
+        mu, sigma = ratings.ratings.get(b, (25.0, 25.0 / 3))
+        s = st[b]
+        rows.append({"bot": b, "mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma,
+                     "matches": s["matches"], "wins": s["wins"], "win_rate": s["win_rate"],
+                     "mean_rank": s["mean_rank"], "score": s["score"], "score_low": s["score_low"],
+                     "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"],
+                     "_blocks": [sum(v) / len(v) for v in s["blocks"].values()]})
+    rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
+    for i, r in enumerate(rows):
+        r["rank"] = i + 1
+    for i, r in enumerate(rows):
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        r["p_above_next"] = stats.prob_above(r["_blocks"], nxt["_blocks"], n_boot=500, seed=i) if nxt else None
+    for r in rows:
+        del r["_blocks"]
+    return rows
+
+
+def crosstable(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Pairwise results: ``table[a][b] = {"score": mean score of a against b, "matches": n}``.
+
+    In each match, every pair of bots on different sides scores 1 / 0.5 / 0 by their sides' ranks.
+    """
+    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for rec in records:
+        if rec.get("status") == "aborted" or not rec.get("outcome"):
+            continue
+        sides = sides_of(rec)
+        ranks = side_ranks(rec)
+        for i, si in enumerate(sides):
+            for j, sj in enumerate(sides):
+                if i == j:
+                    continue
+                s = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                for a in si:
+                    for b in sj:
+                        if a != b:
+                            acc[a][b].append(s)
+    return {a: {b: {"score": sum(v) / len(v), "matches": len(v)} for b, v in row.items()} for a, row in acc.items()}
+
+
+def reliability(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per bot: faults by class and move latency p50/p99 (ms) over all its decisions."""
+    faults = {b: dict.fromkeys(FAULT_CLASSES, 0) for b in bots}
+    lat: dict[str, list[float]] = {b: [] for b in bots}
+    for rec in records:
+        for f in rec.get("faults", []):
+            b = f.get("bot")
+            if b in faults:
+                faults[b][f.get("class", "protocol")] = faults[b].get(f.get("class", "protocol"), 0) + 1
+        for seat, times in enumerate(rec.get("move_ms") or []):
+            b = rec["seats"][seat]
+            if b in lat and times:
+                lat[b].extend(times)
+    out = {}
+    for b in bots:
+        xs = np.array(lat[b]) if lat[b] else None
+        out[b] = {"faults": faults[b], "moves": len(lat[b]),
+                  "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
+                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None}
+    return out
+
+
+# ------------------------------------------------------------------ rendering
+
+def _f(x: Any, fmt: str = ".2f") -> str:
+    if x is None or (isinstance(x, float) and x != x):
+        return "–"
+    return format(x, fmt)
+
+
+def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:
+    """A rich table: rank, bot, μ, σ, μ−3σ, matches, wins, mean rank, score [95% CI], faults."""
+    t = Table(title=title, title_justify="left")
+    for col, just in (("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"),
+                      ("matches", "right"), ("wins", "right"), ("mean rank", "right"),
+                      ("score [95% CI]", "right"), ("P(>next)", "right"), ("faults", "right")):
+        t.add_column(col, justify=just)
+    for r in rows:
+        t.add_row(str(r["rank"]), r["bot"], _f(r["mu"]), _f(r["sigma"]), _f(r["conservative"]),
+                  str(r["matches"]), str(r["wins"]), _f(r["mean_rank"]),
+                  f"{_f(r['score'], '.3f')} [{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}]",
+                  _f(r.get("p_above_next"), ".2f"), str(r["faults"]))
+    return t
+
+
+def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Sequence[str]) -> Table:
+    """Rich crosstable: score of row against column (matches in brackets)."""
+    t = Table(title="Crosstable (score of row vs column)", title_justify="left")
+    t.add_column("")
+    for b in order:
+        t.add_column(b, justify="right")
+    for a in order:
+        cells = []
+        for b in order:
+            c = cross.get(a, {}).get(b)
+            cells.append("" if a == b or c is None else f"{c['score']:.2f} ({c['matches']})")
+        t.add_row(a, *cells)
+    return t
+
+
+def reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
+    """Rich reliability table: faults by class and move latency p50/p99 per bot."""
+    t = Table(title="Reliability", title_justify="left")
+    t.add_column("bot")
+    for c in FAULT_CLASSES:
+        t.add_column(c, justify="right")
+    t.add_column("moves", justify="right")
+    t.add_column("p50 ms", justify="right")
+    t.add_column("p99 ms", justify="right")
+    for b, r in rel.items():
+        t.add_row(b, *(str(r["faults"].get(c, 0)) for c in FAULT_CLASSES), str(r["moves"]),
+                  _f(r["p50_ms"], ".1f"), _f(r["p99_ms"], ".1f"))
+    return t
+
+
+COLUMNS = ("rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_rank",
+           "score", "score_low", "score_high", "p_above_next", "faults", "forfeits")
+
+
+def to_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The leaderboard as CSV (header = :data:`COLUMNS`)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def to_markdown(rows: Sequence[dict[str, Any]], title: str) -> str:
+    """The leaderboard as a Markdown table."""
+    lines = [f"# {title}", "", "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | faults |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['rank']} | {r['bot']} | {_f(r['mu'])} | {_f(r['sigma'])} | {_f(r['conservative'])} | "
+                     f"{r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | {_f(r['score'], '.3f')} "
+                     f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | {r['faults']} |")
+    return "\n".join(lines) + "\n"
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, Any]], cross: dict,
+                  rel: dict, ratings: RatingResult, meta: dict[str, Any]) -> None:
+    """Write leaderboard.json/.csv/.md, crosstable.json and reliability.json into ``folder``."""
+    folder = Path(folder)
+    doc = {"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
+           "rows": [_clean(dict(r)) for r in rows]}
+    (folder / "leaderboard.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (folder / "leaderboard.csv").write_text(to_csv(rows))
+    (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard"))
+    (folder / "crosstable.json").write_text(json.dumps(_clean(cross), indent=2) + "\n")
+    (folder / "reliability.json").write_text(json.dumps(_clean(rel), indent=2) + "\n")

@@ -1,0 +1,139 @@
+"""Statistics shared by reports, strength measurements and regression tests.
+
+* :func:`bootstrap_ci` — percentile bootstrap of a mean score over duplicate blocks
+  (resampling whole blocks keeps the pairing that duplicate deals create).
+* :class:`SPRT` — a sequential probability ratio test on paired results (the
+  generalised SPRT with a normal approximation used by chess testers such as
+  fishtest/fastchess): H0 score = ``p0`` vs H1 score = ``p1``.
+* :func:`duplicate_efficiency` — how many unpaired games one duplicate block is worth.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def mean(xs: Sequence[float]) -> float:
+    """Arithmetic mean (``nan`` for an empty sequence)."""
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def bootstrap_ci(blocks: Mapping[object, Sequence[float]] | Sequence[Sequence[float]], level: float = 0.95,
+                 n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Mean of all values and its percentile bootstrap interval, resampling whole blocks.
+
+    :param blocks: per duplicate block (one deal of one lineup, all rotations), the scores
+        in [0, 1] of the entity in that block's matches.
+    :returns: ``(mean, low, high)``; ``(nan, nan, nan)`` without data; a single block gives
+        ``(m, m, m)``.
+    """
+    groups = [list(v) for v in (blocks.values() if isinstance(blocks, Mapping) else blocks) if len(v)]
+    if not groups:
+        return (float("nan"),) * 3
+    sums = np.array([sum(g) for g in groups], dtype=float)
+    counts = np.array([len(g) for g in groups], dtype=float)
+    m = float(sums.sum() / counts.sum())
+    if len(groups) == 1:
+        return m, m, m
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(groups), size=(n_boot, len(groups)))
+    boot = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+    a = (1 - level) / 2
+    lo, hi = np.quantile(boot, [a, 1 - a])
+    return m, float(lo), float(hi)
+
+
+def prob_above(a_blocks: Sequence[float], b_blocks: Sequence[float], n_boot: int = 2000, seed: int = 0) -> float:
+    """Bootstrap probability that entity A's mean score exceeds B's (independent resamples)."""
+    if not a_blocks or not b_blocks:
+        return float("nan")
+    rng = random.Random(seed)
+    wins = 0.0
+    na, nb = len(a_blocks), len(b_blocks)
+    for _ in range(n_boot):
+        ma = sum(a_blocks[rng.randrange(na)] for _ in range(na)) / na
+        mb = sum(b_blocks[rng.randrange(nb)] for _ in range(nb)) / nb
+        wins += 1.0 if ma > mb else (0.5 if ma == mb else 0.0)
+    return wins / n_boot
+
+
+@dataclass
+class SPRT:
+    """Sequential probability ratio test on paired scores in [0, 1].
+
+    H0: expected score ``p0`` (default 0.5, equal strength); H1: ``p1`` (default 0.55).
+    Each observation is the mean score of one duplicate pair/block. The log-likelihood
+    ratio uses the normal approximation with the sample variance (GSPRT):
+    ``LLR = n (p1 - p0) (2 x̄ - p0 - p1) / (2 s²)``. Bounds ``log(β/(1-α))`` and
+    ``log((1-β)/α)``.
+
+    :ivar alpha, beta: error rates (default 0.05 each).
+    """
+
+    p0: float = 0.5
+    p1: float = 0.55
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        self.xs: list[float] = []
+
+    @property
+    def lower(self) -> float:
+        """Accept-H0 bound of the LLR."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept-H1 bound of the LLR."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def add(self, x: float) -> str | None:
+        """Record one paired result; returns ``"H0"``, ``"H1"`` or ``None`` (continue)."""
+        self.xs.append(float(x))
+        return self.decision()
+
+    def llr(self) -> float:
+        """Current log-likelihood ratio (0 with fewer than 2 results or zero variance)."""
+        n = len(self.xs)
+        if n < 2:
+            return 0.0
+        m = sum(self.xs) / n
+        var = sum((x - m) ** 2 for x in self.xs) / (n - 1)
+        if var <= 1e-12:
+            var = 1e-3
+        return n * (self.p1 - self.p0) * (2 * m - self.p0 - self.p1) / (2 * var)
+
+    def decision(self) -> str | None:
+        """``"H1"`` if the LLR crossed the upper bound, ``"H0"`` the lower, else ``None``."""
+        llr = self.llr()
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None
+
+
+def duplicate_efficiency(blocks: Sequence[Sequence[float]]) -> float:
+    """Variance ratio of unpaired to block-paired results: the "games saved" factor.
+
+    ``Var(single result) / (k * Var(block mean))`` for blocks of ``k`` matches; > 1 means
+    duplicate deals saved that factor in matches for the same precision. ``nan`` if
+    undefined (fewer than 3 blocks or zero variance).
+    """
+    groups = [list(b) for b in blocks if len(b) >= 1]
+    if len(groups) < 3:
+        return float("nan")
+    flat = [x for g in groups for x in g]
+    var_single = float(np.var(flat, ddof=1))
+    means = [sum(g) / len(g) for g in groups]
+    k = sum(len(g) for g in groups) / len(groups)
+    var_block = float(np.var(means, ddof=1))
+    if var_block <= 0:
+        return float("inf") if var_single > 0 else float("nan")
+    return var_single / (k * var_block)
