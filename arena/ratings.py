@@ -88,6 +88,69 @@ class RatingResult:
     fallbacks: int = 0
 
 
+class Rater:
+    """Incremental TrueSkill updates with the mpmath fallback and anchor bots.
+
+    :ivar cur: ``bot -> trueskill.Rating`` (bots appear at the prior on first use).
+    :ivar fallbacks: updates that needed the mpmath backend.
+    """
+
+    def __init__(self, draw_probability: float, tau: float | str = "default", fixed: Sequence[str] = (),
+                 mu: float = 25.0, sigma: float = 25.0 / 3) -> None:
+        self.dp = min(0.9, max(0.01, float(draw_probability)))
+        self.tau = sigma / 100 if tau == "default" else float(tau)
+        self.mu, self.sigma = mu, sigma
+        self.env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=self.tau, draw_probability=self.dp)
+        self._env_mp = None
+        self.fixed = set(fixed)
+        self.cur: dict[str, trueskill.Rating] = {}
+        self.fallbacks = 0
+
+    def rating(self, bot: str) -> trueskill.Rating:
+        """The bot's current rating (the prior if unseen)."""
+        r = self.cur.get(bot)
+        if r is None:
+            r = self.cur[bot] = self.env.create_rating()
+        return r
+
+    def _rate(self, groups, ranks):
+        try:
+            return self.env.rate(groups, ranks=ranks)
+        except (FloatingPointError, ValueError, ZeroDivisionError):
+            if self._env_mp is None:
+                self._env_mp = trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.sigma / 2, tau=self.tau,
+                                                   draw_probability=self.dp, backend="mpmath")
+            self.fallbacks += 1
+            new = self._env_mp.rate(groups, ranks=ranks)
+            return [tuple(trueskill.Rating(float(r.mu), float(r.sigma)) for r in g) for g in new]
+
+    def update(self, sides: Sequence[Sequence[str]], ranks: Sequence[int],
+               frozen_sides: Iterable[int] = ()) -> dict[str, tuple[float, float]]:
+        """One result: ``sides`` (bots per side) with side ``ranks`` (ties equal).
+
+        Sides in ``frozen_sides`` and ``fixed`` bots keep their ratings; a non-finite
+        result (even after the fallback) leaves the ratings unchanged.
+
+        :returns: ``{bot: (mu, sigma)}`` of the bots that moved.
+        """
+        groups = [tuple(self.rating(b) for b in names) for names in sides]
+        try:
+            new = self._rate(groups, list(ranks))
+        except (FloatingPointError, ValueError, ZeroDivisionError):
+            return {}
+        frozen = set(frozen_sides)
+        moved = {}
+        for si, (names, ratings) in enumerate(zip(sides, new)):
+            if si in frozen:
+                continue
+            for b, r in zip(names, ratings):
+                if b in self.fixed or not (math.isfinite(r.mu) and math.isfinite(r.sigma)):
+                    continue
+                self.cur[b] = r
+                moved[b] = (r.mu, r.sigma)
+        return moved
+
+
 def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probability: float | str = "auto",
          tau: float | str = "default", fixed: Sequence[str] = (), mu: float = 25.0, sigma: float = 25.0 / 3,
          rate_forfeits: bool = False) -> RatingResult:
@@ -97,59 +160,32 @@ def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probabilit
     :param draw_probability: a probability in (0, 1) or ``"auto"``.
     :param tau: dynamics factor, or ``"default"`` (``sigma / 100``).
     :param fixed: anchor bots held at their prior.
+    :param rate_forfeits: rate forfeits (only the faulty sides move, as a loss to each other side).
     :returns: :class:`RatingResult`.
     """
     rated = sorted((r for r in records if is_rated(r, rate_forfeits)), key=replay_key)
     dp = auto_draw_probability(rated) if draw_probability == "auto" else float(draw_probability)
-    dp = min(0.9, max(0.01, dp))
-    t = sigma / 100 if tau == "default" else float(tau)
-    env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=t, draw_probability=dp)
-    env_mp = None
-    cur = {b: env.create_rating() for b in bots}
-    fixed_set = set(fixed)
-    result = RatingResult({}, draw_probability=dp)
+    rater = Rater(dp, tau, fixed, mu, sigma)
+    for b in bots:
+        rater.rating(b)
+    result = RatingResult({}, draw_probability=rater.dp)
     for rec in rated:
         sides = sides_of(rec)
         ranks = side_ranks(rec)
-        for side in sides:
-            for b in side:
-                cur.setdefault(b, env.create_rating())
         if rec.get("status") == "forfeit":
             faulty = {f["seat"] for f in rec.get("faults", [])}
             teams = _teams(rec["game"], len(rec["seats"]))
             bad = [i for i, tm in enumerate(teams) if faulty & set(tm)]
-            good = [i for i in range(len(teams)) if i not in bad]
-            updates = []
+            moved = {}
             for i in bad:
-                for j in good:
-                    updates.append(([sides[i], sides[j]], [1, 0], {j}))
+                for j in range(len(teams)):
+                    if j not in bad:
+                        moved.update(rater.update([sides[i], sides[j]], [1, 0], frozen_sides=[1]))
         else:
-            updates = [(sides, ranks, set())]
-        moved = {}
-        for groups_names, rks, frozen_sides in updates:
-            groups = [tuple(cur[b] for b in names) for names in groups_names]
-            try:
-                new = env.rate(groups, ranks=rks)
-            except (FloatingPointError, ValueError, ZeroDivisionError):
-                if env_mp is None:
-                    env_mp = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=t,
-                                                 draw_probability=dp, backend="mpmath")
-                result.fallbacks += 1
-                try:
-                    new = env_mp.rate(groups, ranks=rks)
-                    new = [tuple(trueskill.Rating(float(r.mu), float(r.sigma)) for r in g) for g in new]
-                except (FloatingPointError, ValueError, ZeroDivisionError):
-                    continue
-            for si, (names, ratings) in enumerate(zip(groups_names, new)):
-                if si in frozen_sides:
-                    continue
-                for b, r in zip(names, ratings):
-                    if b in fixed_set or not (math.isfinite(r.mu) and math.isfinite(r.sigma)):
-                        continue
-                    cur[b] = r
-                    moved[b] = (r.mu, r.sigma)
+            moved = rater.update(sides, ranks)
         result.history.append(moved)
-    result.ratings = {b: (r.mu, r.sigma) for b, r in cur.items()}
+    result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
+    result.fallbacks = rater.fallbacks
     return result
 
 

@@ -1,0 +1,166 @@
+"""Config validation, schedule (lineups, rotations, ids, seeds), journal recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from arena import config as cfg
+from arena.errors import ConfigError, JournalError
+from arena.journal import Journal
+from arena.schedule import batches, build_schedule, lineups_for
+
+
+def write(tmp_path, text):
+    p = tmp_path / "t.yaml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+BASE = """
+bots:
+  random: {cmd: [python, bots/random_bot.py]}
+  greedy: {cmd: [python, bots/greedy_bot.py]}
+  other: {cmd: [python, bots/random_bot.py]}
+tournaments:
+  - name: demo
+    default: true
+    game: agram
+    players: 3
+    bots: [random, greedy, other]
+    deals: 4
+"""
+
+
+def test_valid_config_and_defaults(tmp_path):
+    (t,) = cfg.load(write(tmp_path, BASE))
+    assert t.name == "demo" and t.model.options == {"first_dealer": 0, "match_wins": 1}
+    assert t.clock().move_ms == 1000 and t.fault_policy().policy == "forfeit"
+    assert cfg.select([t], None, False) == [t]
+
+
+@pytest.mark.parametrize("patch,needle", [
+    ("    deals: 4\n    colour: red\n", "colour"),
+    ("    deals: 4\n    clock: {move_msec: 5}\n", "clock.move_msec"),
+    ("    deals: 0\n", "deals"),
+    ("    deals: 4\n    options: {match_winz: 2}\n", "match_winz"),
+    ("    deals: 4\n    options: {match_wins: 0}\n", "match_wins"),
+])
+def test_errors_name_file_tournament_and_key(tmp_path, patch, needle):
+    text = BASE.replace("    deals: 4\n", patch)
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, text))
+    msg = str(e.value)
+    assert "t.yaml" in msg and "'demo'" in msg and needle in msg
+
+
+def test_unknown_bot_and_game_and_player_count(tmp_path):
+    with pytest.raises(ConfigError, match="unknown bot 'nobody'"):
+        cfg.load(write(tmp_path, BASE.replace("[random, greedy, other]", "[random, greedy, nobody]")))
+    with pytest.raises(ConfigError, match="unknown game 'poker9'"):
+        cfg.load(write(tmp_path, BASE.replace("game: agram", "game: poker9")))
+    with pytest.raises(ConfigError, match="2 bots for a 3-player game"):
+        cfg.load(write(tmp_path, BASE.replace("[random, greedy, other]", "[random, greedy]")))
+    with pytest.raises(ConfigError, match="players"):
+        cfg.load(write(tmp_path, BASE.replace("players: 3", "players: 9")))
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    with pytest.raises(ConfigError, match="line"):
+        cfg.load(write(tmp_path, BASE + "  - name: [unclosed\n"))
+
+
+def test_unknown_tournament_name(tmp_path):
+    ts = cfg.load(write(tmp_path, BASE))
+    with pytest.raises(ConfigError, match="unknown tournament 'nope'; known: demo"):
+        cfg.select(ts, ["nope"], False)
+
+
+def test_schedule_ids_rotations_and_shared_deals(tmp_path):
+    (t,) = cfg.load(write(tmp_path, BASE))
+    specs = build_schedule(t, "salt")
+    assert len(specs) == 4 * 3  # one lineup, 3 cyclic rotations, 4 deals
+    ids = [s.match_id for s in specs]
+    assert len(set(ids)) == len(ids)
+    assert ids[0] == "demo/greedy+other+random/d00000/r00"
+    d0 = [s for s in specs if s.deal_index == 0]
+    assert len({s.deal_seed for s in d0}) == 1  # every rotation meets the same deal
+    assert [s.seats for s in d0] == [("greedy", "other", "random"), ("other", "random", "greedy"),
+                                     ("random", "greedy", "other")]
+    assert len({s.bot_seeds for s in specs}) == len(specs)
+    assert build_schedule(t, "other-salt")[0].deal_seed != specs[0].deal_seed
+    assert all(s.match_id.split("/")[2] not in s.token for s in specs)
+
+
+def test_permutation_rotations():
+    lus = lineups_for(["a", "b", "c", "d"], 3, [[0], [1], [2]], "permutations")
+    assert len(lus) == 4 and all(len(lu.seatings) == 6 for lu in lus)
+
+
+def test_partnership_lineups():
+    teams = [[0, 2], [1, 3]]
+    self_lus = lineups_for(["a", "b", "c"], 4, teams, partners="self")
+    assert [lu.key for lu in self_lus] == ["a+b", "a+c", "b+c"]
+    assert self_lus[0].seatings == (("a", "b", "a", "b"), ("b", "a", "b", "a"))
+    mixed = lineups_for(["a", "b", "c", "d"], 4, teams, partners="mixed")
+    assert len(mixed) == 3 and all(len(lu.seatings) == 4 for lu in mixed)
+    for lu in mixed:
+        for seats in lu.seatings:
+            assert len(set(seats)) == 4
+
+
+def test_batch_grouping(tmp_path):
+    (t,) = cfg.load(write(tmp_path, BASE))
+    specs = build_schedule(t, "salt")
+    bs = batches(specs, 3)
+    for b in bs:
+        assert len({(s.match_id.split("/")[1], s.rotation) for s in b}) == 1
+        assert len({s.deal_index for s in b}) == len(b)
+    assert sorted(s.match_id for b in bs for s in b) == sorted(s.match_id for s in specs)
+
+
+def test_journal_cuts_partial_line_and_refuses_duplicates(tmp_path):
+    j = Journal(tmp_path)
+    assert j.append({"match_id": "a", "x": 1})
+    assert not j.append({"match_id": "a", "x": 2})
+    j.close()
+    with open(tmp_path / "matches.jsonl", "ab") as f:
+        f.write(b'{"match_id": "b", "x"')  # a killed driver's half line
+    j2 = Journal(tmp_path)
+    assert set(j2.records) == {"a"}
+    assert (tmp_path / "matches.jsonl.partial").read_bytes().startswith(b'{"match_id": "b"')
+    assert (tmp_path / "matches.jsonl").read_bytes().endswith(b"\n")
+    j2.append({"match_id": "b", "x": 3})
+    j2.close()
+    lines = (tmp_path / "matches.jsonl").read_text().splitlines()
+    assert [json.loads(x)["match_id"] for x in lines] == ["a", "b"]
+
+
+def test_journal_salt_is_secret_and_stable(tmp_path):
+    j = Journal(tmp_path)
+    s = j.salt()
+    assert j.salt() == s and len(s) == 32
+    assert oct(os.stat(tmp_path / "secret.json").st_mode & 0o777) == "0o600"
+    with pytest.raises(JournalError, match="another salt"):
+        j.salt("configured")
+
+
+def test_changed_fingerprint_is_refused_with_keys(tmp_path):
+    from arena.execution import prepare
+
+    (t,) = cfg.load(write(tmp_path, BASE))
+    journal, specs = prepare(t, tmp_path / "results")
+    journal.append({"match_id": specs[0].match_id, "fingerprint": specs[0].fingerprint, "game": "agram",
+                    "game_version": 1, "options": specs[0].options, "deal_seed": specs[0].deal_seed,
+                    "seats": list(specs[0].seats)})
+    journal.close()
+    (t2,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 4\n    options: {match_wins: 2}")))
+    with pytest.raises(JournalError, match="changed: options"):
+        prepare(t2, tmp_path / "results")
+    # adding deals keeps every existing id and fingerprint
+    (t3,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 6")))
+    _, specs3 = prepare(t3, tmp_path / "results")
+    assert {s.match_id: s.fingerprint for s in specs}.items() <= {s.match_id: s.fingerprint for s in specs3}.items()
