@@ -1,0 +1,88 @@
+"""A batch of matches in one worker: the function the executor calls (DESIGN "Execution").
+
+A batch is one lineup and one rotation over distinct deals, so a live process per seat
+can serve all its matches without ever seeing the same deal twice (DESIGN "Isolation").
+Processes are replaced after a fault, started per match for ``fresh_process`` bots, and
+all closed when the batch ends or the generator is closed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import orjson
+
+from arena.match import SeatPool, play_match
+from arena.specs import BotSpec, MatchResult, MatchSpec
+
+
+def match_file_name(match_id: str) -> str:
+    """The file name of a match's logs: the match id with ``/`` replaced by ``__``."""
+    return match_id.replace("/", "__")
+
+
+def play_batch(specs: list[MatchSpec], bots: dict[str, BotSpec],
+               results_dir: str | None) -> Iterator[MatchResult]:
+    """Play ``specs`` in order and yield one :class:`MatchResult` per match as it ends.
+
+    :param specs: matches of one lineup and one rotation (same ``seats``) over distinct deals.
+    :param bots: the bot specifications by name (every name in ``seats``).
+    :param results_dir: ``results/<tournament>``; when given, bots' stderr goes to
+        ``logs/<bot>/<match file>.stderr`` (only when non-empty; seats of the same bot are
+        sections of one file) and ``info`` objects to ``logs/<match file>.jsonl``, where the
+        match file name is the match id with ``/`` replaced by ``__``.
+    :raises ValueError: if the specs mix seat assignments or name an unknown bot.
+    :raises engine errors: for a spec the engine refuses (unknown game, bad options).
+    """
+    if not specs:
+        return
+    seats = specs[0].seats
+    for s in specs:
+        if s.seats != seats:
+            raise ValueError(f"a batch is one lineup and rotation: {s.match_id} seats {s.seats} "
+                             f"differ from {seats}")
+    missing = sorted({n for n in seats if n not in bots})
+    if missing:
+        raise ValueError(f"unknown bot(s) {', '.join(missing)}; known: {', '.join(sorted(bots))}")
+    pool = SeatPool([bots[n] for n in seats], specs[0].limits)
+    try:
+        for spec in specs:
+            infos: list[bytes] = []
+
+            def sink(seat: int, move: int, info: dict, _spec: MatchSpec = spec,
+                     infos: list[bytes] = infos) -> None:
+                infos.append(orjson.dumps({"seat": seat, "bot": _spec.seats[seat], "move": move,
+                                           "info": info}, option=orjson.OPT_APPEND_NEWLINE))
+
+            result = play_match(spec, pool, sink)
+            stderr = [pool.take_stderr(seat) for seat in range(len(seats))]
+            pool.after_match()
+            if results_dir is not None:
+                _write_logs(results_dir, spec, stderr, infos)
+            yield result
+    finally:
+        pool.close()
+        pool.hub.close()
+
+
+def _write_logs(results_dir: str, spec: MatchSpec, stderr: list[str], infos: list[bytes]) -> None:
+    name = match_file_name(spec.match_id)
+    logs = os.path.join(results_dir, "logs")
+    by_bot: dict[str, list[tuple[int, str]]] = {}
+    for seat, text in enumerate(stderr):
+        if text:
+            by_bot.setdefault(spec.seats[seat], []).append((seat, text))
+    for bot, parts in by_bot.items():
+        d = os.path.join(logs, bot)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name + ".stderr"), "w", encoding="utf-8") as f:
+            if len(parts) == 1:
+                f.write(parts[0][1])
+            else:
+                for seat, text in parts:
+                    f.write(f"===== seat {seat} =====\n{text}\n")
+    if infos:
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, name + ".jsonl"), "wb") as f:
+            f.writelines(infos)

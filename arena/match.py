@@ -1,0 +1,451 @@
+"""Play one match between bot processes (DESIGN "Bot protocol v1", "Faults").
+
+:func:`play_match` deals the match with the engine, sends ``start`` to every seat and
+waits for ``ready`` (``startup_ms`` for a new process, ``move_ms`` otherwise), then asks
+the seat to move with ``act`` until the match is over and sends ``end``. A decision with
+one legal action is played by the arena unless the bot has ``ask_forced``.
+
+Clock: each decision may use ``move_ms``; time beyond it comes out of the seat's bank; a
+decision times out when its wall time (from the write of ``act`` to the read of the
+reply's newline) minus ``grace_ms`` exceeds ``move_ms`` + the remaining bank. The
+deadline is polled while the bot thinks.
+
+Faults (``timeout``, ``crash``, ``illegal``, ``protocol``, ``stall``) are handled by the
+match's :class:`FaultPolicy`: ``forfeit`` ends the match (every side with a faulty seat
+ranks last, the others share first; scores 0 and 1); ``random`` replaces the faulty move
+by a legal action drawn from an RNG keyed by (deal seed, move index), restarts a bot that
+crashed, timed out, stalled or broke the protocol and sends it ``start`` with
+``"resume": true``; after ``max_restarts_per_match`` restarts of a seat the match is
+forfeited. A match over its wall budget is a ``timeout`` of the seat that was thinking,
+or ``aborted`` if none was.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
+from arena.process import BotProcess, Hub, new_workdir, remove_workdir
+from arena.protocol import encode_act, encode_end, encode_start, parse_action, parse_ready
+from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
+from engine import registry
+from engine.seeds import h64
+
+InfoSink = Callable[[int, int, dict], None]
+
+
+class WallBudgetExceeded(Exception):
+    """The match ran past ``MatchSpec.wall_s`` (internal); ``seat`` was thinking (or None)."""
+
+    def __init__(self, seat: int | None) -> None:
+        super().__init__(seat)
+        self.seat = seat
+
+
+class SeatPool:
+    """The bot processes of the seats of one lineup and rotation (one per seat).
+
+    A process stays alive across the matches of a batch; it is replaced after a fault,
+    and closed after every match for ``fresh_process`` bots.
+
+    :param bots: the bot of each seat.
+    :param limits: process limits.
+    :param hub: the selector the processes are registered with.
+    :ivar stderr_text: per seat, stderr captured from processes retired during the
+        current match (collected by :meth:`take_stderr`).
+    """
+
+    def __init__(self, bots: Sequence[BotSpec], limits: Limits, hub: Hub | None = None) -> None:
+        self.bots = list(bots)
+        self.limits = limits
+        self.hub = hub or Hub()
+        self.procs: list[BotProcess | None] = [None] * len(bots)
+        self.stderr_text: list[list[str]] = [[] for _ in bots]
+        self.spawns = 0
+
+    def get(self, seat: int) -> BotProcess:
+        """The live process of ``seat`` (spawned if there is none or it has exited).
+
+        :raises BotCrashed: if the command cannot be started.
+        """
+        proc = self.procs[seat]
+        if proc is not None and proc.alive() and not proc.eof and proc.violation is None:
+            return proc
+        if proc is not None:
+            self.retire(seat)
+        return self.spawn(seat)
+
+    def spawn(self, seat: int) -> BotProcess:
+        """A new process for ``seat`` (the old one is retired first)."""
+        if self.procs[seat] is not None:
+            self.retire(seat)
+        workdir = new_workdir(self.bots[seat].name)
+        try:
+            proc = BotProcess(self.bots[seat], self.limits, workdir, seat)
+        except BotFault as e:
+            remove_workdir(workdir)
+            e.process = None  # type: ignore[attr-defined]
+            e.seat = seat  # type: ignore[attr-defined]
+            raise
+        self.hub.add(proc)
+        self.procs[seat] = proc
+        self.spawns += 1
+        return proc
+
+    def retire(self, seat: int) -> None:
+        """Kill the process of ``seat`` (keeping its stderr) and delete its working directory."""
+        proc = self.procs[seat]
+        if proc is None:
+            return
+        self.procs[seat] = None
+        proc.kill()
+        self.stderr_text[seat].append(proc.stderr.take())
+        remove_workdir(proc.workdir)
+
+    def take_stderr(self, seat: int) -> str:
+        """Everything the seat's processes wrote to stderr since the last call (head+tail capped)."""
+        parts = self.stderr_text[seat]
+        proc = self.procs[seat]
+        if proc is not None:
+            self.hub.pump(0)
+            parts.append(proc.stderr.take())
+        self.stderr_text[seat] = []
+        return "".join(p for p in parts if p)
+
+    def after_match(self) -> None:
+        """Close ``fresh_process`` bots; recycle processes near their CPU-time limit."""
+        cpu = self.limits.cpu_s
+        for seat, proc in enumerate(self.procs):
+            if proc is None:
+                continue
+            if self.bots[seat].fresh_process:
+                self._close(seat, 0.2)
+            elif cpu and proc.cpu_seconds() > 0.5 * cpu:
+                self._close(seat, 0.2)
+
+    def _close(self, seat: int, wait_s: float) -> int | None:
+        proc = self.procs[seat]
+        if proc is None:
+            return None
+        self.hub.remove(proc)
+        rc = proc.close(wait_s)
+        self.procs[seat] = None
+        self.stderr_text[seat].append(proc.stderr.take())
+        remove_workdir(proc.workdir)
+        return rc
+
+    def close(self, wait_s: float = 1.0) -> list[int | None]:
+        """Close every process: stdin first (bots exit on EOF), then wait, then kill.
+
+        :returns: per seat, the exit code of a bot that exited by itself, else None.
+        """
+        for proc in self.procs:
+            if proc is not None:
+                try:
+                    proc.proc.stdin.close()
+                except OSError:
+                    pass
+        deadline = time.monotonic() + wait_s
+        return [self._close(seat, max(0.0, deadline - time.monotonic())) for seat in range(len(self.procs))]
+
+
+def forfeit_outcome(teams: Sequence[Sequence[int]], faulty: set[int]) -> dict[str, list]:
+    """DESIGN's forfeit rule: sides with a faulty seat rank last (equal), the others share first.
+
+    :returns: ``{"ranks": [...], "scores": [...]}`` per seat; scores are 0 for faulty sides
+        and 1 for the others (the game's scores are not available).
+    """
+    n = sum(len(t) for t in teams)
+    bad_sides = [any(s in faulty for s in t) for t in teams]
+    good = bad_sides.count(False)
+    ranks = [0] * n
+    scores = [1] * n
+    for t, bad in zip(teams, bad_sides, strict=True):
+        for s in t:
+            ranks[s] = good if bad else 0
+            scores[s] = 0 if bad else 1
+    return {"ranks": ranks, "scores": scores}
+
+
+def replacement_action(deal_seed: int, move_index: int, legal: Sequence[Any]) -> Any:
+    """The ``random`` policy's substitute for a faulty move: uniform over ``legal`` from an RNG
+    keyed by (deal seed, move index)."""
+    rng = random.Random(h64(b"cardarena-fault", deal_seed, move_index))
+    return legal[rng.randrange(len(legal))]
+
+
+class _Forfeit(Exception):
+    pass
+
+
+class _Match:
+    """The state of one match being played (internal to :func:`play_match`)."""
+
+    def __init__(self, spec: MatchSpec, pool: SeatPool, info_sink: InfoSink | None) -> None:
+        self.spec = spec
+        self.pool = pool
+        self.info_sink = info_sink
+        self.game = registry.get_game(spec.game)
+        n = spec.players
+        self.n = n
+        self.clock = spec.clock
+        self.bank = [float(spec.clock.bank_ms)] * n
+        self.move_ms: list[list[float]] = [[] for _ in range(n)]
+        self.faults: list[Fault] = []
+        self.versions = [""] * n
+        self.actions: list[str] = []
+        self.restarts = [0] * n
+        self.request_id = 0
+        self.thinking: int | None = None
+        self.is_ready = [False] * n
+        self.t0 = time.perf_counter()
+        self.wall_deadline = self.t0 + spec.wall_s
+        self.state = None
+
+    # ------------------------------------------------------------ helpers
+
+    def tick(self) -> None:
+        """Housekeeping while waiting: other seats' processes, the wall budget."""
+        for seat, proc in enumerate(self.pool.procs):
+            if proc is not None and seat != self.thinking:
+                proc.check()
+        if time.perf_counter() > self.wall_deadline:
+            raise WallBudgetExceeded(self.thinking)
+
+    def record(self, seat: int, fault: BotFault) -> None:
+        proc = self.pool.procs[seat]
+        if proc is not None:
+            self.pool.hub.pump(0)
+        tail = proc.stderr.tail_text() if proc is not None else ""
+        self.faults.append(Fault(seat, self.spec.seats[seat], fault.fault_class, len(self.actions),
+                                 fault.detail, tail))
+
+    def fault_seat(self, fault: BotFault, default: int) -> int:
+        proc = getattr(fault, "process", None)
+        if proc is not None and proc.seat >= 0:
+            return proc.seat
+        return getattr(fault, "seat", default)
+
+    # ------------------------------------------------------------ handshake
+
+    def start_seat(self, seat: int, resume: bool = False) -> None:
+        """Send ``start`` to ``seat`` (spawning if needed); the ``ready`` is awaited by :meth:`ready`."""
+        self.is_ready[seat] = False
+        proc = self.pool.get(seat)
+        if not resume:
+            proc.reset_workdir()
+        spec = self.spec
+        proc.start_sent = time.perf_counter()  # type: ignore[attr-defined]
+        proc.send(encode_start(game=spec.game, options=spec.options, players=spec.players, seat=seat,
+                               teams=spec.teams, match=spec.token, seed=spec.bot_seeds[seat],
+                               move_ms=self.clock.move_ms, bank_ms=int(self.bank[seat]),
+                               resume=resume))
+
+    def ready(self, seat: int) -> None:
+        """Wait for the ``ready`` of ``seat``.
+
+        :raises BotStall: no ``ready`` in time; :raises ProtocolError, BotCrashed: as raised.
+        """
+        if self.is_ready[seat]:
+            return
+        proc = self.pool.procs[seat]
+        assert proc is not None
+        limit = self.clock.startup_ms if proc.fresh else self.clock.move_ms
+        deadline = proc.start_sent + (limit + self.clock.grace_ms) / 1000.0  # type: ignore[attr-defined]
+        while True:
+            self.thinking = seat
+            try:
+                line, _t = self.pool.hub.wait_line(proc, min(deadline, self.wall_deadline), self.tick)
+            except BotTimeout:
+                if time.perf_counter() >= self.wall_deadline:
+                    raise WallBudgetExceeded(seat) from None
+                raise proc._tag(BotStall(f"bot {proc.name!r} sent no 'ready' within {limit} ms")) from None
+            except BotFault as e:
+                other = self.fault_seat(e, seat)
+                if other == seat:
+                    raise
+                self.handle(other, e)
+                continue
+            finally:
+                self.thinking = None
+            if line.startswith(b'{"type":"action"'):
+                continue  # a stale reply from before this start
+            r = parse_ready(line)
+            self.versions[seat] = r.label()
+            proc.fresh = False
+            self.is_ready[seat] = True
+            return
+
+    def start_all(self) -> None:
+        for seat in range(self.n):
+            self.guard(seat, lambda s=seat: self.start_seat(s))
+        for seat in range(self.n):
+            self.guard(seat, lambda s=seat: self.ready(s))
+
+    def restart(self, seat: int) -> None:
+        """``random`` policy: a new process for ``seat``, resumed into this match."""
+        self.restarts[seat] += 1
+        if self.restarts[seat] > self.spec.faults.max_restarts_per_match:
+            raise _Forfeit()
+        self.pool.retire(seat)
+        self.start_seat(seat, resume=True)
+        self.ready(seat)
+
+    def guard(self, seat: int, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` (a handshake step of ``seat``); on a fault apply the policy (under
+        ``random`` the restart performs the whole handshake again)."""
+        try:
+            fn()
+        except BotFault as e:
+            self.handle(self.fault_seat(e, seat), e)
+
+    def handle(self, seat: int, fault: BotFault) -> None:
+        """Record ``fault`` of ``seat``; forfeit or (``random``) restart."""
+        self.record(seat, fault)
+        if self.spec.faults.policy != "random":
+            raise _Forfeit()
+        if isinstance(fault, BotIllegalAction):
+            return
+        while True:
+            try:
+                self.restart(seat)
+                return
+            except BotFault as e:
+                self.record(seat, e)
+
+    # ------------------------------------------------------------ moves
+
+    def decide(self, seat: int, legal_actions: list, legal: list[str]) -> Any:
+        """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
+        move_index = len(self.actions)
+        clock = self.clock
+        while True:
+            proc = self.pool.get(seat) if self.pool.procs[seat] is None else self.pool.procs[seat]
+            self.request_id += 1
+            rid = self.request_id
+            obs = self.state.observation(seat)
+            data = encode_act(rid, obs, legal, clock.move_ms, int(self.bank[seat]))
+            self.thinking = seat
+            try:
+                t0 = time.perf_counter()
+                proc.send(data)
+                limit_ms = clock.move_ms + self.bank[seat] + clock.grace_ms
+                deadline = t0 + limit_ms / 1000.0
+                while True:
+                    try:
+                        line, t1 = self.pool.hub.wait_line(proc, min(deadline, self.wall_deadline), self.tick)
+                    except BotTimeout:
+                        if time.perf_counter() >= self.wall_deadline and self.wall_deadline < deadline:
+                            raise WallBudgetExceeded(seat) from None
+                        raise proc._tag(BotTimeout(
+                            f"bot {proc.name!r} did not answer act {rid} within {limit_ms:.0f} ms "
+                            f"(move_ms {clock.move_ms} + bank {self.bank[seat]:.0f} + grace {clock.grace_ms})")) from None
+                    except BotFault as e:
+                        other = self.fault_seat(e, seat)
+                        if other == seat:
+                            raise
+                        self.handle(other, e)  # another seat failed while this one thinks
+                        continue
+                    reply = parse_action(line, rid)
+                    if reply is not None:
+                        break
+                elapsed = (t1 - t0) * 1000.0
+                charged = max(0.0, elapsed - clock.grace_ms)
+                if charged > clock.move_ms + self.bank[seat]:
+                    raise proc._tag(BotTimeout(
+                        f"bot {proc.name!r} answered act {rid} after {elapsed:.0f} ms; the limit was "
+                        f"{limit_ms:.0f} ms"))
+                self.bank[seat] -= max(0.0, charged - clock.move_ms)
+                self.move_ms[seat].append(round(elapsed, 3))
+                if reply.info is not None and self.info_sink is not None:
+                    self.info_sink(seat, move_index, reply.info)
+                try:
+                    idx = legal.index(reply.action)
+                except ValueError:
+                    shown = ", ".join(legal[:20]) + (" ..." if len(legal) > 20 else "")
+                    raise proc._tag(BotIllegalAction(
+                        f"bot {proc.name!r} played {reply.action!r}, which is not legal; legal: {shown}")) from None
+                return legal_actions[idx]
+            except BotFault as e:
+                self.thinking = None
+                culprit = self.fault_seat(e, seat)
+                self.handle(culprit, e)
+                if culprit != seat:
+                    continue
+                return replacement_action(self.spec.deal_seed, move_index, legal_actions)
+            finally:
+                self.thinking = None
+
+    def play(self) -> MatchResult:
+        spec = self.spec
+        status = "ok"
+        outcome: dict[str, list] | None = None
+        try:
+            self.state = self.game.new_match(spec.players, spec.deal_seed, **spec.options)
+            self.start_all()
+            fmt = self.game.format_action
+            forced_ok = [self.pool.bots[s].ask_forced for s in range(self.n)]
+            state = self.state
+            while not state.is_terminal():
+                seat = state.current_player()
+                legal_actions = state.legal_actions()
+                legal = [fmt(a) for a in legal_actions]
+                if len(legal_actions) == 1 and not forced_ok[seat]:
+                    action = legal_actions[0]
+                else:
+                    action = self.decide(seat, legal_actions, legal)
+                self.actions.append(fmt(action))
+                state.apply(action)
+            outcome = state.outcome().to_json()
+        except _Forfeit:
+            status = "forfeit"
+        except WallBudgetExceeded as e:
+            if e.seat is not None:
+                seat = e.seat
+                self.record(seat, BotTimeout(f"the match exceeded its wall budget of {spec.wall_s} s "
+                                             f"while bot {spec.seats[seat]!r} was thinking"))
+                status = "forfeit"
+            else:
+                status = "aborted"
+        faulty = {f.seat for f in self.faults}
+        if status == "forfeit":
+            outcome = forfeit_outcome(spec.teams, faulty)
+        self.finish(outcome, faulty if status != "ok" else set())
+        return MatchResult(spec.match_id, status, outcome, self.faults,
+                           round((time.perf_counter() - self.t0) * 1000.0, 3), self.move_ms,
+                           self.actions, self.versions)
+
+    def finish(self, outcome: dict[str, list] | None, retire: set[int]) -> None:
+        """Send ``end`` to every healthy seat; retire faulty processes."""
+        for seat in range(self.n):
+            proc = self.pool.procs[seat]
+            if proc is None:
+                continue
+            if seat in retire or outcome is None:
+                self.pool.retire(seat)
+                continue
+            try:
+                obs = self.state.observation(seat) if self.state is not None else {}
+                proc.send(encode_end(outcome, obs))
+            except BotFault:
+                self.pool.retire(seat)
+
+
+def play_match(spec: MatchSpec, pool: SeatPool, info_sink: InfoSink | None = None) -> MatchResult:
+    """Play ``spec`` with the processes of ``pool`` (one per seat, spawned as needed).
+
+    :param info_sink: called as ``info_sink(seat, move_index, info)`` for every ``info``
+        object a bot attaches to its action.
+    :returns: the :class:`MatchResult` (``status`` ok | forfeit | aborted; ``move_ms`` per
+        seat in milliseconds, forced moves excluded). Bot faults never raise; they are in
+        ``faults``.
+    :raises engine errors: only for a broken spec (unknown game, bad options).
+    """
+    return _Match(spec, pool, info_sink).play()
+
+
+__all__ = ["SeatPool", "forfeit_outcome", "play_match", "replacement_action", "BotCrashed",
+           "ProtocolError"]

@@ -1,0 +1,197 @@
+"""Bot protocol v1: message types, encoding and validation (DESIGN "Bot protocol v1").
+
+JSON lines, UTF-8, one object per line. The arena sends ``start``, ``act`` and ``end``;
+the bot answers ``start`` with ``ready`` and ``act`` with ``action``. Encoding uses
+orjson; every encoder returns the line as ``bytes`` including the trailing newline.
+
+Replies are validated here (shape, types, request id, size caps) and raise
+:class:`arena.errors.ProtocolError` with a message a bot author can act on. A reply whose
+``id`` differs from the pending request is *stale*: :func:`parse_action` returns ``None``
+for it and the caller discards it.
+
+Size caps (bytes, without the newline): :data:`MAX_LINE_BYTES` per bot line,
+:data:`MAX_INFO_BYTES` for an encoded ``info`` object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from arena.errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+#: longest line a bot may write (an action plus a 4 KiB ``info`` fits easily).
+MAX_LINE_BYTES = 64 * 1024
+#: largest encoded ``info`` object (DESIGN: "info is at most 4 KiB").
+MAX_INFO_BYTES = 4096
+#: longest ``name`` / ``version`` kept from ``ready``.
+MAX_NAME_CHARS = 64
+
+_NL = orjson.OPT_APPEND_NEWLINE
+
+ArenaMessageType = Literal["start", "act", "end"]
+BotMessageType = Literal["ready", "action"]
+
+
+def _dumps(obj: Mapping[str, Any]) -> bytes:
+    return orjson.dumps(obj, option=_NL)
+
+
+# ---------------------------------------------------------------- arena -> bot
+
+def encode_start(*, game: str, options: Mapping[str, Any], players: int, seat: int,
+                 teams: Sequence[Sequence[int]], match: str, seed: int, move_ms: int,
+                 bank_ms: int, resume: bool = False) -> bytes:
+    """The ``start`` line.
+
+    :param teams: sides as lists of seats (singletons in free-for-all games).
+    :param match: the opaque match token (never the match id).
+    :param seed: the bot's seed for its own randomness.
+    :param move_ms, bank_ms: the clock, milliseconds.
+    :param resume: true when a restarted bot rejoins a match in progress (``random`` policy).
+    :returns: one encoded line ending in ``\\n``.
+    """
+    msg: dict[str, Any] = {"type": "start", "protocol": PROTOCOL_VERSION, "game": game,
+                           "options": dict(options), "players": players, "seat": seat,
+                           "teams": [list(t) for t in teams], "match": match, "seed": seed,
+                           "clock": {"move_ms": move_ms, "bank_ms": bank_ms}}
+    if resume:
+        msg["resume"] = True
+    return _dumps(msg)
+
+
+def encode_act(request_id: int, observation: Mapping[str, Any], legal: Sequence[str],
+               move_ms: int, bank_ms: int) -> bytes:
+    """The ``act`` line: ``{"type":"act","id":..,"observation":..,"legal":[..],"clock":{..}}``.
+
+    :param request_id: id the reply must echo.
+    :param move_ms, bank_ms: time for this decision and the remaining bank, milliseconds.
+    """
+    return _dumps({"type": "act", "id": request_id, "observation": observation,
+                   "legal": list(legal), "clock": {"move_ms": move_ms, "bank_ms": bank_ms}})
+
+
+def encode_end(outcome: Mapping[str, Any], observation: Mapping[str, Any] | None) -> bytes:
+    """The ``end`` line with the outcome ``{"ranks": [..], "scores": [..]}`` and the final observation."""
+    return _dumps({"type": "end", "outcome": dict(outcome), "observation": observation or {}})
+
+
+# ---------------------------------------------------------------- bot -> arena
+
+@dataclass(frozen=True)
+class Ready:
+    """A validated ``ready`` reply. ``name``/``version`` are truncated to 64 characters."""
+
+    name: str
+    version: str
+
+    def label(self) -> str:
+        """``name/version`` (or just ``name``), as recorded in ``bot_versions``."""
+        return f"{self.name}/{self.version}" if self.version else self.name
+
+
+@dataclass(frozen=True)
+class ActionReply:
+    """A validated ``action`` reply for the pending request.
+
+    :ivar info: the optional ``info`` object (a dict, at most 4 KiB encoded) or None.
+    """
+
+    request_id: int
+    action: str
+    info: dict[str, Any] | None
+
+
+def _loads(line: bytes) -> dict[str, Any]:
+    if len(line) > MAX_LINE_BYTES:
+        raise ProtocolError(f"line of {len(line)} bytes exceeds the cap of {MAX_LINE_BYTES}")
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        raise ProtocolError(f"not a JSON object: {_show(line)} ({e})") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"expected a JSON object, got {_show(line)}")
+    return obj
+
+
+def _show(line: bytes, limit: int = 120) -> str:
+    text = line[:limit].decode("utf-8", "replace")
+    return repr(text) + ("..." if len(line) > limit else "")
+
+
+def parse_ready(line: bytes) -> Ready:
+    """Validate the reply to ``start``.
+
+    :raises ProtocolError: if it is not ``{"type":"ready","protocol":1,...}``.
+    """
+    obj = _loads(line)
+    if obj.get("type") != "ready":
+        raise ProtocolError(f"expected a 'ready' reply to 'start', got {_show(line)}")
+    proto = obj.get("protocol")
+    if proto != PROTOCOL_VERSION or isinstance(proto, bool):
+        raise ProtocolError(f"'ready' announces protocol {proto!r}; the arena speaks {PROTOCOL_VERSION}")
+    name = obj.get("name", "")
+    version = obj.get("version", "")
+    if not isinstance(name, str) or not isinstance(version, str):
+        raise ProtocolError(f"'ready' name and version must be strings, got {_show(line)}")
+    return Ready(name[:MAX_NAME_CHARS], version[:MAX_NAME_CHARS])
+
+
+def parse_action(line: bytes, request_id: int) -> ActionReply | None:
+    """Validate a reply to ``act`` number ``request_id``.
+
+    :returns: the reply, or ``None`` if it is a well-formed ``action`` with another id (stale:
+        discard it).
+    :raises ProtocolError: malformed JSON, wrong type, missing/ill-typed fields, ``info`` not
+        an object or larger than 4 KiB.
+    """
+    obj = _loads(line)
+    if obj.get("type") != "action":
+        raise ProtocolError(f"expected an 'action' reply to act {request_id}, got {_show(line)}")
+    rid = obj.get("id")
+    if not isinstance(rid, int) or isinstance(rid, bool):
+        raise ProtocolError(f"'action' reply without an integer id: {_show(line)}")
+    if rid != request_id:
+        return None
+    action = obj.get("action")
+    if not isinstance(action, str):
+        raise ProtocolError(f"'action' must be a string, got {_show(line)}")
+    info = obj.get("info")
+    if info is not None:
+        if not isinstance(info, dict):
+            raise ProtocolError(f"'info' must be an object, got {type(info).__name__}")
+        size = len(orjson.dumps(info))
+        if size > MAX_INFO_BYTES:
+            raise ProtocolError(f"'info' is {size} bytes; the cap is {MAX_INFO_BYTES}")
+    return ActionReply(rid, action, info)
+
+
+# ---------------------------------------------------------------- bot side (SDK)
+
+def decode_request(line: bytes | str) -> dict[str, Any]:
+    """Decode an arena message on the bot side.
+
+    :returns: the object (``type`` in start | act | end; unknown fields kept).
+    :raises ValueError: if the line is not a JSON object with a string ``type``.
+    """
+    obj = orjson.loads(line)
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ValueError(f"not an arena message: {line[:120]!r}")
+    return obj
+
+
+def encode_ready(name: str, version: str) -> bytes:
+    """The bot's ``ready`` line."""
+    return _dumps({"type": "ready", "protocol": PROTOCOL_VERSION, "name": name, "version": version})
+
+
+def encode_action(request_id: int, action: str, info: Mapping[str, Any] | None = None) -> bytes:
+    """The bot's ``action`` line (``info`` omitted when None)."""
+    msg: dict[str, Any] = {"type": "action", "id": request_id, "action": action}
+    if info is not None:
+        msg["info"] = info
+    return _dumps(msg)
