@@ -72,13 +72,11 @@ class Cuckoo(Game):
         "dealt_card     your card as dealt this hand (e.g. 'Kd'), null if not dealt in\n"
         "card           your card now, null if not dealt in\n"
         "known          per seat, the card it holds now if you know it (yours, cards you traded,\n"
-        "               blocked kings, the dealer's cut card), else null\n"
+        "               followed through later trades, blocked kings), else null\n"
         "blocks         [[seat, king], ...] kings shown by blocks this hand\n"
-        "cut            the card the dealer turned up, or null\n"
-        "discard        the dealer's discarded card if you know it (you are the dealer or knew\n"
-        "               its card through a trade), else null\n"
         "hands          earlier hands: {dealer, cards (final card per seat, null if not dealt in),\n"
-        "               cut, losers, void}"
+        "               cut (the card the dealer turned up, or null), losers, void, discard (the\n"
+        "               dealer's discarded card if you knew it: you dealt or traded it, else null)}"
     )
     configs = (
         (2, {}),

@@ -3,8 +3,8 @@
 Every action is public, so the hidden part of a hand is only its deal: the cards dealt
 to the other active seats and the stock order. Cards are followed by origin
 (:class:`~.actions.Trace`): a value the seat knows (its own card, a card seen in its
-own accepted trade, a blocked king, the cut card, a known discard) pins the card to the
-origin it came from; under ``king_block = automatic`` an accepted trade shows the
+own accepted trade, a blocked king) pins the card to the origin it came from (the
+dealer's cut ends the hand, so the stock is never seen during one); under ``king_block = automatic`` an accepted trade shows the
 neighbour's card was not a king, so no king may come from that origin.
 """
 
@@ -19,7 +19,7 @@ from engine.core import InfoSet
 from engine.errors import InconsistentObservationError, RulesError
 from engine.sampling import SamplingProblem
 
-from .actions import DECK, IS_KING, KINGS, Trace, parse_action
+from .actions import CUT, DECK, KINGS, Trace, parse_action
 from .state import CuckooState
 
 
@@ -27,14 +27,13 @@ class CuckooInfoSet(InfoSet):
     """The deals of the current hand consistent with one seat's observation.
 
     Hidden locations: ``hand s`` (capacity 1) for each active seat ``s`` whose dealt card
-    this seat does not know, then ``stock`` (the undealt cards in order, top first; when
-    the cut card is known it is pinned on top and the location holds the rest).
+    this seat does not know, then ``stock`` (the undealt cards in order, top first).
 
     :raises InconsistentObservationError: if the observation is malformed or two
         facts contradict each other (a card pinned to two origins, or an origin to two cards).
     """
 
-    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "cut")
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -53,10 +52,9 @@ class CuckooInfoSet(InfoSet):
         self.order = [int(s) for s in obs["turn_order"]]
         order = self.order
         self.actions = [parse_action(a) for _, a in obs["actions"]]
-        cut = obs["cut"]
-        self.cut = parse_french(cut) if cut is not None else -1
-        t = Trace.replay(n, order, self.actions, self.opts["king_block"] == "automatic",
-                         self.cut >= 0 and IS_KING[self.cut])
+        if CUT in self.actions:
+            raise InconsistentObservationError("cuckoo: a cut ends the hand; it cannot be in 'actions'")
+        t = Trace.replay(n, order, self.actions, self.opts["king_block"] == "automatic", False)
         pins: dict[int, int] = {}  # origin -> card
 
         def pin(origin: int, card: int) -> None:
@@ -76,12 +74,6 @@ class CuckooInfoSet(InfoSet):
                     pin(t.holder[s], parse_french(code))
             for s, code in obs["blocks"]:
                 pin(t.holder[s], parse_french(code))
-            if self.cut >= 0:
-                pin(n, self.cut)
-            if obs["discard"] is not None:
-                if t.discard < 0:
-                    raise InconsistentObservationError("cuckoo: a discard without a cut")
-                pin(t.discard, parse_french(obs["discard"]))
         if len(set(pins.values())) != len(pins):
             raise InconsistentObservationError("cuckoo: one card seen at two places")
         self.pins = pins
@@ -94,7 +86,7 @@ class CuckooInfoSet(InfoSet):
             return SamplingProblem([], [], [], [], [])
         seen = set(self.pins.values())
         cards = [c for c in DECK if c not in seen]
-        stock_cap = 52 - len(self.order) - (1 if self.n in self.pins else 0)
+        stock_cap = 52 - len(self.order)
         locations = [(f"hand {s}", 1) for s in self.free] + [("stock", stock_cap)]
         banned = [f"hand {s}" for s in self.free if self.nonking >> s & 1]
         allowed = None
@@ -120,7 +112,9 @@ class CuckooInfoSet(InfoSet):
         st.hidx = int(obs["hand_index"])
         st.hands = tuple(
             (int(h["dealer"]), tuple(-1 if c is None else parse_french(c) for c in h["cards"]),
-             -1 if h["cut"] is None else parse_french(h["cut"]), tuple(h["losers"]), bool(h["void"]))
+             -1 if h["cut"] is None else parse_french(h["cut"]), tuple(h["losers"]), bool(h["void"]),
+             -1 if h["discard"] is None else parse_french(h["discard"]),
+             0 if h["discard"] is None else 1 << self.seat)
             for h in obs["hands"])
         if not self.order:
             st.start = st.clone()
@@ -131,10 +125,7 @@ class CuckooInfoSet(InfoSet):
         deck = []
         for s in self.order:
             deck.append(self.pins[s] if s in self.pins else next(free)[0])
-        stock = list(assignment[-1])
-        if n in self.pins:
-            stock.insert(0, self.pins[n])
-        st._deal(deck + stock)
+        st._deal(deck + list(assignment[-1]))
         for a in self.actions:
             st.apply(a)
         return st

@@ -53,7 +53,9 @@ class CuckooState(State):
     :ivar phase: ``TURN`` (``order[pos]`` decides), ``RESPOND`` (``order[pos+1]`` answers a
         swap) or ``OVER`` (match over).
     :ivar elim: per seat, the hand index in which it was eliminated (``-1`` = still in).
-    :ivar hands: per completed hand ``(dealer, final cards, cut card, losers, void)``.
+    :ivar hands: per completed hand ``(dealer, final cards, cut card, losers, void, discard,
+        knowers)``: ``discard`` is the dealer's discarded card (``-1`` if none) and
+        ``knowers`` the bitmask of seats that knew it (the dealer and its trade partners, §3.5).
     """
 
     __slots__ = ("game", "n", "opts", "automatic", "max_hands", "deal_seed", "lives", "elim",
@@ -131,7 +133,12 @@ class CuckooState(State):
                 lives[s] -= 1
                 if lives[s] == 0:
                     self.elim[s] = self.hidx
-        self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void),)
+        knowers = 0
+        if self.discard >= 0:
+            t = self.trace()
+            knowers = sum(1 << s for s in order if t.knows(s, t.discard))
+        self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void,
+                                    self.discard, knowers),)
         self.hidx += 1
         left = sum(1 for e in self.elim if e < 0)
         if left <= 1 or self.hidx >= self.max_hands:
@@ -254,7 +261,7 @@ class CuckooState(State):
             return self.outcome().rewards()
         if not self.hands:
             return [0.5] * self.n
-        _, cards, _, losers, void = self.hands[-1]
+        _, cards, _, losers, void, _, _ = self.hands[-1]
         res = [0 if c < 0 else 2 for c in cards]
         if not void:
             for s in losers:
@@ -338,12 +345,11 @@ class CuckooState(State):
             "card": _code(self.cards[seat]),
             "known": [None] * n,
             "blocks": [],
-            "cut": _code(self.cut_card),
-            "discard": None,
             "hands": [
                 {"dealer": d, "cards": [_code(c) for c in cards], "cut": _code(cut),
-                 "losers": list(losers), "void": void}
-                for d, cards, cut, losers, void in self.hands
+                 "losers": list(losers), "void": void,
+                 "discard": _code(discard) if knowers >> seat & 1 else None}
+                for d, cards, cut, losers, void, discard, knowers in self.hands
             ],
         }
         if not self.order:
@@ -352,8 +358,6 @@ class CuckooState(State):
         # replay step by step to name each actor and each blocked king
         order = self.order
         m = len(order)
-        stock_top = start.stock[0] if start.stock else -1
-        cut_king = self.cut_card >= 0 and IS_KING[self.cut_card]
         phase, pos, blocked = TURN, 0, 0
         for a in hist:
             if phase == TURN:
@@ -371,16 +375,11 @@ class CuckooState(State):
             pos += 1
             while pos < m and blocked >> order[pos] & 1:
                 pos += 1
-        t = Trace.replay(n, order, hist, self.automatic, cut_king)
-
-        def value_of(origin: int) -> int:
-            return stock_top if origin == n else start.cards[origin]
-
+        # the dealer's cut is the hand's last action, so within a hand no card came from the stock
+        t = Trace.replay(n, order, hist, self.automatic, False)
         known = obs["known"]
         for s in order:
             o = t.holder[s]
             if t.knows(seat, o):
-                known[s] = french_str(value_of(o))
-        if t.discard >= 0 and t.knows(seat, t.discard):
-            obs["discard"] = french_str(value_of(t.discard))
+                known[s] = french_str(start.cards[o])
         return obs
