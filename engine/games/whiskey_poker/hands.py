@@ -1,0 +1,90 @@
+"""Five-card poker hand strength for Whiskey Poker (rules whiskey_poker.md §2.1).
+
+The strength comes from the ``eval7`` library (C, MIT; chosen by
+``bench/hand_evaluators.py``: correct on the wheel, kickers, full flush comparison and
+multi-way ties, and the fastest of treys, deuces, phevaluator, eval7 and pokerkit).
+Without ``eval7`` a plain Python reading of §2.1 is used, which orders hands
+identically (``tests/games/test_whiskey_poker.py`` checks both agree).
+
+Strengths are ints, **higher is better**, equal exactly when §2.1 says the hands tie.
+"""
+
+from __future__ import annotations
+
+from engine.cards import cards_of, french_str
+
+CATEGORIES = ("high card", "one pair", "two pair", "three of a kind", "straight", "flush",
+              "full house", "four of a kind", "straight flush")
+
+
+def reference_strength(cards: list[int]) -> int:
+    """Strength of 5 French card ids by §2.1 read literally (higher is better).
+
+    Encodes ``(category, tie-break ranks...)`` base 16: category 0 = high card … 8 =
+    straight flush; A-2-3-4-5 is a 5-high straight; no wrap-around.
+    """
+    ranks = sorted((c % 13 for c in cards), reverse=True)
+    flush = len({c // 13 for c in cards}) == 1
+    counts: dict[int, int] = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    shape = tuple(c for _, c in groups)
+    order = [r for r, _ in groups]
+    top = -1
+    if len(counts) == 5:
+        if ranks[0] - ranks[4] == 4:
+            top = ranks[0]
+        elif ranks == [12, 3, 2, 1, 0]:
+            top = 3
+    if top >= 0 and flush:
+        key = [8, top]
+    elif shape == (4, 1):
+        key = [7, *order]
+    elif shape == (3, 2):
+        key = [6, *order]
+    elif flush:
+        key = [5, *ranks]
+    elif top >= 0:
+        key = [4, top]
+    elif shape == (3, 1, 1):
+        key = [3, *order]
+    elif shape == (2, 2, 1):
+        key = [2, *order]
+    elif shape == (2, 1, 1, 1):
+        key = [1, *order]
+    else:
+        key = [0, *ranks]
+    key += [0] * (6 - len(key))
+    value = 0
+    for k in key:
+        value = value * 16 + k
+    return value
+
+
+def reference_category(cards: list[int]) -> int:
+    """Category index (0 = high card … 8 = straight flush) of 5 card ids."""
+    return reference_strength(cards) >> 20
+
+
+try:  # pragma: no branch - which backend depends on the installation
+    import eval7 as _eval7
+
+    _E7 = tuple(_eval7.Card(french_str(c)) for c in range(52))
+    _evaluate = _eval7.evaluate
+    BACKEND = "eval7"
+
+    def strength(mask: int) -> int:
+        """Strength of the 5-card hand ``mask`` (higher is better; equal = tie, §2.1)."""
+        return _evaluate([_E7[c] for c in cards_of(mask)])
+except ImportError:  # pragma: no cover - exercised only where eval7 is missing
+    BACKEND = "reference"
+
+    def strength(mask: int) -> int:
+        """Strength of the 5-card hand ``mask`` (higher is better; equal = tie, §2.1)."""
+        return reference_strength(cards_of(mask))
+
+
+def category_name(mask: int) -> str:
+    """``'two pair'`` etc. for the 5-card hand ``mask`` (§2.1 categories)."""
+    return CATEGORIES[reference_category(cards_of(mask))]
