@@ -1,0 +1,467 @@
+"""The Gargon state: rounds of playing out, battles and replacement draws (docs/rules/gargon.md §4.2–§4.6).
+
+A match is one hand: the deal of §4.2, then rounds until a draw pile runs out (§4.5).
+Card sets are int masks of the physical ids of :mod:`engine.games.gargon.rules`; the draw
+piles are lists with the top card **last**. ``SELECT(c0)`` moves the player's lowest-id
+zero of colour ``c`` (the two zeros are one identity, §0.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from engine.core import Outcome, State, rank_rewards, ranks_from_results
+from engine.errors import GameOverError
+from engine.games.gargon import rules as R
+
+PLAY, PASS_DRAW, REPLACE, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("play", "pass_draw", "replacement", "over")
+
+
+class GargonState(State):
+    """One Gargon match (a single hand).
+
+    :ivar hands: per seat, the hand mask (selected cards are removed at once).
+    :ivar piles: ``[A, B]``, card id lists with the top card last.
+    :ivar stash: per seat, the mask of won cards; ``discard``: mask of discarded cards.
+    :ivar start: the round's start player S; ``turn``: how many of the round's n turns
+        have begun (the actor in step 1 is ``(start + turn) % n``).
+    :ivar sel: the current actor's selection (card ids in canonical order).
+    :ivar played: per seat, the mask played face down this round (complete plays only).
+    """
+
+    __slots__ = (
+        "game", "n", "first_opt", "amulets", "pass_choice", "replacement", "first_start", "deal_seed",
+        "hands", "piles", "stash", "discard", "start", "turn", "phase", "sel", "sel_mask",
+        "played", "passed", "pattern", "col_played", "drawn_now", "draw_target",
+        "repl", "repl_i", "repl_left", "ended", "round_no", "rounds", "dealt", "dealt_piles",
+        "draws", "hist", "hist_len", "snapshot", "hand_no", "_legal",
+    )
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def from_deal(cls, game: Any, n: int, opts: dict, hands: Sequence[int], piles_top_first: Sequence[Sequence[int]],
+                  first_start: int, deal_seed: int, first_opt: Any = 0) -> GargonState:
+        """The state right after an explicit deal (§4.2).
+
+        :param hands: per seat, the mask of its 10 cards.
+        :param piles_top_first: ``(A, B)`` card ids, top card first.
+        :param first_start: the first round's start player.
+        :param deal_seed: kept in the state (never in observations).
+        :param first_opt: the ``first_start`` option as given (for observations).
+        """
+        s = cls.__new__(cls)
+        s.game = game
+        s.n = n
+        s.first_opt = first_opt
+        s.amulets = tuple(opts["amulets"])
+        s.pass_choice = opts["pass_draw"] == "choice_1_to_3"
+        s.replacement = opts["replacement"] == "played_count"
+        s.first_start = first_start
+        s.deal_seed = deal_seed
+        s.hands = list(hands)
+        s.piles = [list(reversed(p)) for p in piles_top_first]
+        s.stash = [0] * n
+        s.discard = 0
+        s.start = first_start
+        s.turn = 0
+        s.phase = PLAY
+        s.sel = []
+        s.sel_mask = 0
+        s.played = [0] * n
+        s.passed = 0
+        s.pattern = None
+        s.col_played = 0
+        s.drawn_now = 0
+        s.draw_target = 0
+        s.repl = ()
+        s.repl_i = 0
+        s.repl_left = 0
+        s.ended = False
+        s.round_no = 0
+        s.rounds = ()
+        s.dealt = tuple(hands)
+        s.dealt_piles = tuple(tuple(p) for p in piles_top_first)
+        s.draws = [()] * n
+        s.hist = None
+        s.hist_len = 0
+        s.hand_no = 0
+        s._legal = None
+        s.snapshot = None
+        s.snapshot = s.clone()
+        return s
+
+    def clone(self) -> GargonState:
+        """An independent copy (lists copied shallowly; history and round records are shared immutables)."""
+        s = GargonState.__new__(GargonState)
+        s.game = self.game
+        s.n = self.n
+        s.first_opt = self.first_opt
+        s.amulets = self.amulets
+        s.pass_choice = self.pass_choice
+        s.replacement = self.replacement
+        s.first_start = self.first_start
+        s.deal_seed = self.deal_seed
+        s.hands = self.hands[:]
+        s.piles = [self.piles[0][:], self.piles[1][:]]
+        s.stash = self.stash[:]
+        s.discard = self.discard
+        s.start = self.start
+        s.turn = self.turn
+        s.phase = self.phase
+        s.sel = self.sel[:]
+        s.sel_mask = self.sel_mask
+        s.played = self.played[:]
+        s.passed = self.passed
+        s.pattern = self.pattern
+        s.col_played = self.col_played
+        s.drawn_now = self.drawn_now
+        s.draw_target = self.draw_target
+        s.repl = self.repl
+        s.repl_i = self.repl_i
+        s.repl_left = self.repl_left
+        s.ended = self.ended
+        s.round_no = self.round_no
+        s.rounds = self.rounds
+        s.dealt = self.dealt
+        s.dealt_piles = self.dealt_piles
+        s.draws = self.draws[:]
+        s.hist = self.hist
+        s.hist_len = self.hist_len
+        s.snapshot = self.snapshot
+        s.hand_no = self.hand_no
+        s._legal = self._legal
+        return s
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def current_player(self) -> int:
+        ph = self.phase
+        if ph == PLAY or ph == PASS_DRAW:
+            return (self.start + self.turn) % self.n
+        if ph == REPLACE:
+            return self.repl[self.repl_i]
+        return -1
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def hand_index(self) -> int:
+        return self.hand_no
+
+    def allowed_colours(self, seat: int) -> int:
+        """Colour bitmask ``seat`` may play in this round (the last player's limit, §4.3)."""
+        if seat != self.start and seat == (self.start - 1) % self.n:
+            return self.col_played
+        return 0b111111
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions in canonical order (ascending ints: selects by face, done, pass, draws, stop)."""
+        if self._legal is not None:
+            return self._legal[:]
+        ph = self.phase
+        if ph == PLAY:
+            out = self._play_actions()
+        elif ph == PASS_DRAW:
+            out = [R.DRAW_A, R.DRAW_B]
+            if self.pass_choice and self.drawn_now:
+                out.append(R.STOP)
+        elif ph == REPLACE:
+            out = [R.DRAW_A, R.DRAW_B]
+        else:
+            out = []
+        self._legal = out
+        return out[:]
+
+    def _play_actions(self) -> list[int]:
+        p = (self.start + self.turn) % self.n
+        hand = self.hands[p]
+        sel = self.sel
+        is_start = p == self.start
+        pattern = None if is_start else self.pattern
+        allowed = self.allowed_colours(p)
+        out: list[int] = []
+        size = len(sel) + 1
+        if pattern is None and size > 3:
+            return [R.DONE]
+        if pattern is not None and size > sum(pattern):
+            return [R.DONE]
+        cand = hand if not sel else hand & ~((1 << (sel[-1] + 1)) - 1)
+        sel_counts = R.colour_counts(self.sel_mask)
+        hand_counts = R.colour_counts(hand)
+        last_face = -1
+        colour_of = R.COLOUR_OF
+        face_of = R.FACE_OF
+        after = R.AFTER_MASK
+        while cand:
+            low = cand & -cand
+            x = low.bit_length() - 1
+            cand ^= low
+            f = face_of[x]
+            if f == last_face:
+                continue
+            last_face = f
+            cx = colour_of[x]
+            if not allowed >> cx & 1:
+                # skip the whole colour
+                cand &= ~R.COLOUR_MASK[cx]
+                continue
+            sel_counts[cx] += 1
+            hand_counts[cx] -= 1
+            ok = R.completable(sel_counts, cx, (hand & after[x]).bit_count(), hand_counts, allowed, pattern, size)
+            sel_counts[cx] -= 1
+            hand_counts[cx] += 1
+            if ok:
+                out.append(f)
+        if sel and (is_start or R.pattern_of(sel_counts) == pattern):
+            out.append(R.DONE)
+        if not sel and not is_start:
+            out.append(R.PASS)
+        return out
+
+    # ------------------------------------------------------------ apply
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player (§4.3).
+
+        :raises IllegalActionError: naming the action and the legal set.
+        :raises GameOverError: if the match is over.
+        """
+        if self.phase == OVER:
+            raise GameOverError("gargon: the match is over; no action can be applied")
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            raise self._illegal(action)
+        p = self.current_player()
+        self.hist = (self.hist, p, action)
+        self.hist_len += 1
+        self._legal = None
+        if action < R.DONE:
+            hand = self.hands[p]
+            m = R.FACE_MASK[action] & hand
+            low = m & -m
+            self.hands[p] = hand ^ low
+            self.sel.append(low.bit_length() - 1)
+            self.sel_mask |= low
+        elif action == R.DONE:
+            m = self.sel_mask
+            self.played[p] = m
+            for c in range(R.NCOL):
+                if m & R.COLOUR_MASK[c]:
+                    self.col_played |= 1 << c
+            if p == self.start:
+                self.pattern = R.pattern_of(R.colour_counts(m))
+            self.sel = []
+            self.sel_mask = 0
+            self._next_turn()
+        elif action == R.PASS:
+            self.passed |= 1 << p
+            if self.ended:
+                self._next_turn()
+            else:
+                self.phase = PASS_DRAW
+                self.drawn_now = 0
+                self.draw_target = 3 if self.pass_choice else sum(self.pattern)
+        elif action == R.STOP:
+            self.phase = PLAY
+            self._next_turn()
+        else:
+            self._draw(p, action - R.DRAW_A)
+            if self.phase == PASS_DRAW:
+                self.drawn_now += 1
+                if self.ended or self.drawn_now >= self.draw_target:
+                    self.phase = PLAY
+                    self._next_turn()
+            else:
+                self.repl_left -= 1
+                if self.ended:
+                    self._end_round()
+                elif self.repl_left == 0:
+                    self.repl_i += 1
+                    if self.repl_i >= len(self.repl):
+                        self._end_round()
+                    else:
+                        self.repl_left = self.played[self.repl[self.repl_i]].bit_count()
+
+    def _draw(self, p: int, pile: int) -> None:
+        """Top card of pile ``pile`` (0 = A) to ``p``'s hand; an emptied pile triggers the end (§4.5)."""
+        pl = self.piles[pile]
+        card = pl.pop()
+        self.hands[p] |= 1 << card
+        self.draws[p] = self.draws[p] + (card,)
+        if not pl:
+            self.ended = True
+
+    def _next_turn(self) -> None:
+        self.turn += 1
+        if self.turn < self.n:
+            return
+        # step 2: battles
+        won, disc = R.resolve_battles(self.played)
+        for s in range(self.n):
+            self.stash[s] |= won[s]
+        self.discard |= disc
+        self.rounds = self.rounds + ((self.start, tuple(-1 if self.passed >> s & 1 else self.played[s]
+                                                          for s in range(self.n))),)
+        # step 3: replacement draws
+        if self.ended or not self.replacement:
+            self._end_round()
+            return
+        order = tuple(s for s in ((self.start + i) % self.n for i in range(self.n)) if self.played[s])
+        self.repl = order
+        self.repl_i = 0
+        self.repl_left = self.played[order[0]].bit_count()
+        self.phase = REPLACE
+
+    def _end_round(self) -> None:
+        if self.ended:
+            self._finish()
+            return
+        self.start = (self.start + 1) % self.n
+        self.turn = 0
+        self.phase = PLAY
+        self.played = [0] * self.n
+        self.passed = 0
+        self.pattern = None
+        self.col_played = 0
+        self.repl = ()
+        self.repl_i = 0
+        self.repl_left = 0
+        self.round_no += 1
+        if not self.replacement and not self.hands[self.start]:
+            self._finish()  # G-A20: S has no card
+
+    def _finish(self) -> None:
+        self.phase = OVER
+        self.hand_no = 1
+
+    # ------------------------------------------------------------ results
+
+    def totals(self) -> list[int]:
+        """Current totals of §4.6 from the stashes (final once the match is over)."""
+        return R.scores(self.stash, self.amulets)
+
+    def outcome(self) -> Outcome:
+        """Ranks by total (ties share a place) and ``scores`` = totals (§4.6)."""
+        if self.phase != OVER:
+            raise GameOverError("gargon: the match is not over")
+        t = self.totals()
+        return Outcome(tuple(ranks_from_results(t)), tuple(float(x) for x in t))
+
+    def hand_rewards(self) -> list[float]:
+        """Rank rewards of the totals (final at the end; the current standing before)."""
+        return rank_rewards(ranks_from_results(self.totals()))
+
+    # ------------------------------------------------------------ history and worlds
+
+    def hand_history(self) -> list[int]:
+        out: list[int] = []
+        node = self.hist
+        while node is not None:
+            out.append(node[2])
+            node = node[0]
+        out.reverse()
+        return out
+
+    def history_with_actors(self) -> list[tuple[int, int]]:
+        """``[(seat, action), ...]`` of the hand so far, in order."""
+        out: list[tuple[int, int]] = []
+        node = self.hist
+        while node is not None:
+            out.append((node[1], node[2]))
+            node = node[0]
+        out.reverse()
+        return out
+
+    def hand_start(self) -> GargonState:
+        return self.snapshot.clone()
+
+    def world_key(self) -> Hashable:
+        return (self.n, self.first_start, tuple(self.hands), tuple(map(tuple, self.piles)), tuple(self.stash),
+                self.discard, tuple(self.sel), tuple(self.played), self.passed, self.start, self.turn, self.phase,
+                self.drawn_now, self.repl, self.repl_i, self.repl_left, self.ended, self.dealt,
+                self.dealt_piles, tuple(self.hand_history()))
+
+    def public_action(self, action: int, seat: int) -> str:
+        if action < R.DONE and seat != self.current_player():
+            return "select " + R.COLOURS[action // 16] + " ?"
+        return R.ACTION_STR[action]
+
+    # ------------------------------------------------------------ observation
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` has seen (§4.7); fields are listed in ``Gargon.observation_doc``."""
+        n = self.n
+        cs = R.COLOURS
+        actions = []
+        for p, a in self.history_with_actors():
+            if a < R.DONE and p != seat:
+                actions.append([p, "select " + cs[a // 16] + " ?"])
+            else:
+                actions.append([p, R.ACTION_STR[a]])
+        table = []
+        actor = self.current_player()
+        for s in range(n):
+            m = self.played[s] if self.phase == PLAY or self.phase == PASS_DRAW else 0
+            if s == actor and self.phase == PLAY:
+                m = self.sel_mask
+            if s == seat:
+                table.append(R.faces_of(m))
+            else:
+                table.append([cs[R.COLOUR_OF[c]] for c in _ids(m)])
+        rounds = []
+        for start, plays in self.rounds:
+            rounds.append({"start": start, "plays": [None if m < 0 else R.faces_of(m) for m in plays]})
+        opts = {"amulets": list(self.amulets),
+                "pass_draw": "choice_1_to_3" if self.pass_choice else "match_start_count",
+                "replacement": "played_count" if self.replacement else "none",
+                "first_start": self.first_opt}
+        return {
+            "game": "gargon",
+            "players": n,
+            "seat": seat,
+            "options": opts,
+            "hand_index": self.hand_no,
+            "actions": actions,
+            "phase": PHASE_NAMES[self.phase],
+            "to_act": actor,
+            "first_start": self.first_start,
+            "round": self.round_no,
+            "start_player": self.start,
+            "hand": R.faces_of(self.hands[seat]),
+            "hand_colours": [R.colour_counts(h) for h in self.hands],
+            "piles": {"a": "".join(cs[R.COLOUR_OF[c]] for c in reversed(self.piles[0])),
+                      "b": "".join(cs[R.COLOUR_OF[c]] for c in reversed(self.piles[1]))},
+            "dealt": R.faces_of(self.dealt[seat]),
+            "dealt_colours": [R.colour_counts(h) for h in self.dealt],
+            "dealt_piles": {"a": "".join(cs[R.COLOUR_OF[c]] for c in self.dealt_piles[0]),
+                            "b": "".join(cs[R.COLOUR_OF[c]] for c in self.dealt_piles[1])},
+            "drawn": [R.FACE_STR[R.FACE_OF[c]] for c in self.draws[seat]],
+            "table": table,
+            "passed": [s for s in range(n) if self.passed >> s & 1] if self.phase != OVER else [],
+            "pattern": list(self.pattern) if self.pattern is not None and self.phase != OVER else None,
+            "colours_played": "".join(cs[c] for c in range(R.NCOL) if self.col_played >> c & 1)
+            if self.phase != OVER else "",
+            "draws_taken": self.drawn_now if self.phase == PASS_DRAW else 0,
+            "draws_left": self.repl_left if self.phase == REPLACE else 0,
+            "rounds": rounds,
+            "stash": [R.faces_of(m) for m in self.stash],
+            "discard": R.faces_of(self.discard),
+            "scores": self.totals(),
+            "ended": self.ended,
+        }
+
+
+def _ids(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
