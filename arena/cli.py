@@ -20,6 +20,8 @@ from engine.errors import CardArenaError
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="cardarena: competitions between card-game bots (JSON-lines bots, Ray, TrueSkill).")
 console = Console()
+if not console.is_terminal:  # logs and pipes: wide enough for the leaderboard on one line per bot
+    console = Console(width=160)
 err_console = Console(stderr=True)
 
 

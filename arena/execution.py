@@ -57,10 +57,13 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
 
     :raises ArenaError: with remedies when a cluster cannot be reached within ~5 s.
     """
+    import logging
+
     import ray
 
     if ray.is_initialized():
         return ray
+    logging.getLogger("ray").setLevel(logging.ERROR)
     if address:
         if not os.environ.get("RAY_AUTH_MODE") and _token_exists():
             os.environ["RAY_AUTH_MODE"] = "token"

@@ -150,7 +150,7 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard"
     for col, just in (("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"),
                       ("matches", "right"), ("wins", "right"), ("mean rank", "right"),
                       ("score [95% CI]", "right"), ("P(>next)", "right"), ("faults", "right")):
-        t.add_column(col, justify=just)
+        t.add_column(col, justify=just, no_wrap=col in ("bot", "score [95% CI]"))
     for r in rows:
         t.add_row(str(r["rank"]), r["bot"], _f(r["mu"]), _f(r["sigma"]), _f(r["conservative"]),
                   str(r["matches"]), str(r["wins"]), _f(r["mean_rank"]),

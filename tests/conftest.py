@@ -1,0 +1,27 @@
+"""Session fixtures shared by every test package.
+
+``ray_session``: one local Ray instance (2 CPUs, loopback only, dashboard off) for the
+tests that only need a running Ray. The loopback pin must be in the environment before
+``ray`` is imported, hence the assignment at the top of this file.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper", "true")
+
+import pytest  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """A running local Ray (started once per session, shut down at the end)."""
+    from arena.execution import init_ray
+
+    ray = init_ray(workers=2)
+    yield ray
+    ray.shutdown()
