@@ -1,0 +1,212 @@
+"""Cuttle information sets (``docs/rules/cuttle.md`` §3.9).
+
+Hidden from seat ``me``: the unknown part of the opponent's hand, the deck order and,
+while the opponent resolves a 7, the card it drew. Everything else is public or
+remembered: the table, the scrap, every action, the cards taken by 3s or returned by
+9s, the cards shown to a 4, and — for a seat controlling glasses — the opponent's hand
+and every card drawn meanwhile.
+
+Sampling has two steps, both through :mod:`engine.sampling`:
+
+1. :meth:`CuttleInfoSet.problem` places the cards ``me`` has never located: the unknown
+   part of the opponent's hand, the opponent's pending 7-card (never an unplayable
+   jack: that one would have been scrapped at once) and the deck.
+2. :meth:`CuttleInfoSet.world` rebuilds the deal. Every card that ever was in one of the
+   opponent's hidden slots (their dealt hand, each draw ``me`` did not see) must have
+   been drawn before it was first seen (played, shown to a 4, or seen in a glimpse of
+   the glasses) and after the previous glimpse (which showed the whole hand). Within
+   one interval between glimpses these deadlines are nested, so placing the cards with
+   the earliest deadline first, each uniformly among the still free slots before its
+   deadline, is uniform over all consistent arrangements; and their number does not
+   depend on which unknown cards step 1 chose, so the two steps together are uniform
+   over physical deals. The hand's actions are then replayed from that deal.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import parse_french
+from engine.core import InfoSet
+from engine.errors import InconsistentObservationError
+from engine.sampling import Sampler, SamplingProblem
+
+from .actions import ALL_CARDS, JACKS, QUEENS, parse_action
+
+
+def _mask(cards) -> int:
+    m = 0
+    for t in cards:
+        m |= 1 << parse_french(t)
+    return m
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class CuttleInfoSet(InfoSet):
+    """The information set of one Cuttle observation (see the module docstring).
+
+    :raises InconsistentObservationError: if the observation's counts do not add up.
+    """
+
+    __slots__ = ("game", "me", "opp", "unknown", "caps", "names", "allowed", "seven_slot", "_pinned",
+                 "_actions")
+
+    def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
+        super().__init__(observation)
+        self.game = game
+        obs = observation
+        me = self.seat
+        opp = 1 - me
+        self.me, self.opp = me, opp
+        known = _mask(obs["hand"]) | _mask(obs["scrap"]) | _mask(obs["opponent_known"])
+        for st in obs["stacks"]:
+            known |= _mask([st["base"]]) | _mask(st["jacks"])
+        known |= _mask(obs["permanents"][0]) | _mask(obs["permanents"][1])
+        if obs["oneoff"]:
+            known |= _mask(obs["oneoff"]["suspended"]) | _mask(obs["oneoff"]["counters"])
+        if obs["seven_card"]:
+            known |= _mask([obs["seven_card"]])
+        self.unknown = _cards(ALL_CARDS & ~known)
+        h_u = obs["hand_sizes"][opp] - len(obs["opponent_known"])
+        self.seven_slot = obs["phase"] == "seven" and obs["turn_player"] == opp
+        caps = [h_u]
+        names = ["opponent hand"]
+        if self.seven_slot:
+            caps.append(1)
+            names.append("seven card")
+        caps.append(obs["deck_size"])
+        names.append("deck")
+        self.caps, self.names = caps, names
+        full = (1 << len(caps)) - 1
+        no_seven = full
+        if self.seven_slot:
+            # a jack drawn by a 7 with no legal play is scrapped at once (§3.5, 7)
+            jack_playable = bool(obs["stacks"]) and not (_mask(obs["permanents"][me]) & QUEENS)
+            if not jack_playable:
+                no_seven = full & ~2
+        self.allowed = [no_seven if JACKS >> c & 1 else full for c in self.unknown]
+        self._actions = None
+
+    def problem(self) -> SamplingProblem:
+        """Unknown cards over (opponent's unknown hand, pending 7-card, deck)."""
+        return SamplingProblem(list(self.unknown), list(self.caps), list(self.allowed), list(self.names))
+
+    # ------------------------------------------------------------ world
+
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random):
+        """The deal consistent with ``assignment`` and the observation, replayed to now.
+
+        :raises InconsistentObservationError: if the opponent's known cards cannot be
+            placed in their hidden slots; ``IllegalActionError`` if the replay fails.
+        """
+        from .state import CuttleState
+
+        obs = self.observation
+        me, opp = self.me, self.opp
+        opp_hand_unknown = list(assignment[0])
+        seven_card = assignment[1][0] if self.seven_slot else None
+        deck_rest = list(assignment[-1])
+
+        # pinned positions: my dealt hand, every draw event I saw
+        pinned = _mask(obs["initial_hand"])
+        draws = obs["draws"]
+        last = len(draws) - 1
+        hidden_events = []  # (event index, stamp, size) of the opponent's unseen past draws
+        for i, (p, stamp, kind, cards) in enumerate(draws):
+            if cards and cards[0] == "?":
+                if self.seven_slot and i == last and kind == "seven":
+                    continue
+                if p != opp:
+                    raise InconsistentObservationError("cuttle: an unseen draw of the observer itself")
+                hidden_events.append((i, stamp, len(cards)))
+            else:
+                pinned |= _mask(cards)
+
+        # slots: the opponent's dealt hand (stamp -1) and each unseen draw
+        n_init = 6 if obs["dealer"] == opp else 5
+        slots: list[tuple[int, int]] = [(-1, -1)] * n_init  # (stamp, event index)
+        for (i, stamp, size) in hidden_events:
+            slots.extend([(stamp, i)] * size)
+
+        # deadlines: first sighting of each card that went through a hidden slot
+        glimpse_stamps = [g for g, _ in obs["glimpses"]]
+        deadline: dict[int, int] = {}
+        for p, stamp, card in obs["shown"]:
+            c = parse_french(card)
+            if p == opp and not pinned >> c & 1 and c not in deadline:
+                deadline[c] = stamp
+        for g, cards in obs["glimpses"]:
+            for t in cards:
+                c = parse_french(t)
+                if not pinned >> c & 1 and deadline.get(c, g + 1) > g:
+                    deadline[c] = g
+        inf = 1 << 30
+        for c in opp_hand_unknown:
+            deadline[c] = inf
+
+        def previous_glimpse(t: int) -> int:
+            lo = -2
+            for g in glimpse_stamps:
+                if g < t and g > lo:
+                    lo = g
+            return lo
+
+        groups: dict[tuple[int, int], list[int]] = {}
+        for c, hi in deadline.items():
+            groups.setdefault((previous_glimpse(hi), hi), []).append(c)
+        if len(deadline) != len(slots):
+            raise InconsistentObservationError(
+                f"cuttle: {len(deadline)} cards for {len(slots)} hidden slots of seat {opp}")
+        free = [True] * len(slots)
+        slot_card = [-1] * len(slots)
+        for (lo, hi) in sorted(groups, key=lambda k: (k[1], k[0])):
+            cards = sorted(groups[(lo, hi)])
+            elig = [j for j, (s, _) in enumerate(slots) if free[j] and lo < s < hi]
+            if len(elig) < len(cards):
+                raise InconsistentObservationError(
+                    f"cuttle: {len(cards)} cards of seat {opp} seen at {hi} but {len(elig)} free earlier slots")
+            # which free slots this class takes, uniformly (the exact sampler, two locations)
+            picked = Sampler(SamplingProblem(list(range(len(elig))), [len(cards), len(elig) - len(cards)],
+                                             [3] * len(elig))).sample(rng)[0][0]
+            for c, k in zip(cards, picked, strict=True):
+                j = elig[k]
+                free[j] = False
+                slot_card[j] = c
+
+        opp_init = 0
+        event_cards: dict[int, list[int]] = {}
+        for j, (_stamp, i) in enumerate(slots):
+            if i < 0:
+                opp_init |= 1 << slot_card[j]
+            else:
+                event_cards.setdefault(i, []).append(slot_card[j])
+        order: list[int] = []
+        for i, (_p, _stamp, _kind, cards) in enumerate(draws):
+            if i in event_cards:
+                order.extend(event_cards[i])
+            elif cards and cards[0] == "?":
+                order.append(seven_card)
+            else:
+                order.extend(parse_french(t) for t in cards)
+        order.extend(deck_rest)
+        hands = [0, 0]
+        hands[me] = _mask(obs["initial_hand"])
+        hands[opp] = opp_init
+        options = self.game.resolve_options(obs["options"])
+        state = CuttleState.from_deal(self.game, options, int(obs["dealer"]), hands, order,
+                                      rng.getrandbits(63))
+        if self._actions is None:
+            self._actions = [parse_action(a) for _, a in obs["actions"]]
+        for a in self._actions:
+            state.apply(a)
+        return state

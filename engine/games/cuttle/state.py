@@ -1,0 +1,674 @@
+"""Cuttle game state: the table model, turn flow, one-offs and counter chains.
+
+Implements ``docs/rules/cuttle.md`` §3.2-§3.8. Card sets are int masks; a point stack
+is named by its base card: ``ctrl[p]`` is the mask of the bases lying on ``p``'s side
+and ``jacks[base]`` the tuple of jacks on it (oldest first). A stack's owner is its
+controller when it carries an even number of jacks, the other player otherwise (§3.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.cards import french_str
+from engine.core import Outcome, State, ranks_from_results
+from engine.errors import GameOverError
+
+from .actions import (
+    ACES,
+    BEATS,
+    DECLINE,
+    DRAW,
+    EIGHTS,
+    FIVES,
+    FOURS,
+    JACKS,
+    K_COUNTER,
+    K_DECLINE,
+    K_DRAW,
+    K_GLASSES,
+    K_JACK,
+    K_KING,
+    K_ONEOFF,
+    K_ONEOFF_T,
+    K_PASS,
+    K_POINTS,
+    K_QUEEN,
+    K_SCUTTLE,
+    K_TAKE,
+    KINGS,
+    NINES,
+    NUMBERS,
+    ORDER,
+    PASS,
+    QUEENS,
+    SEVENS,
+    SIXES,
+    THREES,
+    THRESHOLD,
+    TWOS,
+    VALUE,
+    card_list,
+    discard_action,
+    format_action,
+)
+
+MAIN, COUNTER, TAKE, DISCARD, SEVEN, OVER = range(6)
+PHASE_NAMES = ("main", "counter", "take", "discard", "seven", "over")
+DRAW_KINDS = ("draw", "five", "seven")
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def points_of(ctrl_mask: int) -> int:
+    """Sum of the base values of the stacks in ``ctrl_mask`` (§3.2 ``points(p)``)."""
+    total = 0
+    while ctrl_mask:
+        low = ctrl_mask & -ctrl_mask
+        total += VALUE[low.bit_length() - 1]
+        ctrl_mask ^= low
+    return total
+
+
+class CuttleState(State):
+    """One Cuttle match (a single hand) — see the module docstring for the table model.
+
+    Hidden-information bookkeeping kept for observations and information sets:
+    ``init`` (each seat's dealt hand), ``draws`` (every draw event as
+    ``(seat, stamp, kind, cards, seen_by_other)``; ``kind`` 0 draw, 1 five, 2 seven),
+    ``shown`` (first public showing of each card leaving a hand: ``(seat, stamp, card)``),
+    ``public`` (mask of cards ever shown), ``glimpses[p]`` (``(stamp, mask)`` each time
+    ``p``'s first glasses 8 exposed the opponent's hand) and ``exposed[p]`` (cards of
+    ``p``'s hand the opponent has seen). A ``stamp`` is the index in the hand history of
+    the action whose ``apply`` produced the event.
+    """
+
+    __slots__ = (
+        "game", "hand_limit", "nine_freezes", "max_turns", "dealer", "_seed",
+        "hands", "deck", "scrap", "ctrl", "jacks", "perm",
+        "phase", "to_act", "turn_p", "turns", "passes",
+        "susp", "target", "chain", "seven", "frozen", "fresh", "winner",
+        "history", "actors", "options", "start", "init", "draws", "shown", "public", "glimpses", "exposed",
+        "_legal",
+    )
+
+    @property
+    def num_players(self) -> int:
+        """Always 2 (§3.1)."""
+        return 2
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def from_deal(cls, game: Any, options: dict, dealer: int, hands: list[int], deck_top_first: list[int],
+                  seed: int) -> CuttleState:
+        """The state right after a deal.
+
+        :param options: resolved options (``hand_limit``, ``nine_freezes``, ``max_turns``).
+        :param dealer: the dealing seat (6 cards); the other seat moves first (§3.3).
+        :param hands: per seat a card mask.
+        :param deck_top_first: the stock, top card first.
+        :param seed: the deal seed (kept in the state, never observed).
+        """
+        s = cls.__new__(cls)
+        s.game = game
+        s.options = dict(options)
+        s.hand_limit = options["hand_limit"]
+        s.nine_freezes = bool(options["nine_freezes"])
+        s.max_turns = options["max_turns"]
+        s.dealer = dealer
+        s._seed = seed
+        s.hands = list(hands)
+        s.deck = list(reversed(deck_top_first))
+        s.scrap = 0
+        s.ctrl = [0, 0]
+        s.jacks = {}
+        s.perm = [0, 0]
+        s.phase = MAIN
+        s.turn_p = s.to_act = 1 - dealer
+        s.turns = 0
+        s.passes = 0
+        s.susp = []
+        s.target = -1
+        s.chain = []
+        s.seven = -1
+        s.frozen = [0, 0]
+        s.fresh = [0, 0]
+        s.winner = -1
+        s.history = []
+        s.actors = []
+        s.init = list(hands)
+        s.draws = []
+        s.shown = []
+        s.public = 0
+        s.glimpses = [[], []]
+        s.exposed = [0, 0]
+        s._legal = None
+        s.start = None
+        s.start = s.clone()
+        return s
+
+    def clone(self) -> CuttleState:
+        """An independent copy (ints, small lists and tuples; the hand-start snapshot is shared)."""
+        s = CuttleState.__new__(CuttleState)
+        s.game = self.game
+        s.options = self.options
+        s.hand_limit = self.hand_limit
+        s.nine_freezes = self.nine_freezes
+        s.max_turns = self.max_turns
+        s.dealer = self.dealer
+        s._seed = self._seed
+        s.hands = self.hands[:]
+        s.deck = self.deck[:]
+        s.scrap = self.scrap
+        s.ctrl = self.ctrl[:]
+        s.jacks = self.jacks.copy()
+        s.perm = self.perm[:]
+        s.phase = self.phase
+        s.to_act = self.to_act
+        s.turn_p = self.turn_p
+        s.turns = self.turns
+        s.passes = self.passes
+        s.susp = self.susp[:]
+        s.target = self.target
+        s.chain = self.chain[:]
+        s.seven = self.seven
+        s.frozen = self.frozen[:]
+        s.fresh = self.fresh[:]
+        s.winner = self.winner
+        s.history = self.history[:]
+        s.actors = self.actors[:]
+        s.start = self.start
+        s.init = self.init
+        s.draws = self.draws[:]
+        s.shown = self.shown[:]
+        s.public = self.public
+        s.glimpses = [self.glimpses[0][:], self.glimpses[1][:]]
+        s.exposed = self.exposed[:]
+        s._legal = self._legal
+        return s
+
+    # ------------------------------------------------------------ queries
+
+    def current_player(self) -> int:
+        """The seat to act (the responder in a counter window, the victim of a 4), -1 when over."""
+        return -1 if self.phase == OVER else self.to_act
+
+    def is_terminal(self) -> bool:
+        """True once someone won or the match was drawn (§3.8)."""
+        return self.phase == OVER
+
+    def hand_index(self) -> int:
+        """0 until the match ends, then 1 (a match is one hand, §3.3)."""
+        return 1 if self.phase == OVER else 0
+
+    def hand_start(self) -> CuttleState:
+        """A copy of the state right after the deal."""
+        return self.start.clone()
+
+    def hand_history(self) -> list[int]:
+        """The actions applied since the deal."""
+        return list(self.history)
+
+    def points(self, p: int) -> int:
+        """``points(p)``: base values of the stacks ``p`` controls (§3.2)."""
+        return points_of(self.ctrl[p])
+
+    def threshold(self, p: int) -> int:
+        """Points ``p`` needs, from the kings ``p`` controls (§3.1)."""
+        return THRESHOLD[(self.perm[p] & KINGS).bit_count()]
+
+    def outcome(self) -> Outcome:
+        """Winner rank 0, loser 1; a draw ranks both 0; scores = ``points(p)`` (§3.8).
+
+        :raises GameOverError: before the end.
+        """
+        if self.phase != OVER:
+            raise GameOverError("cuttle: the match is not over; no outcome yet")
+        if self.winner in (0, 1):
+            res = [1 if p == self.winner else 0 for p in range(2)]
+        else:
+            res = [0, 0]
+        return Outcome(tuple(ranks_from_results(res)), (float(self.points(0)), float(self.points(1))))
+
+    def hand_rewards(self) -> list[float]:
+        """The match reward once over (1 / 0, 0.5 each on a draw); 0.5 each before."""
+        if self.phase != OVER or self.winner not in (0, 1):
+            return [0.5, 0.5]
+        return [1.0 if p == self.winner else 0.0 for p in range(2)]
+
+    def public_action(self, action: int, seat: int) -> str:
+        """Every Cuttle action is public (§3.9): its full string."""
+        return format_action(action)
+
+    def world_key(self) -> tuple:
+        """Every card's location, the deck order, the phase and the history."""
+        return (self.dealer, tuple(self.hands), tuple(self.deck), self.scrap, tuple(self.ctrl),
+                tuple(sorted(self.jacks.items())), tuple(self.perm), self.phase, self.to_act, self.turn_p,
+                self.turns, self.passes, tuple(self.susp), self.target, tuple(self.chain), self.seven,
+                tuple(self.frozen), tuple(self.fresh), self.winner, tuple(self.history))
+
+    # ------------------------------------------------------------ legal actions
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions in canonical (ascending value) order; empty only when over."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _targets_2_9(self, p: int) -> int:
+        """Permanents a 2 (destroy) or 9 of ``p`` may target (§3.4, §3.7, ruling C-12)."""
+        if self.perm[1 - p] & QUEENS:
+            return (self.perm[0] | self.perm[1]) & QUEENS
+        m = self.perm[0] | self.perm[1]
+        for js in self.jacks.values():
+            if js:
+                m |= 1 << js[-1]
+        return m
+
+    def _plays(self, cards: int, p: int, out: list[int]) -> None:
+        """Append every play of the cards in ``cards`` by ``p`` (main action or a 7's play)."""
+        o = 1 - p
+        opp_ctrl = self.ctrl[o]
+        q_o = self.perm[o] & QUEENS
+        m = cards
+        targets29 = -1
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            m ^= low
+            if NUMBERS & low:
+                out.append(K_POINTS << 12 | c << 6)
+                t = opp_ctrl & BEATS[c]
+                while t:
+                    lt = t & -t
+                    out.append(K_SCUTTLE << 12 | c << 6 | (lt.bit_length() - 1))
+                    t ^= lt
+                if EIGHTS & low:
+                    out.append(K_GLASSES << 12 | c << 6)
+                elif (ACES | SIXES) & low:
+                    out.append(K_ONEOFF << 12 | c << 6)
+                elif THREES & low:
+                    if self.scrap:
+                        out.append(K_ONEOFF << 12 | c << 6)
+                elif FOURS & low:
+                    if self.hands[o]:
+                        out.append(K_ONEOFF << 12 | c << 6)
+                elif (FIVES | SEVENS) & low:
+                    if self.deck:
+                        out.append(K_ONEOFF << 12 | c << 6)
+                elif (TWOS | NINES) & low:
+                    if targets29 < 0:
+                        targets29 = self._targets_2_9(p)
+                    t = targets29
+                    while t:
+                        lt = t & -t
+                        out.append(K_ONEOFF_T << 12 | c << 6 | (lt.bit_length() - 1))
+                        t ^= lt
+            elif JACKS & low:
+                if not q_o:
+                    t = self.ctrl[0] | self.ctrl[1]
+                    while t:
+                        lt = t & -t
+                        out.append(K_JACK << 12 | c << 6 | (lt.bit_length() - 1))
+                        t ^= lt
+            elif QUEENS & low:
+                out.append(K_QUEEN << 12 | c << 6)
+            else:
+                out.append(K_KING << 12 | c << 6)
+
+    def _compute_legal(self) -> list[int]:
+        ph = self.phase
+        p = self.to_act
+        out: list[int] = []
+        if ph == MAIN:
+            if self.deck:
+                if self.hand_limit is None or self.hands[p].bit_count() < self.hand_limit:
+                    out.append(DRAW)
+            else:
+                out.append(PASS)
+            self._plays(self.hands[p] & ~self.frozen[p], p, out)
+        elif ph == COUNTER:
+            # the player whose card would be countered is the other one (§3.6, §3.7)
+            if not self.perm[1 - p] & QUEENS:
+                m = self.hands[p] & TWOS & ~self.frozen[p]
+                while m:
+                    low = m & -m
+                    out.append(K_COUNTER << 12 | (low.bit_length() - 1) << 6)
+                    m ^= low
+            out.append(DECLINE)
+        elif ph == TAKE:
+            m = self.scrap
+            while m:
+                low = m & -m
+                out.append(K_TAKE << 12 | (low.bit_length() - 1) << 6)
+                m ^= low
+        elif ph == DISCARD:
+            cs = _bits(self.hands[p])
+            for i in range(len(cs)):
+                for j in range(i + 1, len(cs)):
+                    out.append(discard_action(cs[i], cs[j]))
+        elif ph == SEVEN:
+            self._plays(1 << self.seven, p, out)
+        else:
+            return out
+        out.sort()
+        return out
+
+    # ------------------------------------------------------------ apply
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player (§3.4-§3.8).
+
+        :raises IllegalActionError: naming the action and the legal set.
+        :raises GameOverError: if the match is over.
+        """
+        self._require_live()
+        legal = self.legal_actions()
+        if action not in legal:
+            raise self._illegal(action)
+        self._legal = None
+        stamp = len(self.history)
+        self.history.append(action)
+        self.actors.append(self.to_act)
+        kind, c = action >> 12, action >> 6 & 63
+        ph = self.phase
+        p = self.to_act
+        if ph == COUNTER:
+            if kind == K_DECLINE:
+                self._resolve(stamp)
+            else:
+                self._from_hand(p, c, stamp)
+                self.chain.append(c)
+                self.to_act = 1 - p
+            return
+        if ph == TAKE:
+            b = 1 << c
+            self.scrap &= ~b
+            self.hands[p] |= b
+            self.exposed[p] |= b
+            self._finish()
+            return
+        if ph == DISCARD:
+            for x in (c, action & 63):
+                self._from_hand(p, x, stamp)
+                self.scrap |= 1 << x
+            self._finish()
+            return
+        # main action or the play of a 7's card
+        if kind == K_DRAW:
+            x = self.deck.pop()
+            self.hands[p] |= 1 << x
+            self._log_draw(p, stamp, 0, (x,))
+            self._end_turn(False)
+            return
+        if kind == K_PASS:
+            self._end_turn(True)
+            return
+        if ph == SEVEN:
+            self._reveal_seven()
+        else:
+            self._from_hand(p, c, stamp)
+        b = 1 << c
+        o = 1 - p
+        if kind == K_POINTS:
+            self.ctrl[p] |= b
+        elif kind == K_SCUTTLE:
+            t = action & 63
+            self.ctrl[o] &= ~(1 << t)
+            sc = self.scrap | b | 1 << t
+            for j in self.jacks.pop(t, ()):
+                sc |= 1 << j
+            self.scrap = sc
+        elif kind == K_JACK:
+            t = action & 63
+            self.jacks[t] = self.jacks.get(t, ()) + (c,)
+            self._flip(t)
+        elif kind in (K_GLASSES, K_QUEEN, K_KING):
+            if kind == K_GLASSES and not self.perm[p] & EIGHTS:
+                # the opponent's whole hand is exposed from now on (§3.9 glasses)
+                self.glimpses[p].append((stamp, self.hands[o]))
+                self.exposed[o] |= self.hands[o]
+            self.perm[p] |= b
+        else:  # one-off: in suspension, counter window for the opponent (§3.5, §3.6)
+            self.susp.append(c)
+            self.target = action & 63 if kind == K_ONEOFF_T else -1
+            self.chain = []
+            self.phase = COUNTER
+            self.to_act = o
+            return
+        self._finish()
+
+    # ------------------------------------------------------------ helpers
+
+    def _from_hand(self, p: int, c: int, stamp: int) -> None:
+        b = 1 << c
+        self.hands[p] &= ~b
+        if not self.public & b:
+            self.public |= b
+            self.shown.append((p, stamp, c))
+
+    def _log_draw(self, p: int, stamp: int, kind: int, cards: tuple) -> None:
+        seen = kind != 2 and bool(self.perm[1 - p] & EIGHTS)
+        if seen:
+            for x in cards:
+                self.exposed[p] |= 1 << x
+        self.draws.append((p, stamp, kind, cards, seen))
+
+    def _reveal_seven(self) -> None:
+        x = self.seven
+        self.public |= 1 << x
+        self.seven = -1
+        e = self.draws[-1]
+        self.draws[-1] = (e[0], e[1], e[2], e[3], True)
+
+    def _flip(self, base: int) -> None:
+        b = 1 << base
+        self.ctrl[0] ^= b
+        self.ctrl[1] ^= b
+
+    def _side_of_base(self, base: int) -> int:
+        return 0 if self.ctrl[0] >> base & 1 else 1
+
+    def _remove_target(self, t: int) -> int:
+        """Take permanent or top jack ``t`` off the table; returns the side it lay on."""
+        b = 1 << t
+        if JACKS & b:
+            for base, js in self.jacks.items():
+                if js and js[-1] == t:
+                    side = self._side_of_base(base)
+                    rest = js[:-1]
+                    if rest:
+                        self.jacks[base] = rest
+                    else:
+                        del self.jacks[base]
+                    self._flip(base)
+                    return side
+            raise AssertionError(f"cuttle: target jack {french_str(t)} is not on top of a stack")
+        side = 0 if self.perm[0] & b else 1
+        self.perm[side] &= ~b
+        return side
+
+    def _resolve(self, stamp: int) -> None:
+        """Somebody declined: scrap the 2s, then cancel or resolve the one-off (§3.6)."""
+        sc = self.scrap
+        for x in self.chain:
+            sc |= 1 << x
+        self.scrap = sc
+        odd = len(self.chain) & 1
+        self.chain = []
+        if odd:
+            self._finish()
+            return
+        card = self.susp[-1]
+        b = 1 << card
+        p = self.turn_p
+        o = 1 - p
+        if ACES & b:
+            sc = self.scrap | self.ctrl[0] | self.ctrl[1]
+            for js in self.jacks.values():
+                for j in js:
+                    sc |= 1 << j
+            self.scrap = sc
+            self.ctrl = [0, 0]
+            self.jacks = {}
+        elif TWOS & b:
+            self._remove_target(self.target)
+            self.scrap |= 1 << self.target
+        elif THREES & b:
+            self.phase = TAKE
+            self.to_act = p
+            return
+        elif FOURS & b:
+            n = self.hands[o].bit_count()
+            if n >= 3:
+                self.phase = DISCARD
+                self.to_act = o
+                return
+            for x in _bits(self.hands[o]):
+                self._from_hand(o, x, stamp)
+                self.scrap |= 1 << x
+        elif FIVES & b:
+            k = min(2, len(self.deck))
+            if self.hand_limit is not None:
+                k = max(0, min(k, self.hand_limit - self.hands[p].bit_count()))
+            if k:
+                got = tuple(self.deck.pop() for _ in range(k))
+                for x in got:
+                    self.hands[p] |= 1 << x
+                self._log_draw(p, stamp, 1, got)
+        elif SIXES & b:
+            sc = self.scrap | self.perm[0] | self.perm[1]
+            for base, js in self.jacks.items():
+                for j in js:
+                    sc |= 1 << j
+                if len(js) & 1:
+                    self._flip(base)
+            self.scrap = sc
+            self.perm = [0, 0]
+            self.jacks = {}
+        elif SEVENS & b:
+            x = self.deck.pop()
+            self._log_draw(p, stamp, 2, (x,))
+            self.seven = x
+            plays: list[int] = []
+            self._plays(1 << x, p, plays)
+            if not plays:
+                self._reveal_seven()
+                self.scrap |= 1 << x
+            else:
+                self.phase = SEVEN
+                self.to_act = p
+                return
+        else:  # nine: back to its controller's hand
+            t = self.target
+            side = self._remove_target(t)
+            tb = 1 << t
+            self.hands[side] |= tb
+            self.exposed[side] |= tb
+            if self.nine_freezes:
+                self.frozen[side] |= tb
+                self.fresh[side] |= tb
+        self._finish()
+
+    def _finish(self) -> None:
+        """The turn's effects are complete: suspended one-offs to the scrap, end the turn."""
+        if self.susp:
+            sc = self.scrap
+            for x in self.susp:
+                sc |= 1 << x
+            self.scrap = sc
+            self.susp = []
+            self.target = -1
+        self._end_turn(False)
+
+    def _end_turn(self, passed: bool) -> None:
+        """Win check for the turn's player, passes, turn cap, then the other player's turn (§3.8)."""
+        p = self.turn_p
+        self.turns += 1
+        self.passes = self.passes + 1 if passed else 0
+        self.frozen[p] = self.fresh[p]
+        self.fresh = [0, 0]
+        if points_of(self.ctrl[p]) >= THRESHOLD[(self.perm[p] & KINGS).bit_count()]:
+            self.winner = p
+            self.phase = OVER
+        elif self.passes >= 3 or self.turns >= self.max_turns:
+            self.winner = 2
+            self.phase = OVER
+        else:
+            self.phase = MAIN
+            self.turn_p = self.to_act = 1 - p
+        if self.phase == OVER:
+            self.to_act = -1
+
+    # ------------------------------------------------------------ observation
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` has seen (§3.9), JSON-ready; see ``Cuttle.observation_doc``."""
+        o = 1 - seat
+        glasses = bool(self.perm[seat] & EIGHTS)
+        draws = []
+        for (p, stamp, kind, cards, seen) in self.draws:
+            vis = p == seat or seen
+            draws.append([p, stamp, DRAW_KINDS[kind],
+                          [french_str(x) for x in cards] if vis else ["?"] * len(cards)])
+        stacks = []
+        for base in sorted(_bits(self.ctrl[0] | self.ctrl[1]), key=ORDER.__getitem__):
+            js = self.jacks.get(base, ())
+            side = self._side_of_base(base)
+            stacks.append({"base": french_str(base), "controller": side, "owner": side ^ (len(js) & 1),
+                           "jacks": [french_str(j) for j in js]})
+        if self.phase == COUNTER or (self.susp and self.phase != OVER):
+            oneoff = {"card": french_str(self.susp[-1]), "player": self.turn_p,
+                      "target": french_str(self.target) if self.target >= 0 else None,
+                      "counters": [french_str(x) for x in self.chain],
+                      "suspended": [french_str(x) for x in self.susp]}
+        else:
+            oneoff = None
+        if self.phase == OVER:
+            result = {"winner": self.winner if self.winner in (0, 1) else None,
+                      "reason": "win" if self.winner in (0, 1) else ("passes" if self.passes >= 3 else "max_turns"),
+                      "ranks": list(self.outcome().ranks)}
+        else:
+            result = None
+        fmt = format_action
+        return {
+            "game": "cuttle",
+            "players": 2,
+            "seat": seat,
+            "options": dict(self.options),
+            "hand_index": 0,
+            "dealer": self.dealer,
+            "turn": self.turns,
+            "turn_player": self.turn_p,
+            "to_act": self.current_player(),
+            "phase": PHASE_NAMES[self.phase],
+            "hand": card_list(self.hands[seat]),
+            "initial_hand": card_list(self.init[seat]),
+            "hand_sizes": [self.hands[0].bit_count(), self.hands[1].bit_count()],
+            "opponent_hand": card_list(self.hands[o]) if glasses else None,
+            "opponent_known": card_list(self.hands[o] & self.exposed[o]),
+            "known_to_opponent": card_list(self.hands[seat] & self.exposed[seat]),
+            "deck_size": len(self.deck),
+            "scrap": card_list(self.scrap),
+            "stacks": stacks,
+            "permanents": [card_list(self.perm[0]), card_list(self.perm[1])],
+            "points": [self.points(0), self.points(1)],
+            "thresholds": [self.threshold(0), self.threshold(1)],
+            "oneoff": oneoff,
+            "seven_card": french_str(self.seven) if self.seven >= 0 and seat == self.turn_p else None,
+            "frozen": [card_list(self.frozen[0] & self.hands[0]), card_list(self.frozen[1] & self.hands[1])],
+            "passes": self.passes,
+            "draws": draws,
+            "shown": [[p, stamp, french_str(c)] for (p, stamp, c) in self.shown],
+            "glimpses": [[stamp, card_list(m)] for (stamp, m) in self.glimpses[seat]],
+            "actions": [[p, fmt(a)] for p, a in zip(self.actors, self.history, strict=True)],
+            "result": result,
+        }
