@@ -33,7 +33,7 @@ class CuckooInfoSet(InfoSet):
         facts contradict each other (a card pinned to two origins, or an origin to two cards).
     """
 
-    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking")
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -77,6 +77,16 @@ class CuckooInfoSet(InfoSet):
         if len(set(pins.values())) != len(pins):
             raise InconsistentObservationError("cuckoo: one card seen at two places")
         self.pins = pins
+        seat_bit = 1 << seat
+
+        def card(code: str | None) -> int:
+            return -1 if code is None else parse_french(code)
+
+        self.hands = tuple(
+            (int(h["dealer"]), tuple(card(c) for c in h["cards"]), card(h["cut"]),
+             tuple(int(s) for s in h["losers"]), bool(h["void"]), card(h["discard"]),
+             0 if h["discard"] is None else seat_bit)
+            for h in obs["hands"])
         self.free = [s for s in order if s not in pins]
         self.nonking = t.nonking
 
@@ -110,12 +120,7 @@ class CuckooInfoSet(InfoSet):
         st.elim = [-1 if e is None else int(e) for e in obs["eliminated_in"]]
         st.dealer = int(obs["dealer"])
         st.hidx = int(obs["hand_index"])
-        st.hands = tuple(
-            (int(h["dealer"]), tuple(-1 if c is None else parse_french(c) for c in h["cards"]),
-             -1 if h["cut"] is None else parse_french(h["cut"]), tuple(h["losers"]), bool(h["void"]),
-             -1 if h["discard"] is None else parse_french(h["discard"]),
-             0 if h["discard"] is None else 1 << self.seat)
-            for h in obs["hands"])
+        st.hands = self.hands
         if not self.order:
             st.start = st.clone()
             return st

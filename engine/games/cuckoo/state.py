@@ -37,8 +37,12 @@ from .actions import (
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
 
 
+#: card code per id, and ``None`` for ``-1`` (index ``-1`` = the last entry)
+_CODES: tuple[str | None, ...] = tuple(french_str(c) for c in DECK) + (None,)
+
+
 def _code(card: int) -> str | None:
-    return french_str(card) if card >= 0 else None
+    return _CODES[card]
 
 
 class CuckooState(State):
@@ -346,9 +350,9 @@ class CuckooState(State):
             "known": [None] * n,
             "blocks": [],
             "hands": [
-                {"dealer": d, "cards": [_code(c) for c in cards], "cut": _code(cut),
+                {"dealer": d, "cards": [_CODES[c] for c in cards], "cut": _CODES[cut],
                  "losers": list(losers), "void": void,
-                 "discard": _code(discard) if knowers >> seat & 1 else None}
+                 "discard": _CODES[discard] if knowers >> seat & 1 else None}
                 for d, cards, cut, losers, void, discard, knowers in self.hands
             ],
         }
