@@ -33,7 +33,7 @@ from arena.errors import ArenaError  # noqa: E402
 from arena.journal import FORMAT, Journal  # noqa: E402
 from arena.schedule import batches as make_batches  # noqa: E402
 from arena.schedule import build_schedule, fingerprint_fields  # noqa: E402
-from arena.specs import BotSpec, Fault, MatchResult, MatchSpec  # noqa: E402
+from arena.specs import BotSpec, Fault, MatchSpec  # noqa: E402
 from engine import ENGINE_VERSION, registry  # noqa: E402
 
 RUNTIME_EXCLUDES = ["results/", ".git/", ".venv/", "venv/", "bench/.venv-openspiel/", "**/__pycache__/",
