@@ -1,0 +1,104 @@
+"""Rules copies, README commands, and the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engine import registry
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "rules"
+NAMES = registry.names()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rules_copy_matches_shared(name):
+    copy = ROOT / "docs" / "rules" / f"{name}.md"
+    assert copy.exists(), f"docs/rules/{name}.md is missing"
+    if SHARED.exists():
+        original = (SHARED / f"{name}.md").read_text(encoding="utf-8")
+        # the copy is the shared text, optionally followed by "Rulings added by cardarena"
+        assert copy.read_text(encoding="utf-8").startswith(original.rstrip("\n"))
+
+
+def arena(*args, cwd=ROOT, timeout=120):
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
+
+
+def test_games_lists_every_game():
+    out = arena("games")
+    assert out.returncode == 0, out.stderr
+    for name in NAMES:
+        assert name in out.stdout
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_rules_prints_actions_and_observation(name):
+    out = arena("rules", name)
+    assert out.returncode == 0, out.stderr
+    assert "Actions" in out.stdout and "Observation" in out.stdout
+    game = registry.get_game(name)
+    assert game.actions_doc.strip().splitlines()[0].strip()[:20] in out.stdout
+    full = arena("rules", name, "--full")
+    assert full.returncode == 0 and len(full.stdout) > 2000
+
+
+def test_unknown_game_is_a_clear_error():
+    out = arena("rules", "poker9")
+    assert out.returncode == 2
+    assert "unknown game 'poker9'" in out.stderr and "agram" in out.stderr
+
+
+def test_bad_config_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(textwrap.dedent("""
+        bots:
+          random: {cmd: [python, bots/random_bot.py]}
+        tournaments:
+          - name: x
+            game: agram
+            players: 2
+            bots: [random]
+            deals: 3
+            dealz: 4
+    """))
+    out = arena("run", str(bad), "-t", "x", "--inline")
+    assert out.returncode == 2
+    assert "bad.yaml" in out.stderr and "'x'" in out.stderr and "dealz" in out.stderr
+
+
+def test_run_inline_then_leaderboard_formats(tmp_path):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(textwrap.dedent(f"""
+        bots:
+          random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          greedy: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+        tournaments:
+          - name: duel
+            game: agram
+            players: 2
+            bots: [random, greedy]
+            deals: 10
+    """))
+    out = arena("run", str(cfg), "-t", "duel", "--inline", "--quiet", "--results", str(tmp_path / "res"))
+    assert out.returncode == 0, out.stderr
+    assert "duel" in out.stdout and "greedy" in out.stdout and "μ−3σ" in out.stdout
+    folder = tmp_path / "res" / "duel"
+    assert sum(1 for _ in open(folder / "matches.jsonl")) == 20
+    js = arena("leaderboard", str(folder), "--format", "json")
+    rows = json.loads(js.stdout)["rows"]
+    assert {r["bot"] for r in rows} == {"random", "greedy"} and all(r["matches"] == 20 for r in rows)
+    csv = arena("leaderboard", str(folder), "--format", "csv")
+    assert csv.stdout.splitlines()[0].startswith("rank,bot,mu,sigma")
+    md = arena("leaderboard", str(folder), "--format", "md")
+    assert md.stdout.startswith("# duel")
+    bad = arena("leaderboard", str(tmp_path))
+    assert bad.returncode == 2 and "not a results folder" in bad.stderr
