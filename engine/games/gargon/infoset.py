@@ -135,12 +135,12 @@ class GargonInfoSet(InfoSet):
         revealed = obs["rounds"]
         if len(revealed) != len(rounds_sel):
             raise bad("gargon: the rounds record does not match the actions")
-        for sel, rec in zip(rounds_sel, revealed):
+        for sel, rec in zip(rounds_sel, revealed, strict=True):
             for s in range(n):
                 faces = [] if rec["plays"][s] is None else [R.parse_face(x) for x in rec["plays"][s]]
                 if len(faces) != len(sel[s]):
                     raise bad("gargon: a revealed play does not match its selections")
-                for t, f in zip(sel[s], faces):
+                for t, f in zip(sel[s], faces, strict=True):
                     if tok_colour[t] != f // 16 or (tok_face[t] >= 0 and tok_face[t] != f):
                         raise bad("gargon: a revealed card does not match its selection")
                     tok_face[t] = f
@@ -240,17 +240,17 @@ class GargonInfoSet(InfoSet):
 
         tok_id = self.tok_id[:]
         value_of = R.VALUE_OF
-        for (name, colour, tokens, kind), cards in zip(self.locs, assignment):
+        for (name, colour, tokens, kind), cards in zip(self.locs, assignment, strict=True):
             if len(cards) != len(tokens):
                 raise InconsistentObservationError(f"gargon: location {name} needs {len(tokens)} cards")
             for c in cards:
                 if R.COLOUR_OF[c] != colour:
                     raise InconsistentObservationError(f"gargon: card {R.FACE_STR[R.FACE_OF[c]]} cannot be in {name}")
             if kind == 1 or kind == 0:
-                for t, c in zip(tokens, cards):
+                for t, c in zip(tokens, cards, strict=True):
                     tok_id[t] = c
             elif kind == 2:
-                for t, c in zip(tokens, sorted(cards)):
+                for t, c in zip(tokens, sorted(cards), strict=True):
                     tok_id[t] = c
             else:
                 cs = sorted(cards)
@@ -262,7 +262,7 @@ class GargonInfoSet(InfoSet):
                 rest = [c for c in cs if c != f]
                 # tokens: the one selected token first, then the hand tokens
                 tok_id[tokens[0]] = f
-                for t, c in zip(tokens[1:], rest):
+                for t, c in zip(tokens[1:], rest, strict=True):
                     tok_id[t] = c
         hands = []
         for h in self.init_hands:

@@ -15,6 +15,7 @@ Actions (small ints, state-independent): ``0..95`` = ``SELECT(face)``, then ``DO
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 from engine.errors import ActionParseError
 
@@ -179,28 +180,18 @@ def legal_plays(hand_faces: Sequence[int], pattern: tuple[int, ...] | None, allo
     """
     faces = sorted(hand_faces)
     out: set[tuple[int, ...]] = set()
-    n = len(faces)
     sizes = (1, 2, 3) if pattern is None else (sum(pattern),)
     for size in sizes:
-
-        def rec(start: int, depth: int, acc: list[int]) -> None:
-            if depth == size:
-                counts = [0] * NCOL
-                for f in acc:
-                    counts[f // 16] += 1
-                pat = pattern_of(counts)
-                if pattern is None:
-                    if pat in ALLOWED_PATTERNS:
-                        out.add(tuple(acc))
-                elif pat == pattern and all(allowed_colours >> (f // 16) & 1 for f in acc):
-                    out.add(tuple(acc))
-                return
-            for i in range(start, n):
-                acc.append(faces[i])
-                rec(i + 1, depth + 1, acc)
-                acc.pop()
-
-        rec(0, 0, [])
+        for play in combinations(faces, size):
+            counts = [0] * NCOL
+            for f in play:
+                counts[f // 16] += 1
+            pat = pattern_of(counts)
+            if pattern is None:
+                if pat in ALLOWED_PATTERNS:
+                    out.add(play)
+            elif pat == pattern and all(allowed_colours >> (f // 16) & 1 for f in play):
+                out.add(play)
     return sorted(out)
 
 

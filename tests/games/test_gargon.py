@@ -1,0 +1,469 @@
+"""Gargon: worked scenarios G-S1..G-S9 of docs/rules/gargon.md, rules, options, inferences, greedy."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from bots.greedy import gargon as greedy
+from engine import registry
+from engine.errors import ActionParseError, IllegalActionError, OptionError
+from engine.games.gargon import rules as R
+from engine.games.gargon.state import GargonState
+from tests import conformance as cf
+
+GAME = registry.get_game("gargon")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make(n: int, hands: list[str], a: str = "v13 v14 v15 w13 w14 w15", b: str = "y13 y14 y15 g13 g14 g15",
+         start: int = 0, **options) -> GargonState:
+    """A state from an explicit deal: hands and piles as face strings (piles top first)."""
+    used: set[int] = set()
+
+    def cid(text: str) -> int:
+        c, v = divmod(R.parse_face(text), 16)
+        for x in ([c * 17, c * 17 + 1] if v == 0 else [c * 17 + v + 1]):
+            if x not in used:
+                used.add(x)
+                return x
+        raise AssertionError(f"{text} used too often")
+
+    masks = []
+    for h in hands:
+        m = 0
+        for t in h.split():
+            m |= 1 << cid(t)
+        masks.append(m)
+    piles = ([cid(t) for t in a.split()], [cid(t) for t in b.split()])
+    opts = GAME.resolve_options(options)
+    return GargonState.from_deal(GAME, n, opts, masks, piles, start, 12345, start)
+
+
+def play(state: GargonState, faces: str) -> None:
+    """The current player selects ``faces`` (any order; canonical order is applied) then ``done``."""
+    for f in sorted(faces.split(), key=R.parse_face):
+        state.apply_string("select " + f)
+    state.apply_string("done")
+
+
+def can_play(state: GargonState, faces: str) -> bool:
+    s = state.clone()
+    try:
+        play(s, faces)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def pass_draw(state: GargonState, piles: str) -> None:
+    state.apply_string("pass")
+    for p in piles:
+        state.apply_string("draw " + p)
+    if state.phase == 1:
+        state.apply_string("stop")
+
+
+BIG = "w1 w2 b1 b2 b3 v1 r5 r6 r7 g1 g2 g3 y5 y6 y7"
+
+
+# ---------------------------------------------------------------- worked scenarios
+
+def test_G_S1_pattern_legality():
+    s = make(4, ["r4 r11 b9 g9", BIG + " r8", "w3", "w4"])
+    play(s, "r4 r11 b9")
+    assert s.pattern == (2, 1)
+    assert can_play(s, "g1 g2 y5")
+    assert can_play(s, "b1 b2 r5")
+    assert can_play(s, "r5 r6 b1")
+    assert not can_play(s, "g1 y5 w1")
+    assert not can_play(s, "g1 g2")
+    assert not can_play(s, "r5 r6 r7")
+    start = make(3, [BIG, "w3", "w4"])
+    assert not can_play(start, "r5 r6 r7")
+    assert can_play(start, "r5 g1 y5")
+    assert can_play(start, "r5")
+
+
+def test_G_S2_last_player_colours():
+    s = make(3, ["r4 b9 w5", "g4 y9", "r1 r2 b1 g1 y1 w1"])
+    play(s, "r4 b9")
+    play(s, "g4 y9")
+    assert s.current_player() == 2 and s.col_played == 0b111010
+    assert can_play(s, "r1 g1")
+    assert not can_play(s, "w1 r1")
+    assert not can_play(s, "r1 r2")
+    s2 = make(3, ["r4 b9 w5", "g4 y9", "r1 r2 b1 g1 y1 w1"])
+    play(s2, "r4 b9")
+    pass_draw(s2, "a")
+    assert can_play(s2, "r1 b1")
+    assert not can_play(s2, "r1 g1")
+    s3 = make(3, ["r4 b9 w5", "g4 y9", "r1 r2 g1 y1 w1"])
+    play(s3, "r4 b9")
+    pass_draw(s3, "a")
+    assert s3.legal_strings() == ["pass"]
+
+
+def test_G_S3_battles_and_replacements():
+    s = make(4, ["r11 r4 g7 w1", "v10 v3 w6 w2", "r7 r2 b9 w3", "b12 b5 g8 w4"],
+             a="y1 y2 y3 y4 y5 y6 y7", b="g1 g2 g3 g4 g5 g6 g9")
+    play(s, "r11 r4 g7")
+    play(s, "v10 v3 w6")
+    play(s, "r7 r2 b9")
+    assert s.current_player() == 3
+    play(s, "b12 b5 g8")
+    stash = [R.faces_of(m) for m in s.stash]
+    assert stash == [["r4", "r11"], ["w6", "v3", "v10"], [], ["b5", "b12", "g8"]]
+    assert sorted(R.faces_of(s.discard)) == sorted(["r7", "r2", "g7", "b9"])
+    order = []
+    while s.phase == 2:
+        order.append(s.current_player())
+        s.apply_string("draw a" if len(s.piles[0]) > 1 else "draw b")
+    assert order == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3] or order[:9] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    obs = s.observation(2)
+    assert obs["rounds"][0]["plays"][3] == ["b5", "b12", "g8"]
+
+
+def test_G_S4_zero_tie_discards_both():
+    s = make(3, ["y9 y0 w1", "w2 w3", "y12 y0 w4"])
+    play(s, "y9 y0")
+    pass_draw(s, "a")
+    play(s, "y12 y0")
+    assert R.faces_of(s.stash[2]) == ["y12"]
+    assert sorted(R.faces_of(s.discard)) == ["y0", "y0", "y9"]
+    assert s.stash[0] == 0
+
+
+def test_G_S5_final_scoring():
+    def masks(*stashes):
+        out = []
+        used = set()
+        for st in stashes:
+            m = 0
+            for t in st.split():
+                c, v = divmod(R.parse_face(t), 16)
+                x = c * 17 + (v + 1 if v else (1 if c * 17 in used else 0))
+                used.add(x)
+                m |= 1 << x
+            out.append(m)
+        return out
+
+    st = masks("r0 r1 r5 r14 b3", "r0 r2 r9 b7 b12", "b0 b0 b10 g13")
+    assert R.scores(st, R.DEFAULT_AMULETS) == [30, 15, 24]
+    st2 = masks("r0 r1 r5 r14 b3", "r0 r2 r9 b7 b12 r15", "b0 b0 b10 g13")
+    assert R.scores(st2, R.DEFAULT_AMULETS) == [25, 20, 24]
+    s = make(3, ["w1", "w2", "w3"])
+    s.stash = st
+    s._finish()
+    out = s.outcome()
+    assert out.ranks == (0, 2, 1) and out.scores == (30.0, 15.0, 24.0)
+
+
+def test_G_S6_end_trigger_finishes_round():
+    s = make(4, ["r9 w1", "b5 w2", "g5 w3", "r5 w4"], a="v1", b="v2 v3 v4 v5 v6")
+    play(s, "r9")
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    assert s.ended and s.current_player() == 2 and s.phase == 0
+    assert "stop" not in s.legal_strings()
+    s.apply_string("pass")  # a passer draws nothing now
+    assert s.current_player() == 3
+    play(s, "r5")
+    assert s.is_terminal()
+    assert R.faces_of(s.stash[0]) == ["r9"] and R.faces_of(s.discard) == ["r5"]
+    assert len(s.piles[1]) == 5  # step 3 skipped
+
+
+def test_G_S7_information():
+    s = make(3, ["r1 r2 r3 r4 b1 b2 b3 g1 g2 g3", "w1 w2", "w3 w4"], start=1, a="v1 v2", b="y7 v3")
+    obs1 = s.observation(1)
+    assert obs1["hand_colours"][0] == [0, 3, 0, 4, 0, 3]
+    assert obs1["piles"] == {"a": "vv", "b": "yv"}
+    play(s, "w1")
+    assert s.current_player() == 2
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    s.apply_string("stop")
+    assert s.current_player() == 0
+    s.apply_string("pass")
+    s.apply_string("draw b")
+    o1 = s.observation(1)
+    assert o1["hand_colours"][0][4] == 1 and "y7" not in json.dumps(o1)
+    assert o1["actions"][-1] == [0, "draw b"]
+    o0 = s.observation(0)
+    assert "y7" in o0["hand"] and o0["drawn"] == ["y7"]
+
+
+def test_G_S8_start_player_cannot_pass():
+    s = make(3, ["r1 r2 r2 b0 b0".replace("r2 r2", "r2 r3"), "w1", "w2"])
+    legal = s.legal_strings()
+    assert "pass" not in legal
+    assert legal == ["select b0", "select r1", "select r2", "select r3"]
+
+
+def test_G_S9_sequential_selection():
+    p1 = "w6 w9 b2 v3 v10 v12 r1 y4 y7 g5"
+    s = make(4, ["r4 r11 b9 w1", p1, "w2", "w3"])
+    s.apply_string("select b9")
+    legal = s.legal_strings()
+    assert "done" in legal and not any(x.startswith("select w") for x in legal)
+    s.apply_string("select r4")
+    s.apply_string("select r11")
+    assert s.legal_strings() == ["done"]
+    s.apply_string("done")
+    assert [a for _, a in s.observation(1)["actions"]] == ["select b ?", "select r ?", "select r ?", "done"]
+    assert set(s.legal_strings()) == {"pass", "select w6", "select w9", "select b2", "select v3", "select v10",
+                                      "select v12", "select r1", "select y4"}
+    s.apply_string("select v3")
+    assert set(s.legal_strings()) == {"select v10", "select v12", "select y4"}
+    s.apply_string("select v10")
+    assert set(s.legal_strings()) == {"select r1", "select y4", "select y7", "select g5"}
+    s.apply_string("select g5")
+    assert s.legal_strings() == ["done"]
+    s.apply_string("done")
+    assert [a for _, a in s.observation(0)["actions"][-4:]] == ["select v ?", "select v ?", "select g ?", "done"]
+    assert len(R.legal_plays([R.parse_face(x) for x in p1.split()], (2, 1))) == 37
+    # a last player holding P1's hand where only R and B were played: only PASS
+    t = make(3, ["r4 r11 b9 w1", "w2", p1])
+    play(t, "r4 r11 b9")
+    pass_draw(t, "a")
+    assert t.legal_strings() == ["pass"]
+
+
+# ---------------------------------------------------------------- rules and options
+
+def test_deck_and_deal():
+    for n, pile in ((3, 36), (4, 31), (5, 26)):
+        s = GAME.new_match(n, 7)
+        assert [h.bit_count() for h in s.hands] == [10] * n
+        assert [len(p) for p in s.piles] == [pile, pile]
+        allm = 0
+        for h in s.hands:
+            allm |= h
+        for p in s.piles:
+            for c in p:
+                allm |= 1 << c
+        assert allm == R.FULL_DECK
+    assert [R.VALUE_OF[i] for i in range(17)] == [0, 0] + list(range(1, 16))
+    assert sum(R.DEFAULT_AMULETS) == 31
+
+
+def test_pass_draw_choice_and_stop():
+    s = make(3, ["r9 w1", "b5", "g5"], a="v1 v2 v3 v4", b="y1 y2 y3 y4")
+    play(s, "r9")
+    s.apply_string("pass")
+    assert s.legal_strings() == ["draw a", "draw b"]
+    s.apply_string("draw a")
+    assert s.legal_strings() == ["draw a", "draw b", "stop"]
+    s.apply_string("draw b")
+    s.apply_string("draw a")
+    assert s.current_player() == 2  # third card ends the turn
+    assert R.faces_of(s.hands[1]) == ["b5", "v1", "v2", "y1"]
+
+
+def test_pass_draw_match_start_count():
+    s = make(3, ["r9 b8 w1", "b5", "g5"], a="v1 v2 v3 v4", b="y1 y2 y3 y4", pass_draw="match_start_count")
+    play(s, "r9 b8")
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    assert s.legal_strings() == ["draw a", "draw b"]
+    s.apply_string("draw b")
+    assert s.current_player() == 2
+
+
+def test_replacement_none_ends_when_start_player_is_empty():
+    s = make(3, ["r9", "r5 b6", "r6 b7"], replacement="none")
+    play(s, "r9")
+    play(s, "r5")
+    play(s, "r6")
+    assert not s.is_terminal() and s.start == 1 and s.phase == 0
+    play(s, "b6")
+    play(s, "b7")
+    assert s.legal_strings() == ["pass"]  # seat 0 holds nothing
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    s.apply_string("stop")
+    # S = seat 2 has no card now: the game ends (G-A20)
+    assert s.is_terminal()
+
+
+def test_amulet_option_changes_scores():
+    table = [0] + [1] * 15
+    s = make(3, ["r9 w1", "w2", "w3"], amulets=table)
+    play(s, "r9")
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    s.apply_string("stop")
+    s.apply_string("pass")
+    s.apply_string("draw a")
+    s.apply_string("stop")
+    assert s.totals() == [1 + 10, 0, 0]
+
+
+def test_options_are_validated():
+    with pytest.raises(OptionError):
+        GAME.new_match(3, 1, pass_draw="all")
+    with pytest.raises(OptionError):
+        GAME.new_match(3, 1, amulets=[1, 2])
+    with pytest.raises(OptionError, match="first_start"):
+        GAME.new_match(3, 1, first_start=4)
+    a = GAME.new_match(4, 99, first_start="random")
+    b = GAME.new_match(4, 99, first_start="random")
+    assert a.start == b.start
+    assert {GAME.new_match(4, s, first_start="random").start for s in range(30)} == {0, 1, 2, 3}
+    assert GAME.resolve_options({})["amulets"] == R.DEFAULT_AMULETS
+
+
+def test_notation_and_illegal_action():
+    for a in range(101):
+        assert GAME.parse_action(GAME.format_action(a)) == a
+    assert GAME.format_action(GAME.parse_action("select r11")) == "select r11"
+    with pytest.raises(ActionParseError):
+        GAME.parse_action("select x3")
+    s = make(3, ["r9 w1", "b5", "g5"])
+    with pytest.raises(IllegalActionError, match="pass"):
+        s.apply_string("pass")
+
+
+def test_second_battle_weaker_card_after_losing():
+    s = make(3, ["r9 r3 b5 w1", "r12 b1 b2", "r2 r1 b3"])
+    play(s, "r9 r3 b5")
+    play(s, "r12 b1 b2")
+    play(s, "r2 r1 b3")
+    # red: r12 beats r9 and r2; battle 2: r3 beats r1 (the loser's weaker card still fights)
+    # blue: b5 beats b2 and b3; battle 2: b1 alone wins
+    assert R.faces_of(s.stash[0]) == ["b5", "r3"]
+    assert R.faces_of(s.stash[1]) == ["b1", "r12"]
+    assert s.stash[2] == 0
+
+
+def test_rules_copy_matches_shared():
+    shared = Path("/work/shared/rules/gargon.md")
+    ours = (ROOT / "docs/rules/gargon.md").read_text()
+    if shared.exists():
+        text = shared.read_text()
+        marker = "\n## Rulings added by cardarena"
+        assert ours.split(marker)[0].rstrip() == text.rstrip()
+
+
+# ---------------------------------------------------------------- information sets
+
+def _positions(n: int, count: int, seed: int):
+    return cf.random_positions(GAME, n, {}, seed=seed, count=count)
+
+
+def test_samples_keep_every_colour_and_own_cards():
+    for state in _positions(4, 6, seed=3):
+        for seat in range(4):
+            obs = state.observation(seat)
+            info = GAME.infoset(obs)
+            for i in range(10):
+                w = info.sample(random.Random(i))
+                assert w.observation(seat) == obs
+                assert w.hands[seat] == state.hands[seat] or R.faces_of(w.hands[seat]) == R.faces_of(state.hands[seat])
+                for s in range(4):
+                    assert R.colour_counts(w.hands[s]) == R.colour_counts(state.hands[s])
+                    assert R.colour_counts(w.played[s] | (w.sel_mask if s == w.current_player() else 0)) == \
+                        R.colour_counts(state.played[s] | (state.sel_mask if s == state.current_player() else 0))
+                for k in (0, 1):
+                    assert [R.COLOUR_OF[c] for c in w.piles[k]] == [R.COLOUR_OF[c] for c in state.piles[k]]
+
+
+def test_samples_vary_values_within_colours():
+    state = GAME.new_match(3, 5)
+    info = GAME.infoset(state.observation(0))
+    seen = {info.sample(random.Random(i)).hands[1] for i in range(20)}
+    assert len(seen) > 10
+
+
+def _mid_selection_position():
+    """Seat 1 (follower, pattern (2)) has selected one red and holds one more red."""
+    for seed in range(400):
+        s = GAME.new_match(3, seed)
+        hand0 = R.faces_of(s.hands[0])
+        reds1 = [c for c in range(17 * 3, 17 * 4) if s.hands[1] >> c & 1]
+        reds0 = [f for f in hand0 if f[0] == "r"]
+        if len(reds0) >= 2 and len(reds1) == 2 and R.VALUE_OF[reds1[0]] < R.VALUE_OF[reds1[1]]:
+            s.apply_string("select " + reds0[0])
+            s.apply_string("select " + reds0[1])
+            s.apply_string("done")
+            s.apply(R.FACE_OF[reds1[0]])
+            return s
+    raise AssertionError("no position found")
+
+
+def test_mid_selection_inference_is_respected():
+    s = _mid_selection_position()
+    assert s.current_player() == 1 and len(s.sel) == 1
+    obs = s.observation(2)
+    info = GAME.infoset(obs)
+    assert info.merged == (1, 3)
+    lows = set()
+    for i in range(60):
+        w = info.sample(random.Random(i))
+        selected = w.sel[0]
+        rest = [c for c in range(17 * 3, 17 * 4) if w.hands[1] >> c & 1]
+        assert len(rest) == 1
+        assert R.VALUE_OF[rest[0]] > R.VALUE_OF[selected] or R.VALUE_OF[rest[0]] == R.VALUE_OF[selected] == 0
+        assert "select r" + str(R.VALUE_OF[rest[0]]) in w.legal_strings()
+        lows.add(R.VALUE_OF[selected])
+    assert len(lows) > 3
+
+
+def test_infoset_depends_on_observation_only():
+    for state in _positions(5, 3, seed=9):
+        obs = json.loads(json.dumps(state.observation(2)))
+        a = GAME.infoset(obs).sample(random.Random(4))
+        b = GAME.infoset(json.loads(json.dumps(a.observation(2)))).sample(random.Random(4))
+        assert a.world_key() == b.world_key()
+
+
+def test_observation_hides_opponent_values():
+    s = GAME.new_match(3, 21)
+    obs = s.observation(0)
+    text = json.dumps(obs)
+    for f in R.faces_of(s.hands[1]):
+        if f not in R.faces_of(s.hands[0]):
+            assert f'"{f}"' not in text
+    assert "seed" not in text
+
+
+# ---------------------------------------------------------------- greedy heuristic
+
+def test_greedy_start_plays_strong_cards_and_follows_plan():
+    s = make(3, ["r12 b11 g10 w1 w2", "y1", "y2"])
+    rng = random.Random(0)
+    first = greedy.act(s.observation(0), s.legal_strings(), rng)
+    assert first.startswith("select")
+    while s.current_player() == 0:
+        a = greedy.act(s.observation(0), s.legal_strings(), rng)
+        assert a in s.legal_strings()
+        s.apply_string(a)
+    played = R.faces_of(s.played[0])
+    assert "w1" not in played and "w2" not in played and len(played) >= 2
+
+
+def test_greedy_follower_passes_with_weak_match():
+    s = make(3, ["r12 b11", "w1 v1", "w3"])
+    play(s, "r12 b11")
+    a = greedy.act(s.observation(1), s.legal_strings(), random.Random(0))
+    assert a == "pass"
+
+
+def test_greedy_beats_random():
+    wins = 0
+    for seed in range(30):
+        st = GAME.new_match(3, seed)
+        rng = random.Random(seed)
+        me = seed % 3
+        while not st.is_terminal():
+            legal = st.legal_strings()
+            p = st.current_player()
+            a = greedy.act(st.observation(p), legal, rng) if p == me else legal[rng.randrange(len(legal))]
+            assert a in legal
+            st.apply_string(a)
+        wins += st.outcome().ranks[me] == 0
+    assert wins >= 14
