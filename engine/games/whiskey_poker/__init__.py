@@ -1,7 +1,7 @@
 """Whiskey Poker: five-card poker with a widow to exchange with (``docs/rules/whiskey_poker.md``).
 
 Modules: :mod:`.actions` (action codes and notation), :mod:`.hands` (hand strength, via
-eval7), :mod:`.state` (the rules), :mod:`.infoset` (determinization), :mod:`.game`
+phevaluator), :mod:`.state` (the rules), :mod:`.infoset` (determinization), :mod:`.game`
 (options, documentation, factories).
 """
 

@@ -54,7 +54,8 @@ class WhiskeyPoker(Game):
                                          "without a knock (§2.5, §2.6)", **_int_at_least(1)),
         "no_consecutive_pass": Option("no_consecutive_pass", False,
                                       "phase 1: a player who passed on their previous turn must exchange "
-                                      "or knock (§2.5)", choices=(False, True)),
+                                      "or knock (§2.5)", check=lambda v: isinstance(v, bool),
+                                      expected="true or false"),
         "start_chips": Option("start_chips", 5, "LOWEST_PAYS: chips each player starts with (§2.8)",
                               **_int_at_least(1)),
         "lowest_pays_end": Option("lowest_pays_end", "first_out",
