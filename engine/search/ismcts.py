@@ -1,0 +1,253 @@
+"""Information-set Monte Carlo tree search (Cowling, Powley & Whitehouse, IEEE TCIAIG 2012).
+
+* **SO-ISMCTS** (``variant="so"``): one tree over the searching seat's information set.
+  Every iteration draws a fresh determinization ``game.infoset(observation).sample(rng)``
+  (the information set is built once per decision), descends the tree choosing only among
+  actions legal in that determinization with the availability-count UCB
+  ``mean + c * sqrt(ln(n_available) / n)``, expands one untried action, rolls out with
+  ``game.rollout_action`` and backpropagates a reward vector: each edge's statistics hold
+  the reward of the seat that took it (partners share their side's reward).
+* **MO-ISMCTS** (``variant="mo"``): one tree per seat; an action descends seat ``j``'s tree
+  by the edge ``public_action(action, j)``, so a hidden move (an Argute bid, a Gargon
+  face-down card) is one edge for the seats that cannot see it. The mover selects in its
+  own tree.
+* Rewards in [0, 1] from ``Outcome.rewards(teams)``; with ``hand_rollouts`` a rollout stops
+  at the end of the current hand and uses ``State.hand_rewards()``.
+* Budget: ``iterations`` (reproducible with a seeded ``rng``) and/or ``time_ms``.
+* Final move: the most visited root edge (ties: higher mean).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core import Game, State
+
+
+class Node:
+    """A tree node; the statistics of the edge leading to it live in the child.
+
+    :ivar children: ``edge key -> Node``.
+    :ivar visits: times the edge was taken (``n``).
+    :ivar avail: times the edge was available when its parent was visited (``n_available``).
+    :ivar reward: summed reward of ``player`` (the seat that took the edge).
+    :ivar player: the seat that took the edge (``-1`` at the root).
+    """
+
+    __slots__ = ("children", "visits", "avail", "reward", "player")
+
+    def __init__(self, player: int = -1) -> None:
+        self.children: dict[Hashable, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+        self.player = player
+
+    def mean(self) -> float:
+        """Mean reward of the edge into this node (0 if never visited)."""
+        return self.reward / self.visits if self.visits else 0.0
+
+
+def ucb_select(node: Node, keys: list[Hashable], c: float) -> Hashable:
+    """The child key maximising ``mean + c * sqrt(ln(avail) / visits)`` among ``keys``.
+
+    Every key must be an existing, visited child. Availability counts of all ``keys`` are
+    incremented first (they were available in this determinization).
+    """
+    children = node.children
+    best_key = keys[0]
+    best = -1.0
+    for k in keys:
+        ch = children[k]
+        ch.avail += 1
+    for k in keys:
+        ch = children[k]
+        v = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+        if v > best:
+            best, best_key = v, k
+    return best_key
+
+
+@dataclass
+class SearchResult:
+    """The outcome of one search.
+
+    :ivar action: the chosen action (most visited root edge).
+    :ivar iterations: iterations run.
+    :ivar value: mean reward of the chosen edge for the searching seat, in [0, 1].
+    :ivar visits: per root action, its visit count.
+    :ivar elapsed_ms: wall time of the search.
+    """
+
+    action: Any
+    iterations: int
+    value: float
+    visits: dict[Any, int] = field(default_factory=dict)
+    elapsed_ms: float = 0.0
+
+
+class ISMCTS:
+    """ISMCTS for any game of the registry.
+
+    :param game: the game.
+    :param c: exploration constant (default 0.7, rewards in [0, 1]).
+    :param variant: ``"so"`` (single observer) or ``"mo"`` (multiple observer).
+    :param hand_rollouts: stop rollouts at the end of the current hand (``hand_rewards``).
+    """
+
+    def __init__(self, game: Game, c: float = 0.7, variant: str = "so", hand_rollouts: bool = False) -> None:
+        if variant not in ("so", "mo"):
+            raise ValueError(f"variant must be 'so' or 'mo', got {variant!r}")
+        self.game = game
+        self.c = c
+        self.variant = variant
+        self.hand_rollouts = hand_rollouts
+
+    # ------------------------------------------------------------------ rollouts
+
+    def _rewards(self, state: State, teams: list[list[int]], hand0: int) -> list[float]:
+        game = self.game
+        rng = self._rng
+        if self.hand_rollouts:
+            while not state.is_terminal() and state.hand_index() == hand0:
+                state.apply(game.rollout_action(state, rng))
+            if not state.is_terminal():
+                return state.hand_rewards()
+        else:
+            while not state.is_terminal():
+                state.apply(game.rollout_action(state, rng))
+        return state.outcome().rewards(teams)
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, observation: Mapping[str, Any], rng: random.Random, iterations: int | None = 1000,
+               time_ms: float | None = None) -> SearchResult:
+        """Search from ``observation`` (the searching seat's) and choose an action.
+
+        :param rng: the only source of randomness (reproducible for a seed with an
+            iteration budget).
+        :param iterations: maximum iterations (None: time only).
+        :param time_ms: maximum wall time in ms (None: iterations only).
+        :raises ValueError: if neither budget is given.
+        :raises InconsistentObservationError: if the observation admits no world.
+        """
+        if iterations is None and time_ms is None:
+            raise ValueError("give an iteration or a time budget")
+        t0 = time.perf_counter()
+        deadline = t0 + time_ms / 1000.0 if time_ms is not None else None
+        self._rng = rng
+        info = self.game.infoset(observation)
+        seat = info.seat
+        n = int(observation["players"])
+        teams = self.game.teams(n)
+        max_it = iterations if iterations is not None else 1 << 62
+        if self.variant == "so":
+            root, done = self._run_so(info, seat, teams, rng, max_it, deadline)
+        else:
+            roots, done = self._run_mo(info, seat, teams, n, rng, max_it, deadline)
+            root = roots[seat]
+        if not root.children:
+            # no iteration ran (tiny time budget): fall back to a legal action of one world
+            world = info.sample(rng)
+            legal = world.legal_actions()
+            return SearchResult(legal[0], 0, 0.0, {}, (time.perf_counter() - t0) * 1000)
+        best_key = max(root.children, key=lambda k: (root.children[k].visits, root.children[k].mean()))
+        best = root.children[best_key]
+        visits = {k: ch.visits for k, ch in root.children.items()}
+        return SearchResult(best_key, done, best.mean(), visits, (time.perf_counter() - t0) * 1000)
+
+    def _run_so(self, info, seat, teams, rng, max_it, deadline):
+        c = self.c
+        root = Node()
+        done = 0
+        while done < max_it:
+            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+                break
+            state = info.sample(rng)
+            hand0 = state.hand_index()
+            node = root
+            path = []
+            while not state.is_terminal():
+                if self.hand_rollouts and state.hand_index() != hand0:
+                    break
+                legal = state.legal_actions()
+                player = state.current_player()
+                children = node.children
+                untried = [a for a in legal if a not in children]
+                if untried:
+                    for a in legal:
+                        if a in children:
+                            children[a].avail += 1
+                    a = untried[rng.randrange(len(untried))]
+                    child = Node(player)
+                    child.avail = 1
+                    children[a] = child
+                    state.apply(a)
+                    path.append(child)
+                    break
+                a = legal[0] if len(legal) == 1 else ucb_select(node, legal, c)
+                if len(legal) == 1:
+                    children[a].avail += 1
+                node = children[a]
+                state.apply(a)
+                path.append(node)
+            rewards = self._rewards(state, teams, hand0)
+            for nd in path:
+                nd.visits += 1
+                nd.reward += rewards[nd.player]
+            done += 1
+        return root, done
+
+    def _run_mo(self, info, seat, teams, n, rng, max_it, deadline):
+        c = self.c
+        roots = [Node() for _ in range(n)]
+        done = 0
+        while done < max_it:
+            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+                break
+            state = info.sample(rng)
+            hand0 = state.hand_index()
+            nodes = list(roots)
+            paths: list[list[Node]] = [[] for _ in range(n)]
+            expanded = False
+            while not state.is_terminal() and not expanded:
+                if self.hand_rollouts and state.hand_index() != hand0:
+                    break
+                legal = state.legal_actions()
+                player = state.current_player()
+                own = nodes[player]
+                children = own.children
+                untried = [a for a in legal if a not in children]
+                if untried:
+                    for a in legal:
+                        if a in children:
+                            children[a].avail += 1
+                    a = untried[rng.randrange(len(untried))]
+                    expanded = True
+                elif len(legal) == 1:
+                    a = legal[0]
+                    children[a].avail += 1
+                else:
+                    a = ucb_select(own, legal, c)
+                for j in range(n):
+                    key = a if j == player else state.public_action(a, j)
+                    ch = nodes[j].children.get(key)
+                    if ch is None:
+                        ch = Node(player)
+                        ch.avail = 1
+                        nodes[j].children[key] = ch
+                    nodes[j] = ch
+                    paths[j].append(ch)
+                state.apply(a)
+            rewards = self._rewards(state, teams, hand0)
+            for j in range(n):
+                for nd in paths[j]:
+                    nd.visits += 1
+                    nd.reward += rewards[nd.player]
+            done += 1
+        return roots, done
