@@ -112,7 +112,8 @@ class WhiskeyPoker(Game):
         "scores         per seat: net chips so far (BETTING) or chips left (LOWEST_PAYS)\n"
         "out            per seat, the hand index it was eliminated in (last_standing), else null\n"
         "hands          earlier hands: {hand, dealer, result (chips per seat), folded, winners |\n"
-        "               payers, showdown: [[seat, cards], ...] (every hand not folded)}"
+        "               payers, showdown: [[seat, cards], ...] (every hand not folded; [] when all\n"
+        "               but one folded), widow_exposed, shown}"
     )
     configs = (
         (2, {}),

@@ -412,7 +412,9 @@ class WhiskeyState(State):
         for p in range(n):
             self.score[p] += res[p]
         folded = [p for p in range(n) if self.dealt_in >> p & 1 and not self.active >> p & 1]
-        entry = {"hand": self.hidx, "dealer": self.dealer, "result": list(res), "folded": folded, **extra}
+        entry = {"hand": self.hidx, "dealer": self.dealer, "result": list(res), "folded": folded, **extra,
+                 "widow_exposed": _cards(self.exposed) if self.exposed else None,
+                 "shown": [[p, _cards(m)] for p, m in self.shown]}
         self.past = self.past + (entry,)
         if r.betting:
             scale = 2 * r.max_loss * (n - 1)
