@@ -12,12 +12,17 @@ import pytest
 from bots.greedy import whiskey_poker as greedy
 from engine.cards import cards_of, french_str, parse_french
 from engine.deal import shuffled
-from engine.errors import (ActionParseError, GameOverError, IllegalActionError, OptionError,
-                           PlayerCountError)
+from engine.errors import (
+    ActionParseError,
+    GameOverError,
+    IllegalActionError,
+    OptionError,
+    PlayerCountError,
+)
 from engine.games.whiskey_poker import WhiskeyPoker
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.hands import BACKEND, category_name, reference_strength, strength
-from engine.games.whiskey_poker.state import EX1, EX2, BET2, BET3, OVER, Rules, WhiskeyState
+from engine.games.whiskey_poker.state import BET2, BET3, EX1, EX2, Rules, WhiskeyState
 from engine.registry import get_game
 from tests import conformance as cf
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.cards import parse_french
 from engine.core import InfoSet
-from engine.errors import InconsistentObservationError, IllegalActionError
+from engine.errors import InconsistentObservationError
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.state import Rules, WhiskeyState
 from engine.sampling import SamplingProblem
@@ -161,4 +161,4 @@ class WhiskeyInfoSet(InfoSet):
         return state
 
 
-__all__ = ["WhiskeyInfoSet", "IllegalActionError"]
+__all__ = ["WhiskeyInfoSet"]
