@@ -6,6 +6,12 @@ comparison, multi-way ties, the worked scenario W-S1, and agreement with a plain
 implementation of §2.1 on random pairs) and its speed in five-card evaluations per second
 (one core, cards pre-converted to the library's own representation, as the engine does).
 
+Choice (engine/games/whiskey_poker/hands.py): **phevaluator** — correct on every check,
+~1.4 M evaluations/s (a showdown needs at most 9), a C extension with no dependencies,
+Apache-2.0, maintained. eval7 is about 2x faster but depends on ``future`` and
+``pyparsing`` and emits deprecation warnings on import; treys and deuces are unmaintained
+pure Python; pokerkit is well kept but ~14x slower.
+
 Candidates: treys, deuces, phevaluator, eval7, pokerkit. Every one is optional; a missing
 library is reported and skipped. Libraries return a strength where *lower is better*
 (treys, deuces, phevaluator) or *higher is better* (eval7, pokerkit); each adapter below
