@@ -152,7 +152,8 @@ def _counter_decision(obs: dict, legal: list[str]) -> str:
     if own_oneoff:
         return counters[0]  # re-counter to save our own one-off
     v = _View(obs)
-    harm = -_score_oneoff(pending["card"], pending["target"], _mirror(v), obs)
+    # what the one-off is worth to its player (scored from their side) is our loss
+    harm = _score_oneoff(pending["card"], pending["target"], _mirror(v), obs)
     return counters[0] if harm >= 3.0 else "decline"
 
 
