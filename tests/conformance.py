@@ -258,3 +258,86 @@ def chi2_uniformity(game: Game, state: State, seat: int, limit: int = 4000, max_
     p = chisquare(f_obs, f_exp).pvalue
     assert p > 0.001, f"{game.name}: χ² rejects uniformity (p = {p:.2g}, {len(keys)} categories)"
     return True
+
+
+def chi2_conditioned(game: Game, state: State, seat: int, free: int = 5, limit: int = 3000,
+                     seed: int = 1) -> bool:
+    """Audit (e) for large information sets: χ² against exact enumeration on a conditioned slice.
+
+    A reference world is drawn from the sampler; all unseen cards but ``free`` of them are
+    pinned where the reference put them; the free cards are then enumerated over the
+    locations they came from (by capacity only) and kept if the built world replays to the
+    same observation. The sampler restricted to the same pins must count exactly those
+    worlds and draw them uniformly (α = 0.001). This checks the game's inference
+    constraints and the sampler on every game, however many cards are hidden.
+
+    :returns: False if the slice has fewer than 2 consistent worlds (nothing to test).
+    """
+    from scipy.stats import chisquare
+
+    from engine.sampling import Sampler, SamplingProblem
+
+    obs = json.loads(json.dumps(state.observation(seat)))
+    info = game.infoset(obs)
+    prob = info.problem()
+    rng = random.Random(seed)
+    ref, ref_choices = info.sampler.sample(rng)
+    where = {c: j for j, loc in enumerate(ref) for c in loc}
+    cards = list(prob.cards)
+    rng.shuffle(cards)
+    chosen = sorted(cards[:free])
+    free_set = set(chosen)
+    caps = [sum(1 for c in loc if c in free_set) for loc in ref]
+    pinned = [[c for c in loc if c not in free_set] for loc in ref]
+    allowed = {c: m for c, m in zip(prob.cards, prob.allowed)}
+    cond = SamplingProblem(chosen, caps, [allowed[c] for c in chosen], list(prob.names))
+    live = [j for j, cap in enumerate(caps) if cap]
+
+    def fill(k: int, remaining: list[int], acc: dict[int, list[int]]):
+        if k == len(live):
+            yield {j: list(v) for j, v in acc.items()}
+            return
+        j = live[k]
+        for combo in combinations(remaining, caps[j]):
+            rest = [c for c in remaining if c not in combo]
+            acc[j] = list(combo)
+            yield from fill(k + 1, rest, acc)
+        acc.pop(j, None)
+
+    exact: dict = {}
+    tried = 0
+    for part in fill(0, chosen, {}):
+        tried += 1
+        if tried > limit:
+            return False
+        assignment = [sorted(pinned[j] + part.get(j, [])) for j in range(len(ref))]
+        try:
+            world = info.world([list(x) for x in assignment], list(ref_choices), random.Random(0))
+            again = replay_world(world)
+        except (IllegalActionError, InconsistentObservationError):
+            continue
+        if again.observation(seat) != obs or world.observation(seat) != obs:
+            continue
+        key = tuple(tuple(sorted(part.get(j, []))) for j in range(len(ref)))
+        exact[key] = 1
+    assert exact, f"{game.name}: the sampler's own reference world is not consistent with the observation"
+    try:
+        sub = Sampler(cond)
+    except InconsistentObservationError:
+        raise AssertionError(f"{game.name}: the constraints exclude the reference world they produced") from None
+    assert sub.card_total == len(exact), (
+        f"{game.name}: the constraints admit {sub.card_total} placements of the free cards, "
+        f"exact enumeration finds {len(exact)} consistent ones")
+    if len(exact) < 2:
+        return False
+    n_samples = 200 * len(exact)
+    counts: Counter = Counter()
+    for _ in range(n_samples):
+        a, _ = sub.sample(rng)
+        key = tuple(tuple(sorted(x)) for x in a)
+        assert key in exact, f"{game.name}: sampled an inconsistent placement {key}"
+        counts[key] += 1
+    keys = sorted(exact)
+    p = chisquare([counts[k] for k in keys]).pvalue
+    assert p > 0.001, f"{game.name}: χ² rejects uniformity on a conditioned slice (p = {p:.2g})"
+    return True
