@@ -7,6 +7,7 @@ working directory, ``LANG``, ``PYTHONUNBUFFERED``, ``PYTHONHASHSEED`` plus the b
 before every match. Limits are applied without ``preexec_fn`` (unsafe in threaded
 processes such as Ray workers) by exec-ing small wrappers in front of the command:
 ``setpriv`` (parent-death signal, ``bot_user``), ``prlimit`` (open files, CPU seconds),
+``env --default-signal`` (signal dispositions reset: ignored signals survive ``exec``),
 ``unshare -n`` (``network: deny``) or ``bwrap`` (``sandbox: bwrap``). Each wrapper execs
 the next, so the bot keeps the pid that the arena spawned.
 
@@ -195,7 +196,27 @@ def wrapper_argv(limits: Limits, workdir: str) -> list[str]:
         if limits.cpu_s:
             out.append(f"--cpu={limits.cpu_s}:{limits.cpu_s}")
         out.append("--")
+    if _env_resets_signals():
+        # ignored signals survive exec: a Ray worker ignores SIGCHLD, which breaks bots' wait()
+        out += [shutil.which("env") or "/usr/bin/env", "--default-signal", "--"]
     return out
+
+
+_ENV_OK: bool | None = None
+
+
+def _env_resets_signals() -> bool:
+    """Whether ``env --default-signal`` (GNU coreutils >= 8.31) is available (checked once)."""
+    global _ENV_OK
+    if _ENV_OK is None:
+        env = shutil.which("env")
+        try:
+            _ENV_OK = bool(env) and subprocess.run(
+                [env, "--default-signal", "--", "true"], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, timeout=5).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            _ENV_OK = False
+    return _ENV_OK
 
 
 class BotProcess:
@@ -241,6 +262,7 @@ class BotProcess:
         except OSError as e:
             raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
         self.pid = self.proc.pid
+        _LEADERS.add(self.pid)
         self.stdin_fd = self.proc.stdin.fileno()
         self.stdout_fd = self.proc.stdout.fileno()
         self.stderr_fd = self.proc.stderr.fileno()
@@ -448,6 +470,7 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             log.warning("bot %s pid %d did not die after SIGKILL", self.name, self.pid)
         self.alive()
+        _LEADERS.discard(self.pid)
         for pid in targets:
             _reap(pid)
         sweep_orphans()
@@ -542,6 +565,8 @@ def sweep_orphans(root: str | None = None) -> list[int]:
     except Exception:  # noqa: BLE001
         return killed
     for child in children:
+        if child.pid in _LEADERS:
+            continue
         try:
             env = child.environ()
         except Exception:  # noqa: BLE001 - gone or not ours
@@ -564,6 +589,8 @@ def sweep_orphans(root: str | None = None) -> list[int]:
     return killed
 
 
+#: pids of bot processes spawned and not yet killed (never swept as orphans).
+_LEADERS: set[int] = set()
 #: pids ever seen as descendants of a bot (so their zombies may be reaped by the sweep).
 _DESCENDANTS: set[int] = set()
 
@@ -690,7 +717,8 @@ class Hub:
             if proc.violation is not None:
                 raise proc._tag(proc.violation)
             if proc.eof:
-                proc.alive() or _settle(proc)
+                if proc.alive():
+                    _settle(proc)
                 raise proc._tag(BotCrashed(f"bot {proc.name!r} {proc.describe_exit()}"))
             now = time.perf_counter()
             if now >= deadline:
@@ -709,7 +737,7 @@ class Hub:
         self.sel.close()
 
 
-def _settle(proc: BotProcess, wait_s: float = 0.05) -> bool:
+def _settle(proc: BotProcess, wait_s: float = 0.5) -> bool:
     """Give a process that closed stdout a moment to exit, so its exit code can be reported."""
     try:
         proc.returncode = proc.proc.wait(timeout=wait_s)

@@ -1,0 +1,102 @@
+"""Matches: handshake, forced moves, clock and bank, forfeit outcome, the random policy, wall budget."""
+
+from __future__ import annotations
+
+from arena.match import SeatPool, forfeit_outcome, play_match, replacement_action
+from arena.specs import Clock
+from engine import registry
+from tests.arena.conftest import GREEDY, RANDOM, bot, spec, zoo
+
+
+def run(seats_specs, **kw):
+    s = spec([b.name for b in seats_specs], **kw)
+    pool = SeatPool(seats_specs, s.limits)
+    try:
+        return play_match(s, pool), pool
+    finally:
+        pool.close()
+
+
+def test_forfeit_outcome_rule():
+    assert forfeit_outcome([[0], [1], [2]], {1}) == {"ranks": [0, 2, 0], "scores": [1, 0, 1]}
+    assert forfeit_outcome([[0], [1], [2]], {0, 2}) == {"ranks": [1, 0, 1], "scores": [0, 1, 0]}
+    assert forfeit_outcome([[0, 2], [1, 3]], {2}) == {"ranks": [1, 0, 1, 0], "scores": [0, 1, 0, 1]}
+    assert forfeit_outcome([[0], [1]], {0, 1}) == {"ranks": [0, 0], "scores": [0, 0]}
+
+
+def test_replacement_is_keyed_by_deal_and_move():
+    legal = list(range(10))
+    assert replacement_action(5, 3, legal) == replacement_action(5, 3, legal)
+    assert len({replacement_action(5, m, legal) for m in range(30)}) > 1
+
+
+def test_ok_match_matches_engine_replay():
+    res, _ = run([RANDOM, GREEDY], deal=3)
+    assert res.status == "ok" and not res.faults
+    assert res.bot_versions == ["random/1", "greedy/1"]
+    game = registry.get_game("toy")
+    s = spec(["random", "greedy"], deal=3)
+    state = game.new_match(2, s.deal_seed)
+    for a in res.actions:
+        state.apply_string(a)
+    assert state.is_terminal() and state.outcome().to_json() == res.outcome
+    # the last trick is forced: 2 of the 6 moves are played by the arena
+    assert len(res.move_ms[0]) + len(res.move_ms[1]) == 4
+    assert all(ms >= 0 for seat in res.move_ms for ms in seat)
+
+
+def test_ask_forced_asks_every_move():
+    rb = bot("random", "python", "bots/random_bot.py", ask_forced=True)
+    res, _ = run([rb, GREEDY], deal=3)
+    assert len(res.move_ms[0]) == 3 and len(res.move_ms[1]) == 2
+
+
+def test_same_seeds_same_match():
+    a, _ = run([RANDOM, bot("random2", "python", "bots/random_bot.py")], deal=9)
+    b, _ = run([RANDOM, bot("random2", "python", "bots/random_bot.py")], deal=9)
+    assert a.actions == b.actions
+
+
+def test_bank_absorbs_slow_move_then_times_out():
+    # first move sleeps 0.3 s: move_ms 100 + bank 1000 covers it; the bank is charged
+    late = zoo("late", "misbehave.py", "late_then_ok", "0.3")
+    res, _ = run([late, RANDOM], clock=Clock(move_ms=100, bank_ms=1000, startup_ms=5000))
+    assert res.status == "ok", res.faults
+    assert res.move_ms[0][0] >= 300
+    # same bot without a bank: a timeout, never an illegal move
+    res, _ = run([late, RANDOM], clock=Clock(move_ms=100, bank_ms=0, startup_ms=5000))
+    assert res.status == "forfeit"
+    assert [f.cls for f in res.faults] == ["timeout"]
+    assert res.outcome == {"ranks": [1, 0], "scores": [0, 1]}
+
+
+def test_random_policy_restarts_and_resumes():
+    crash = zoo("crash", "misbehave.py", "crash_mid")
+    res, pool = run([crash, RANDOM], policy="random", max_restarts=5, options={"hand_size": 4})
+    assert res.status == "ok"
+    assert res.faults and all(f.cls == "crash" for f in res.faults)
+    assert "about to crash" in res.faults[0].stderr_tail
+    assert len(res.actions) == 8
+    assert pool.spawns >= 2
+
+
+def test_random_policy_forfeits_after_max_restarts():
+    crash = zoo("crash", "misbehave.py", "crash_mid")
+    res, _ = run([crash, RANDOM], policy="random", max_restarts=0, options={"hand_size": 4})
+    assert res.status == "forfeit" and res.outcome["ranks"] == [1, 0]
+
+
+def test_random_policy_replaces_illegal_move():
+    ill = zoo("ill", "misbehave.py", "illegal")
+    res, _ = run([ill, RANDOM], policy="random")
+    assert res.status == "ok"
+    assert {f.cls for f in res.faults} == {"illegal"}
+    assert len(res.faults) == len(res.move_ms[0])
+
+
+def test_wall_budget_is_a_timeout_of_the_thinker():
+    slow = zoo("slow", "misbehave.py", "slow")
+    res, _ = run([RANDOM, slow], clock=Clock(move_ms=60000, bank_ms=0), wall_s=0.5)
+    assert res.status == "forfeit"
+    assert [(f.seat, f.cls) for f in res.faults] == [(1, "timeout")]
+    assert res.time_ms < 5000

@@ -1,0 +1,123 @@
+"""The misbehaving-bot zoo: one tiny real bot per mode (``python misbehave.py MODE``).
+
+Each mode speaks protocol v1 with raw stdin/stdout (no SDK) and misbehaves in one way;
+``tests/arena/test_zoo.py`` runs each as a real subprocess and checks the arena's reaction.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1]
+ARG = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+out = sys.stdout.buffer
+
+
+def send(obj, raw=b""):
+    out.write(raw + json.dumps(obj).encode() + b"\n")
+    out.flush()
+
+
+def ready():
+    send({"type": "ready", "protocol": 1, "name": f"zoo-{MODE}", "version": "0"})
+
+
+def grandchild():
+    # a grandchild in its own session that ignores SIGTERM and outlives its parent
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            with open(os.path.join(os.environ["HOME"], "grandchild.pid"), "w") as f:
+                f.write(str(os.getpid()))
+            os.closerange(0, 3)
+            while True:
+                time.sleep(1)
+        os._exit(0)
+    os.wait()
+
+
+if MODE == "crash_start":
+    sys.exit(3)
+if MODE == "ignore_term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+acts = 0
+for line in sys.stdin.buffer:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "start":
+        if MODE == "no_ready":
+            continue
+        if MODE == "fork_grandchild":
+            grandchild()
+        if MODE == "file_memory":
+            path = os.path.join(os.environ["HOME"], "seen.txt")
+            print("FOUND" if os.path.exists(path) else "NOFILE", file=sys.stderr, flush=True)
+        ready()
+        continue
+    if kind == "end":
+        continue
+    acts += 1
+    legal = msg["legal"]
+    rid = msg["id"]
+    reply = {"type": "action", "id": rid, "action": legal[0]}
+    if MODE == "crash_mid" and acts == 2:
+        print("about to crash", file=sys.stderr, flush=True)
+        sys.exit(1)
+    elif MODE == "slow":
+        time.sleep(ARG or 30)
+    elif MODE == "late_then_ok" and acts == 1:
+        time.sleep(ARG)
+    elif MODE == "partial":
+        data = json.dumps(reply).encode() + b"\n"
+        out.write(data[:10])
+        out.flush()
+        time.sleep(0.05)
+        out.write(data[10:])
+        out.flush()
+        continue
+    elif MODE == "garbage":
+        out.write(b"hello world\n")
+        out.flush()
+    elif MODE == "prefix":
+        send(reply, raw=b"DEBUG ")
+        continue
+    elif MODE == "huge_line":
+        chunk = b"x" * 65536
+        for _ in range(160):  # 10 MiB without a newline
+            out.write(chunk)
+        out.flush()
+        time.sleep(30)
+    elif MODE == "flood":
+        for _ in range(100000):
+            out.write(b'{"type":"noise"}\n')
+        out.flush()
+        time.sleep(30)
+    elif MODE == "stderr_mb":
+        sys.stderr.buffer.write(b"e" * (4 * 2**20))
+        sys.stderr.buffer.flush()
+    elif MODE == "memory":
+        hog = []
+        while True:
+            hog.append(bytearray(16 * 2**20))
+            time.sleep(0.01)
+    elif MODE == "illegal":
+        reply["action"] = "play 999"
+    elif MODE == "stale":
+        send({"type": "action", "id": rid - 1000, "action": legal[-1]})
+    elif MODE == "file_memory":
+        with open(os.path.join(os.environ["HOME"], "seen.txt"), "w") as f:
+            f.write(json.dumps(msg["observation"]))
+    elif MODE == "info":
+        reply["info"] = {"acts": acts, "pid": os.getpid()}
+    elif MODE == "big_info":
+        reply["info"] = {"pad": "x" * 5000}
+    elif MODE == "env":
+        reply["info"] = {"env": dict(os.environ), "cwd": os.getcwd()}
+    send(reply)
+
+if MODE == "exit_code_on_eof":
+    sys.exit(7)
