@@ -621,3 +621,20 @@ def test_greedy_beats_random():
             st.apply_string(greedy(st.observation(p), legal, rng) if p == gseat else legal[rng.randrange(len(legal))])
         wins += st.outcome().ranks[gseat] == 0
     assert wins >= 32
+
+
+def test_terminal_state_refuses_actions_and_outcome_needs_the_end():
+    from engine.errors import GameOverError
+    st = G.new_match(2, 21)
+    with pytest.raises(GameOverError):
+        st.outcome()
+    rng = random.Random(21)
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        st.apply(legal[rng.randrange(len(legal))])
+    assert st.current_player() == -1 and st.legal_actions() == []
+    with pytest.raises(GameOverError):
+        st.apply(45)
+    obs = st.observation(0)
+    assert obs["phase"] == "over" and obs["winner"] == [st.winner]
+    assert st.hand_rewards() == [1.0 if s == st.winner else 0.0 for s in (0, 1)]
