@@ -258,10 +258,13 @@ class CuttleState(State):
     # ------------------------------------------------------------ legal actions
 
     def legal_actions(self) -> list[int]:
-        """The legal actions in canonical (ascending value) order; empty only when over."""
+        """The legal actions in canonical (ascending value) order; empty only when over.
+
+        Returns a fresh list (the state keeps its own cached copy for ``apply``).
+        """
         if self._legal is None:
             self._legal = self._compute_legal()
-        return self._legal
+        return self._legal[:]
 
     def _targets_2_9(self, p: int) -> int:
         """Permanents a 2 (destroy) or 9 of ``p`` may target (§3.4, §3.7, ruling C-12)."""
@@ -371,7 +374,9 @@ class CuttleState(State):
         :raises GameOverError: if the match is over.
         """
         self._require_live()
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
         if action not in legal:
             raise self._illegal(action)
         self._legal = None
@@ -644,7 +649,7 @@ class CuttleState(State):
             "players": 2,
             "seat": seat,
             "options": dict(self.options),
-            "hand_index": 0,
+            "hand_index": self.hand_index(),
             "dealer": self.dealer,
             "turn": self.turns,
             "turn_player": self.turn_p,
