@@ -215,3 +215,23 @@ def test_greedy_beats_random():
             s.apply_string(a)
         wins += s.winner == me
     assert wins >= 45
+
+
+def test_rebuilt_deal_is_uniform_over_the_opponents_hidden_slots():
+    """Seat 1 (5 dealt cards) draws unseen, then plays 9d: 9d lay in any of its 6 hidden slots alike."""
+    hands = [M(["2c", "3c", "4c", "5c", "6c", "Kc"]), M(["9d", "7h", "8h", "Th", "Qh"])]
+    rest = [c for c in range(52) if not (hands[0] | hands[1]) >> c & 1]
+    s = CuttleState.from_deal(GAME, GAME.resolve_options({}), 0, hands, rest, 1)
+    play(s, "draw", "draw", "points 9d")
+    info = GAME.infoset(json.loads(json.dumps(s.observation(0))))
+    nine = parse_french("9d")
+    drawn = 0
+    n = 3000
+    rng = random.Random(4)
+    for _ in range(n):
+        w = info.sample(rng)
+        start = w.hand_start()
+        if not start.hands[1] >> nine & 1:
+            drawn += 1
+            assert w.draws[0][3] == (nine,)
+    assert 400 <= drawn <= 600, f"9d was the drawn card in {drawn} of {n} samples; expected about {n // 6}"
