@@ -30,7 +30,7 @@ import ctypes
 import logging
 import os
 import pwd
-import selectors
+import select
 import shutil
 import signal
 import subprocess
@@ -621,22 +621,26 @@ def remove_workdir(path: str) -> None:
 
 
 class Hub:
-    """One selector over the pipes of many bot processes.
+    """One epoll set over the pipes of many bot processes.
 
     Reads whatever is available into each process's line queue and stderr capture, and
     writes pending stdin bytes, so no pipe ever fills while the arena waits for one bot.
+    (``select.epoll`` is used directly: the :mod:`selectors` wrapper costs several µs per
+    wait, a visible share of a ~30 µs round trip.)
     """
 
     def __init__(self) -> None:
-        self.sel = selectors.DefaultSelector()
+        self.ep = select.epoll()
+        self.fds: dict[int, tuple[BotProcess, int]] = {}
         self.procs: set[BotProcess] = set()
 
     def add(self, proc: BotProcess) -> None:
         """Watch ``proc``'s stdout and stderr (and stdin while bytes are pending)."""
         proc._hub = self
         self.procs.add(proc)
-        self.sel.register(proc.stdout_fd, selectors.EVENT_READ, (proc, 1))
-        self.sel.register(proc.stderr_fd, selectors.EVENT_READ, (proc, 2))
+        for fd, kind in ((proc.stdout_fd, 1), (proc.stderr_fd, 2)):
+            self.ep.register(fd, select.EPOLLIN)
+            self.fds[fd] = (proc, kind)
         if proc._pending:
             self._want_write(proc, True)
 
@@ -646,30 +650,30 @@ class Hub:
             return
         self.procs.discard(proc)
         for fd in (proc.stdout_fd, proc.stderr_fd, proc.stdin_fd):
-            try:
-                self.sel.unregister(fd)
-            except (KeyError, ValueError):
-                pass
+            self._drop(fd)
         proc._hub = None
 
     def _want_write(self, proc: BotProcess, on: bool) -> None:
-        try:
-            if on:
-                self.sel.register(proc.stdin_fd, selectors.EVENT_WRITE, (proc, 0))
-            else:
-                self.sel.unregister(proc.stdin_fd)
-        except (KeyError, ValueError):
-            pass
+        fd = proc.stdin_fd
+        if on:
+            if fd not in self.fds:
+                self.ep.register(fd, select.EPOLLOUT)
+                self.fds[fd] = (proc, 0)
+        else:
+            self._drop(fd)
 
     def pump(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for pipe activity and handle all of it."""
-        events = self.sel.select(timeout)
+        events = self.ep.poll(timeout)
         if not events:
             return
         now = time.perf_counter()
-        for key, _mask in events:
-            proc, kind = key.data
-            fd = key.fd
+        fds = self.fds
+        for fd, _mask in events:
+            entry = fds.get(fd)
+            if entry is None:
+                continue
+            proc, kind = entry
             if kind == 0:
                 proc._flush()
                 continue
@@ -683,17 +687,17 @@ class Hub:
                 proc._on_stdout(data, now)
                 if not data:
                     self._drop(fd)
+            elif data:
+                proc.stderr.feed(data)
             else:
-                if data:
-                    proc.stderr.feed(data)
-                else:
-                    self._drop(fd)
+                self._drop(fd)
 
     def _drop(self, fd: int) -> None:
-        try:
-            self.sel.unregister(fd)
-        except (KeyError, ValueError):
-            pass
+        if self.fds.pop(fd, None) is not None:
+            try:
+                self.ep.unregister(fd)
+            except (OSError, ValueError):
+                pass
 
     def wait_line(self, proc: BotProcess, deadline: float,
                   tick: Callable[[], None] | None = None) -> tuple[bytes, float]:
@@ -731,10 +735,10 @@ class Hub:
             self.pump(max(0.0, min(deadline, next_tick) - now))
 
     def close(self) -> None:
-        """Close the selector (processes are not killed)."""
+        """Close the epoll set (processes are not killed)."""
         for p in list(self.procs):
             self.remove(p)
-        self.sel.close()
+        self.ep.close()
 
 
 def _settle(proc: BotProcess, wait_s: float = 0.5) -> bool:

@@ -1,0 +1,216 @@
+"""``arena doctor GAME -- CMD...``: check a bot's protocol compliance before a competition.
+
+:func:`doctor` runs the bot through the handshake, a few full matches against the random
+bot (the candidate in a different seat each match), measures its move times (p50/p99)
+and checks that it exits cleanly when the arena closes its stdin. The
+:class:`DoctorReport` lists every check as pass / warn / fail with a message a student can
+act on.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from arena.batch import play_batch
+from arena.errors import BotFault, BotStall, BotTimeout
+from arena.process import BotProcess, Hub, new_workdir, remove_workdir
+from arena.protocol import encode_end, encode_start, parse_ready
+from arena.specs import BotSpec, Clock, FaultPolicy, Limits, MatchResult, MatchSpec
+from engine import registry
+from engine.seeds import bot_seed, deal_seed
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+_PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Check:
+    """One line of the report: ``status`` in pass | warn | fail."""
+
+    name: str
+    status: str
+    message: str
+
+
+@dataclass
+class DoctorReport:
+    """The result of :func:`doctor`.
+
+    :ivar checks: every check in order.
+    :ivar move_ms: the candidate's decision times, milliseconds.
+    :ivar results: the matches played.
+    """
+
+    game: str
+    cmd: list[str]
+    checks: list[Check] = field(default_factory=list)
+    move_ms: list[float] = field(default_factory=list)
+    results: list[MatchResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed (warnings allowed)."""
+        return all(c.status != FAIL for c in self.checks)
+
+    def add(self, name: str, status: str, message: str) -> None:
+        """Append a check."""
+        self.checks.append(Check(name, status, message))
+
+    def render(self):
+        """A rich renderable (a table plus a verdict line)."""
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        style = {PASS: "green", WARN: "yellow", FAIL: "bold red"}
+        table = Table(title=f"arena doctor: {self.game} -- {' '.join(self.cmd)}", show_lines=False)
+        table.add_column("check")
+        table.add_column("result")
+        table.add_column("details", overflow="fold")
+        for c in self.checks:
+            table.add_row(c.name, Text(c.status.upper(), style=style[c.status]), c.message)
+        verdict = Text("PASS: the bot is ready for a tournament" if self.passed
+                       else "FAIL: fix the failed checks above", style="bold green" if self.passed else "bold red")
+        return Group(table, verdict)
+
+    def text(self) -> str:
+        """Plain-text form of the report."""
+        lines = [f"arena doctor: {self.game} -- {' '.join(self.cmd)}"]
+        lines += [f"  [{c.status.upper():4}] {c.name}: {c.message}" for c in self.checks]
+        lines.append("PASS" if self.passed else "FAIL")
+        return "\n".join(lines)
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
+           cwd: str | None = None) -> DoctorReport:
+    """Check the bot started by ``cmd`` on ``game``.
+
+    :param game: a registered game name.
+    :param cmd: the bot's argv (``python`` runs under the arena's interpreter; relative
+        paths resolve against ``cwd``, default the current directory).
+    :param matches: full matches against the random bot (the candidate's seat rotates).
+    :param clock: time control (default: DESIGN's defaults, 1000 ms per move).
+    :returns: the report (never raises for a misbehaving bot).
+    :raises UnknownGameError: for an unknown game.
+    """
+    g = registry.get_game(game)
+    clock = clock or Clock()
+    cwd = os.path.abspath(cwd or os.getcwd())
+    report = DoctorReport(game, list(cmd))
+    cand = BotSpec("candidate", tuple(cmd), cwd=cwd)
+    _handshake(report, cand, game, clock)
+    if report.checks[-1].status == FAIL:
+        return report
+    n = max(2, g.min_players)
+    teams = g.teams(n)
+    opponent = BotSpec("random", ("python", "bots/random_bot.py"), cwd=_PROJECT)
+    bots = {"candidate": cand, "random": opponent}
+    faults = []
+    for m in range(matches):
+        seat = m % n
+        seats = tuple("candidate" if s == seat else "random" for s in range(n))
+        mid = f"doctor/{game}/d{m:05d}/r{seat:02d}"
+        spec = MatchSpec(match_id=mid, tournament="doctor", token=f"doctor-{m}", game=game, options={},
+                         players=n, deal_index=m, deal_seed=deal_seed("doctor", game, m), rotation=seat,
+                         lineup=("candidate", "random"), seats=seats,
+                         teams=tuple(tuple(t) for t in teams),
+                         bot_seeds=tuple(bot_seed("doctor", mid, s) for s in range(n)), fingerprint="",
+                         clock=clock, faults=FaultPolicy(), limits=Limits(), wall_s=600.0)
+        # every seat but the candidate's is a separate random-bot process
+        (res,) = play_batch([spec], bots, None)
+        report.results.append(res)
+        report.move_ms += res.move_ms[seat]
+        faults += [f for f in res.faults if f.seat == seat]
+        others = [f for f in res.faults if f.seat != seat]
+        if others:
+            report.add(f"match {m + 1}", WARN, f"the random opponent faulted: {others[0].detail}")
+    if faults:
+        f = faults[0]
+        tail = f" | stderr: {f.stderr_tail[-300:].strip()}" if f.stderr_tail.strip() else ""
+        report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} at move "
+                   f"{f.move}: {f.detail}{tail}")
+    else:
+        report.add("matches", PASS, f"{matches} full matches against the random bot, seats "
+                   f"{sorted({m % n for m in range(matches)})}, every reply legal and on time")
+    if report.move_ms:
+        p50, p99 = statistics.median(report.move_ms), _pct(report.move_ms, 0.99)
+        status = PASS if p99 <= 0.5 * clock.move_ms else WARN
+        report.add("timing", status, f"{len(report.move_ms)} decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+                   f"max {max(report.move_ms):.1f} ms (move_ms {clock.move_ms}"
+                   + (", p99 above half of it: risky under load" if status == WARN else "") + ")")
+    _exit_check(report, cand, game, clock, n)
+    return report
+
+
+def _start(game: str, n: int, clock: Clock) -> bytes:
+    return encode_start(game=game, options={}, players=n, seat=0, teams=[[i] for i in range(n)],
+                        match="doctor", seed=1, move_ms=clock.move_ms, bank_ms=clock.bank_ms)
+
+
+def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock) -> None:
+    n = max(2, registry.get_game(game).min_players)
+    hub = Hub()
+    try:
+        proc = BotProcess(cand, Limits(), new_workdir("doctor"), 0)
+    except BotFault as e:
+        report.add("start", FAIL, str(e))
+        return
+    hub.add(proc)
+    try:
+        t0 = time.perf_counter()
+        proc.send(_start(game, n, clock))
+        line, t1 = hub.wait_line(proc, t0 + (clock.startup_ms + clock.grace_ms) / 1000)
+        r = parse_ready(line)
+        report.add("handshake", PASS, f"'ready' after {(t1 - t0) * 1000:.0f} ms (startup_ms {clock.startup_ms}); "
+                   f"name {r.name!r}, version {r.version!r}")
+        if not r.name or not r.version:
+            report.add("identity", WARN, "'ready' should carry a non-empty name and version "
+                       "(recorded with every result)")
+    except BotFault as e:
+        hub.pump(0)
+        tail = proc.stderr.tail_text(300).strip()
+        if isinstance(e, BotTimeout):
+            e = BotStall(f"no 'ready' within startup_ms {clock.startup_ms}")
+        report.add("handshake", FAIL, f"{e.fault_class}: {e}" + (f" | stderr: {tail}" if tail else "")
+                   + " -- the bot must answer {\"type\":\"start\",...} with "
+                   "{\"type\":\"ready\",\"protocol\":1,\"name\":...,\"version\":...} on one stdout line")
+    finally:
+        proc.kill()
+        hub.close()
+        remove_workdir(proc.workdir)
+
+
+def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n: int) -> None:
+    hub = Hub()
+    proc = BotProcess(cand, Limits(), new_workdir("doctor"), 0)
+    hub.add(proc)
+    try:
+        proc.send(_start(game, n, clock))
+        hub.wait_line(proc, time.perf_counter() + (clock.startup_ms + clock.grace_ms) / 1000)
+        proc.send(encode_end({"ranks": [0] * n, "scores": [0] * n}, {}))
+        hub.pump(0.05)
+        t0 = time.perf_counter()
+        hub.remove(proc)
+        rc = proc.close(2.0)
+        dt = (time.perf_counter() - t0) * 1000
+        if rc is None:
+            report.add("exit on EOF", WARN, "the bot did not exit within 2 s of stdin closing; it was killed "
+                       "(exit when stdin reaches end of file)")
+        elif rc != 0:
+            report.add("exit on EOF", WARN, f"exited with code {rc} when stdin closed (not a fault; 0 expected)")
+        else:
+            report.add("exit on EOF", PASS, f"exited with code 0 {dt:.0f} ms after stdin closed")
+    except BotFault as e:
+        report.add("exit on EOF", WARN, f"could not complete the exit check: {e}")
+        proc.kill()
+    finally:
+        hub.close()
+        remove_workdir(proc.workdir)

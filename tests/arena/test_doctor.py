@@ -1,0 +1,52 @@
+"""arena doctor on good and bad bots, and the JavaScript example bot."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+
+from arena.doctor import doctor
+from arena.specs import Clock
+from tests.arena.conftest import ROOT, ZOO
+
+FAST = Clock(move_ms=500, bank_ms=0, startup_ms=3000)
+
+
+def test_python_random_bot_passes():
+    rep = doctor("toy", ["python", "bots/random_bot.py"], matches=2, cwd=ROOT)
+    assert rep.passed, rep.text()
+    assert {c.name for c in rep.checks} >= {"handshake", "matches", "timing", "exit on EOF"}
+    assert rep.move_ms and "PASS" in rep.text()
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
+def test_js_bot_passes_doctor():
+    rep = doctor("toy", ["node", "bots/js_random_bot.js"], matches=2, cwd=ROOT)
+    assert rep.passed, rep.text()
+    assert all(c.status == "pass" for c in rep.checks), rep.text()
+
+
+@pytest.mark.parametrize("mode,check,cls", [("illegal", "matches", "illegal"),
+                                            ("no_ready", "handshake", "stall"),
+                                            ("garbage", "matches", "protocol")])
+def test_bad_bots_fail_with_a_reason(mode, check, cls):
+    rep = doctor("toy", [sys.executable, f"{ZOO}/misbehave.py", mode], matches=2, clock=FAST)
+    assert not rep.passed
+    failed = [c for c in rep.checks if c.status == "fail"]
+    assert failed[0].name == check and cls in failed[0].message, rep.text()
+
+
+def test_exit_code_on_eof_is_a_warning():
+    rep = doctor("toy", [sys.executable, f"{ZOO}/misbehave.py", "exit_code_on_eof"], matches=1, clock=FAST)
+    assert rep.passed
+    assert [c.status for c in rep.checks if c.name == "exit on EOF"] == ["warn"]
+
+
+def test_render_is_rich():
+    from rich.console import Console
+    rep = doctor("toy", ["python", "bots/random_bot.py"], matches=1, cwd=ROOT)
+    console = Console(record=True, width=120)
+    console.print(rep.render())
+    assert "arena doctor" in console.export_text()
