@@ -56,18 +56,20 @@ class Node:
 def ucb_select(node: Node, keys: list[Hashable], c: float) -> Hashable:
     """The child key maximising ``mean + c * sqrt(ln(avail) / visits)`` among ``keys``.
 
-    Every key must be an existing, visited child. Availability counts of all ``keys`` are
-    incremented first (they were available in this determinization).
+    Every key must be an existing, visited child (``KeyError`` otherwise). Availability
+    counts of all ``keys`` are incremented first (they were available in this
+    determinization). Ties go to the first key in ``keys`` order.
     """
     children = node.children
     best_key = keys[0]
     best = -1.0
+    log = math.log
+    sqrt = math.sqrt
     for k in keys:
         ch = children[k]
         ch.avail += 1
-    for k in keys:
-        ch = children[k]
-        v = ch.reward / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+        n = ch.visits
+        v = ch.reward / n + c * sqrt(log(ch.avail) / n)
         if v > best:
             best, best_key = v, k
     return best_key
@@ -82,6 +84,8 @@ class SearchResult:
     :ivar value: mean reward of the chosen edge for the searching seat, in [0, 1].
     :ivar visits: per root action, its visit count.
     :ivar elapsed_ms: wall time of the search.
+    :ivar tree: the searched tree: the root :class:`Node` (SO), or one root per seat (MO);
+        ``None`` when no iteration ran. For tests and analysis.
     """
 
     action: Any
@@ -89,6 +93,7 @@ class SearchResult:
     value: float
     visits: dict[Any, int] = field(default_factory=dict)
     elapsed_ms: float = 0.0
+    tree: Node | list[Node] | None = None
 
 
 class ISMCTS:
@@ -111,16 +116,24 @@ class ISMCTS:
     # ------------------------------------------------------------------ rollouts
 
     def _rewards(self, state: State, teams: list[list[int]], hand0: int) -> list[float]:
-        game = self.game
+        """Play ``state`` out with ``game.rollout_action`` and return the reward per seat.
+
+        With ``hand_rollouts`` the rollout stops when the hand ``hand0`` ends
+        (``State.hand_rewards()``); otherwise at the end of the match (``Outcome.rewards``).
+        """
+        roll = self.game.rollout_action
         rng = self._rng
+        apply = state.apply
+        is_terminal = state.is_terminal
         if self.hand_rollouts:
-            while not state.is_terminal() and state.hand_index() == hand0:
-                state.apply(game.rollout_action(state, rng))
-            if not state.is_terminal():
+            hand_index = state.hand_index
+            while not is_terminal() and hand_index() == hand0:
+                apply(roll(state, rng))
+            if not is_terminal():
                 return state.hand_rewards()
         else:
-            while not state.is_terminal():
-                state.apply(game.rollout_action(state, rng))
+            while not is_terminal():
+                apply(roll(state, rng))
         return state.outcome().rewards(teams)
 
     # ------------------------------------------------------------------ search
@@ -148,9 +161,11 @@ class ISMCTS:
         max_it = iterations if iterations is not None else 1 << 62
         if self.variant == "so":
             root, done = self._run_so(info, seat, teams, rng, max_it, deadline)
+            tree: Node | list[Node] = root
         else:
             roots, done = self._run_mo(info, seat, teams, n, rng, max_it, deadline)
             root = roots[seat]
+            tree = roots
         if not root.children:
             # no iteration ran (tiny time budget): fall back to a legal action of one world
             world = info.sample(rng)
@@ -159,44 +174,52 @@ class ISMCTS:
         best_key = max(root.children, key=lambda k: (root.children[k].visits, root.children[k].mean()))
         best = root.children[best_key]
         visits = {k: ch.visits for k, ch in root.children.items()}
-        return SearchResult(best_key, done, best.mean(), visits, (time.perf_counter() - t0) * 1000)
+        return SearchResult(best_key, done, best.mean(), visits, (time.perf_counter() - t0) * 1000, tree)
 
     def _run_so(self, info, seat, teams, rng, max_it, deadline):
+        """SO-ISMCTS iterations on one tree; returns ``(root, iterations done)``."""
         c = self.c
+        hand_rollouts = self.hand_rollouts
+        sample = info.sample
+        randrange = rng.randrange
+        clock = time.perf_counter
+        backup = self._rewards
         root = Node()
         done = 0
         while done < max_it:
-            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 break
-            state = info.sample(rng)
+            state = sample(rng)
             hand0 = state.hand_index()
             node = root
             path = []
             while not state.is_terminal():
-                if self.hand_rollouts and state.hand_index() != hand0:
+                if hand_rollouts and state.hand_index() != hand0:
                     break
                 legal = state.legal_actions()
-                player = state.current_player()
                 children = node.children
                 untried = [a for a in legal if a not in children]
                 if untried:
                     for a in legal:
-                        if a in children:
-                            children[a].avail += 1
-                    a = untried[rng.randrange(len(untried))]
-                    child = Node(player)
+                        ch = children.get(a)
+                        if ch is not None:
+                            ch.avail += 1
+                    a = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    child = Node(state.current_player())
                     child.avail = 1
                     children[a] = child
                     state.apply(a)
                     path.append(child)
                     break
-                a = legal[0] if len(legal) == 1 else ucb_select(node, legal, c)
                 if len(legal) == 1:
+                    a = legal[0]
                     children[a].avail += 1
+                else:
+                    a = ucb_select(node, legal, c)
                 node = children[a]
                 state.apply(a)
                 path.append(node)
-            rewards = self._rewards(state, teams, hand0)
+            rewards = backup(state, teams, hand0)
             for nd in path:
                 nd.visits += 1
                 nd.reward += rewards[nd.player]
@@ -204,11 +227,12 @@ class ISMCTS:
         return root, done
 
     def _run_mo(self, info, seat, teams, n, rng, max_it, deadline):
+        """MO-ISMCTS iterations on one tree per seat; returns ``(roots, iterations done)``."""
         c = self.c
         roots = [Node() for _ in range(n)]
         done = 0
         while done < max_it:
-            if deadline is not None and (done & 7) == 0 and time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline:
                 break
             state = info.sample(rng)
             hand0 = state.hand_index()
