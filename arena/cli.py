@@ -80,6 +80,7 @@ def run(
         export(summary.folder, st)
         console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
                                                f"{len(st.records)} matches (TrueSkill, ordered replay)"))
+        console.print(report.efficiency_line(st.efficiency))
         if any(r["faults"] for r in st.rows):
             console.print(report.reliability_table(st.rel))
         msg = (f"{summary.played} matches played now, {summary.already} already recorded, "
@@ -105,13 +106,16 @@ def leaderboard(
     if write:
         export(folder, st)
     if format == "json":
-        print(json.dumps({"tournament": st.name, "rows": report._clean(st.rows)}, indent=2))
+        print(json.dumps({"tournament": st.name, "rows": report._clean(st.rows),
+                          "duplicate_efficiency": report._clean(st.efficiency)}, indent=2))
     elif format == "csv":
         sys.stdout.write(report.to_csv(st.rows))
     elif format == "md":
-        sys.stdout.write(report.to_markdown(st.rows, f"{st.name} — leaderboard"))
+        sys.stdout.write(report.to_markdown(st.rows, f"{st.name} — leaderboard",
+                                            [report.efficiency_line(st.efficiency)]))
     else:
         console.print(report.leaderboard_table(st.rows, title=f"{st.name} — {len(st.records)} matches"))
+        console.print(report.efficiency_line(st.efficiency))
         order = [r["bot"] for r in st.rows]
         console.print(report.crosstable_table(st.cross, order))
         console.print(report.reliability_table(st.rel))

@@ -136,6 +136,81 @@ def reliability(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[
     return out
 
 
+def duplicate_efficiency(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The duplicate efficiency a tournament achieved: the "games saved" factor.
+
+    Each bot's seat rewards in ``ok`` matches are grouped into duplicate blocks (one deal
+    of one lineup, every rotation). Within each (bot, lineup) group the variance of a
+    single result and the variance of a block mean are pooled over all groups, with
+    the degrees of freedom each group's own mean uses up, and compared as in
+    :func:`arena.stats.duplicate_efficiency`: ``factor = Var(single) / (k Var(block mean))``
+    for blocks of ``k`` matches. With one group the factor equals
+    ``stats.duplicate_efficiency`` of its blocks.
+
+    ``factor`` > 1 means the tournament's N matches measured the bots as precisely as
+    ``factor · N`` unpaired matches would; 1 means the pairing did not help. Only complete
+    blocks (as many matches as the largest block) count, so a running tournament's
+    unfinished deals are left out.
+
+    :returns: ``{"factor", "blocks", "bot_blocks", "block_size", "var_single", "var_block_mean"}``
+        (``blocks``: complete duplicate blocks; ``bot_blocks``: the per-bot samples of them);
+        ``factor`` is ``nan`` when undefined (blocks of one match, fewer than 2 blocks
+        beyond the groups' means, or no variance at all) and ``inf`` when every block
+        mean equals its group's mean while single results vary.
+    """
+    groups: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for rec in records:
+        if rec.get("status") != "ok" or not rec.get("outcome"):
+            continue
+        rewards = seat_rewards(rec)
+        lineup, deal = _block(rec)
+        seen: set[str] = set()
+        for seat, b in enumerate(rec["seats"]):
+            if b not in seen:
+                seen.add(b)
+                groups[(b, lineup)][deal].append(rewards[seat])
+    k = max((len(v) for g in groups.values() for v in g.values()), default=0)
+    ss_single = ss_block = 0.0
+    n_block = df_single = df_block = 0
+    complete: set[tuple[str, int]] = set()
+    for (_, lineup), g in groups.items():
+        blocks = [v for v in g.values() if len(v) == k]
+        if len(blocks) < 2:
+            continue
+        complete.update((lineup, d) for d, v in g.items() if len(v) == k)
+        xs = np.array(blocks, dtype=float)
+        means = xs.mean(axis=1)
+        ss_single += float(((xs - xs.mean()) ** 2).sum())
+        ss_block += float(((means - means.mean()) ** 2).sum())
+        n_block += len(blocks)
+        df_single += xs.size - 1
+        df_block += len(blocks) - 1
+    out: dict[str, Any] = {"factor": float("nan"), "blocks": len(complete), "bot_blocks": n_block, "block_size": k,
+                           "var_single": float("nan"), "var_block_mean": float("nan")}
+    if k < 2 or df_block < 2:
+        return out
+    var_single, var_block = ss_single / df_single, ss_block / df_block
+    out["var_single"], out["var_block_mean"] = var_single, var_block
+    if var_block <= 1e-12:
+        out["factor"] = float("inf") if var_single > 0 else float("nan")
+    else:
+        out["factor"] = var_single / (k * var_block)
+    return out
+
+
+def efficiency_line(eff: dict[str, Any]) -> str:
+    """One line for under the leaderboard table, e.g. ``Duplicate efficiency: 2.14× ...``."""
+    f = eff.get("factor")
+    if f is None or f != f:
+        return (f"Duplicate efficiency: – (not enough complete duplicate blocks of 2 or more matches: "
+                f"{eff.get('blocks', 0)})")
+    if f == float("inf"):
+        return (f"Duplicate efficiency: ∞ — duplicate deals removed all the luck of the deal "
+                f"({eff['blocks']} blocks of {eff['block_size']} matches)")
+    return (f"Duplicate efficiency: {f:.2f}× — each match was worth {f:.2f} unpaired ones "
+            f"(variance of block-paired vs unpaired results; {eff['blocks']} blocks of {eff['block_size']} matches)")
+
+
 # ------------------------------------------------------------------ rendering
 
 def _f(x: Any, fmt: str = ".2f") -> str:
@@ -203,14 +278,16 @@ def to_csv(rows: Sequence[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def to_markdown(rows: Sequence[dict[str, Any]], title: str) -> str:
-    """The leaderboard as a Markdown table."""
+def to_markdown(rows: Sequence[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> str:
+    """The leaderboard as a Markdown table; ``notes`` are paragraphs under it."""
     lines = [f"# {title}", "", "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | faults |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['rank']} | {r['bot']} | {_f(r['mu'])} | {_f(r['sigma'])} | {_f(r['conservative'])} | "
                      f"{r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | {_f(r['score'], '.3f')} "
                      f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | {r['faults']} |")
+    for n in notes:
+        lines += ["", n]
     return "\n".join(lines) + "\n"
 
 
@@ -226,12 +303,18 @@ def _clean(x: Any) -> Any:
 
 def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, Any]], cross: dict,
                   rel: dict, ratings: RatingResult, meta: dict[str, Any]) -> None:
-    """Write leaderboard.json/.csv/.md, crosstable.json and reliability.json into ``folder``."""
+    """Write leaderboard.json/.csv/.md, crosstable.json and reliability.json into ``folder``.
+
+    ``meta`` goes into leaderboard.json as is (non-finite numbers become ``null``); a
+    ``duplicate_efficiency`` entry (:func:`duplicate_efficiency`) is also printed under the
+    Markdown table.
+    """
     folder = Path(folder)
-    doc = {"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
-           "rows": [_clean(dict(r)) for r in rows]}
+    doc = _clean({"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
+                  "rows": [dict(r) for r in rows]})
     (folder / "leaderboard.json").write_text(json.dumps(doc, indent=2) + "\n")
     (folder / "leaderboard.csv").write_text(to_csv(rows))
-    (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard"))
+    notes = [efficiency_line(meta["duplicate_efficiency"])] if "duplicate_efficiency" in meta else []
+    (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(_clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(_clean(rel), indent=2) + "\n")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ class Standings:
     rows: list[dict[str, Any]]
     cross: dict
     rel: dict
+    efficiency: dict[str, Any] = field(default_factory=dict)
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
@@ -49,14 +50,18 @@ def standings(folder: str | Path) -> Standings:
                    rate_forfeits=meta.get("rate_forfeits", False))
     rows = report.leaderboard(records, bots, ratings)
     return Standings(meta["name"], meta, records, ratings, rows, report.crosstable(records),
-                     report.reliability(records, bots))
+                     report.reliability(records, bots), report.duplicate_efficiency(records))
 
 
 def export(folder: str | Path, st: Standings) -> None:
-    """Write the leaderboard, crosstable and reliability exports of ``st`` into ``folder``."""
+    """Write the leaderboard, crosstable and reliability exports and ``report.html`` of ``st`` into ``folder``."""
+    from arena import report_html  # matplotlib: imported only when a report is written
+
     counts = {"matches": len(st.records),
               "ok": sum(1 for r in st.records if r.get("status") == "ok"),
               "forfeit": sum(1 for r in st.records if r.get("status") == "forfeit"),
               "aborted": sum(1 for r in st.records if r.get("status") == "aborted")}
-    meta = {"game": st.meta["game"], "players": st.meta["players"], **counts}
+    meta = {"game": st.meta["game"], "players": st.meta["players"], **counts,
+            "duplicate_efficiency": st.efficiency or report.duplicate_efficiency(st.records)}
     report.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+    report_html.write_report(folder, st)

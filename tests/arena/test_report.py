@@ -1,0 +1,232 @@
+"""Reports: crosstable, duplicate efficiency, bootstrap intervals, report.html (self-contained)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import random
+import re
+from html.parser import HTMLParser
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from arena import report, report_html, stats
+from arena.cli import app
+from arena.results import export, standings
+
+
+def rec(game, seats, ranks, deal=0, rot=0, status="ok", faults=(), lineup=None, move_ms=None):
+    """A journal record with just the fields the reports read."""
+    lineup = lineup or "+".join(sorted(set(seats)))
+    return {"match_id": f"t/{lineup}/d{deal:05d}/r{rot:02d}", "game": game, "seats": list(seats),
+            "deal_index": deal, "rotation": rot, "status": status,
+            "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults),
+            "move_ms": move_ms if move_ms is not None else [[1.0, 2.0, 3.0] for _ in seats]}
+
+
+BOTS = ["alpha", "beta", "gamma"]
+
+
+def demo_records(deals: int = 20, seed: int = 7) -> list[dict]:
+    """A 3-player agram tournament: ``alpha`` wins most deals, cyclic rotations, one fault."""
+    rng = random.Random(seed)
+    out = []
+    for d in range(deals):
+        for r in range(3):
+            seats = BOTS[r:] + BOTS[:r]
+            u = rng.random()
+            winner = "alpha" if u < 0.6 else "beta" if u < 0.85 else "gamma"
+            ranks = [0 if b == winner else 1 for b in seats]
+            out.append(rec("agram", seats, ranks, deal=d, rot=r, lineup="alpha+beta+gamma",
+                           move_ms=[[0.5 + i + 10 * (b == "gamma") for i in range(6)] for b in seats]))
+    out[5]["faults"] = [{"seat": 0, "bot": out[5]["seats"][0], "class": "timeout", "move": 2, "detail": "x"}]
+    return out
+
+
+def make_folder(path, records, bots=BOTS, game="agram", players=3, partners="self"):
+    """A results folder (tournament.json + matches.jsonl) as `arena run` writes it."""
+    path.mkdir(parents=True, exist_ok=True)
+    meta = {"name": "demo", "game": game, "players": players, "options": {}, "bots": list(bots),
+            "deals": 0, "partners": partners, "ratings": {"draw_probability": "auto", "tau": "default", "fixed": []},
+            "rate_forfeits": False}
+    (path / "tournament.json").write_text(json.dumps(meta))
+    (path / "matches.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+# ------------------------------------------------------------------ crosstable
+
+def test_crosstable_hand_made_free_for_all():
+    recs = [rec("agram", ["a", "b", "c"], [0, 1, 1]),           # a beats b and c; b ties c
+            rec("agram", ["b", "c", "a"], [0, 1, 2], deal=1),   # b > c > a
+            rec("agram", ["a", "b", "c"], [2, 1, 0], deal=2, status="aborted")]  # not counted
+    cross = report.crosstable(recs)
+    assert cross["a"]["b"] == {"score": 0.5, "matches": 2}
+    assert cross["a"]["c"] == {"score": 0.5, "matches": 2}
+    assert cross["b"]["c"] == {"score": 0.75, "matches": 2}
+    assert cross["c"]["b"] == {"score": 0.25, "matches": 2}
+    assert cross["b"]["a"] == {"score": 0.5, "matches": 2}
+    score, matches = report_html.crosstable_matrix(cross, ["a", "b", "c"])
+    assert score[1, 2] == 0.75 and matches[1, 2] == 2
+    assert score[0, 0] != score[0, 0]  # nan on the diagonal
+
+
+def test_crosstable_mixed_partners_only_counts_opponents():
+    # sedma: sides {0, 2} and {1, 3}: team a+b beats c+d, then c+a beats d+b
+    recs = [rec("sedma", ["a", "c", "b", "d"], [0, 1, 0, 1], lineup="a+b~c+d"),
+            rec("sedma", ["c", "d", "a", "b"], [0, 1, 0, 1], deal=1, lineup="a+c~b+d")]
+    cross = report.crosstable(recs)
+    assert cross["a"]["c"] == {"score": 1.0, "matches": 1}  # partners in the second match: not counted
+    assert cross["a"]["d"] == {"score": 1.0, "matches": 2}
+    assert cross["a"]["b"] == {"score": 1.0, "matches": 1}
+    assert cross["b"]["a"] == {"score": 0.0, "matches": 1}
+    assert cross["d"]["b"] == {"score": 0.0, "matches": 1}  # partners in the second match
+    assert cross["c"]["d"] == {"score": 1.0, "matches": 1}  # partners in the first match
+    assert cross["b"]["c"] == {"score": 0.5, "matches": 2}
+
+
+# ------------------------------------------------------------------ duplicate efficiency
+
+def test_stats_duplicate_efficiency_known_value():
+    # singles 1,0,1,0,0,1,1,1: var = 1.875/7; block means .5,.5,.5,1: var = 0.0625; k = 2
+    assert stats.duplicate_efficiency([[1, 0], [1, 0], [0, 1], [1, 1]]) == pytest.approx(15 / 7)
+    # the deal decides everything (rotations agree): singles var 2/7, block means var 1/3 -> 3/7
+    assert stats.duplicate_efficiency([[1, 1], [0, 0], [1, 1], [0, 0]]) == pytest.approx(3 / 7)
+
+
+def _two_player(blocks_by_lineup):
+    out = []
+    for (a, b), blocks in blocks_by_lineup.items():
+        for d, blk in enumerate(blocks):
+            for r, x in enumerate(blk):
+                seats = [a, b] if r % 2 == 0 else [b, a]
+                ra = 0 if x == 1 else 1
+                out.append(rec("agram", seats, [ra, 1 - ra] if seats[0] == a else [1 - ra, ra], deal=d, rot=r,
+                               lineup=f"{a}+{b}"))
+    return out
+
+
+def test_tournament_duplicate_efficiency_one_lineup_equals_stats():
+    recs = _two_player({("a", "b"): [[1, 0], [1, 0], [0, 1], [1, 1]]})
+    eff = report.duplicate_efficiency(recs)
+    assert eff["factor"] == pytest.approx(15 / 7)
+    assert eff["blocks"] == 4 and eff["bot_blocks"] == 8 and eff["block_size"] == 2  # a's and b's
+    assert eff["var_single"] == pytest.approx(1.875 / 7)
+    assert eff["var_block_mean"] == pytest.approx(0.0625)
+    # an incomplete block (deal still running) is left out
+    recs.append(rec("agram", ["a", "b"], [0, 1], deal=9, rot=0, lineup="a+b"))
+    assert report.duplicate_efficiency(recs)["factor"] == pytest.approx(15 / 7)
+    assert report.efficiency_line(eff).startswith("Duplicate efficiency: 2.14×")
+
+
+def test_tournament_duplicate_efficiency_pools_groups_around_their_own_means():
+    # group a+b as above (SS 15/8 on 7 df, block SS 3/16 on 3 df); group a+c: a scores
+    # 1,1 | 1,0 | 1,1 (SS 5/6 on 5 df, block SS 1/6 on 2 df). Pooled:
+    # (65/24 / 12) / (2 * (17/48) / 5) = 325/204.
+    recs = _two_player({("a", "b"): [[1, 0], [1, 0], [0, 1], [1, 1]], ("a", "c"): [[1, 1], [1, 0], [1, 1]]})
+    eff = report.duplicate_efficiency(recs)
+    assert eff["factor"] == pytest.approx(325 / 204)
+    assert eff["blocks"] == 7 and eff["bot_blocks"] == 14
+
+
+def test_duplicate_efficiency_undefined_and_infinite():
+    assert report.duplicate_efficiency([])["factor"] != report.duplicate_efficiency([])["factor"]  # nan
+    # every block is one win and one loss: the deal's luck cancels completely
+    recs = _two_player({("a", "b"): [[1, 0], [0, 1], [1, 0]]})
+    assert report.duplicate_efficiency(recs)["factor"] == float("inf")
+    assert "∞" in report.efficiency_line(report.duplicate_efficiency(recs))
+    assert report.efficiency_line(report.duplicate_efficiency([])).startswith("Duplicate efficiency: –")
+
+
+# ------------------------------------------------------------------ bootstrap
+
+def test_bootstrap_interval_covers_the_mean():
+    blocks = {i: [1.0, 0.0, 1.0] if i % 3 else [0.0, 0.0, 1.0] for i in range(30)}
+    m, lo, hi = stats.bootstrap_ci(blocks, seed=3)
+    assert m == pytest.approx((20 * 2 + 10 * 1) / 90)
+    assert lo < m < hi
+    assert hi - lo < 0.25
+    st = report.bot_stats(demo_records(), BOTS)
+    for b in BOTS:
+        assert st[b]["score_low"] <= st[b]["score"] <= st[b]["score_high"]
+    # alpha wins 60% of the matches in expectation; its whole interval is above the others'
+    assert st["alpha"]["score_low"] > st["gamma"]["score_high"]
+
+
+# ------------------------------------------------------------------ report.html
+
+class _Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_report_html_is_self_contained_with_rows_and_plots(tmp_path):
+    folder = make_folder(tmp_path / "demo", demo_records())
+    st = standings(folder)
+    export(folder, st)
+    page = (folder / "report.html").read_text()
+    # nothing loaded from elsewhere
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", page, re.I)
+    p = _Collect()
+    p.feed(page)
+    tags = [t for t, _ in p.tags]
+    assert "script" not in tags and "link" not in tags and "iframe" not in tags
+    srcs = [a["src"] for t, a in p.tags if "src" in a]
+    assert len(srcs) == 3 and all(s.startswith("data:image/png;base64,") for s in srcs)
+    sizes = []
+    for s in srcs:
+        img = Image.open(io.BytesIO(base64.b64decode(s.split(",", 1)[1])))
+        assert img.format == "PNG"
+        sizes.append(img.size)
+    assert sizes[0] == pytest.approx((10.6 * report_html.DPI, 4.2 * report_html.DPI), abs=1)  # rating plot
+    assert [a["alt"] for t, a in p.tags if t == "img"][0].startswith("TrueSkill rating of each bot")
+    # one leaderboard row per bot, in table order, with its numbers
+    lb = page[page.index('<table id="leaderboard">'):page.index("</table>")]
+    assert re.findall(r'<tr data-bot="([^"]+)">', lb) == [r["bot"] for r in st.rows]
+    assert st.rows[0]["bot"] == "alpha"
+    for r in st.rows:
+        row = re.search(rf'<tr data-bot="{r["bot"]}">(.*?)</tr>', lb).group(1)
+        assert f"<td>{r['mu']:.2f}</td>" in row and f"<td>{r['sigma']:.2f}</td>" in row
+        assert f"{r['score']:.3f} [{r['score_low']:.3f}, {r['score_high']:.3f}]" in row
+        assert f"<td>{r['matches']}</td>" in row and r["matches"] == 60
+    # reliability and efficiency
+    assert '<table id="reliability">' in page
+    rel = page[page.index('<table id="reliability">'):]
+    gamma = re.search(r'<tr data-bot="gamma">(.*?)</tr>', rel).group(1)
+    assert f"<td>{st.rel['gamma']['p50_ms']:.1f}</td>" in gamma and st.rel["gamma"]["p50_ms"] == 13.0
+    assert report.efficiency_line(st.efficiency) in page
+    assert 'id="teams"' not in page  # not a mixed-partners tournament
+
+
+def test_rating_series_follows_history_in_replay_order():
+    history = [{"a": (27.0, 7.0), "b": (23.0, 7.0)}, {"b": (24.0, 6.0)}, {}, {"a": (26.0, 6.5)}]
+    s = report_html.rating_series(history, ["a", "b", "c"], prior=(25.0, 8.0))
+    assert list(s["a"][0]) == [25.0, 27.0, 27.0, 27.0, 26.0]
+    assert list(s["a"][1]) == [8.0, 7.0, 7.0, 7.0, 6.5]
+    assert list(s["b"][0]) == [25.0, 23.0, 24.0, 24.0, 24.0]
+    assert list(s["c"][0]) == [25.0] * 5
+
+
+def test_leaderboard_json_md_and_cli_show_duplicate_efficiency(tmp_path):
+    folder = make_folder(tmp_path / "demo", demo_records())
+    st = standings(folder)
+    export(folder, st)
+    doc = json.loads((folder / "leaderboard.json").read_text())
+    eff = doc["duplicate_efficiency"]
+    assert eff["factor"] == pytest.approx(st.efficiency["factor"])
+    assert eff["blocks"] == 20 and eff["bot_blocks"] == 60 and eff["block_size"] == 3  # 20 deals, 3 rotations
+    assert [r["bot"] for r in doc["rows"]] == [r["bot"] for r in st.rows]  # existing content kept
+    assert report.efficiency_line(st.efficiency) in (folder / "leaderboard.md").read_text()
+    runner = CliRunner()
+    out = runner.invoke(app, ["leaderboard", str(folder), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["duplicate_efficiency"]["factor"] == pytest.approx(st.efficiency["factor"])
+    out = runner.invoke(app, ["leaderboard", str(folder)])
+    assert out.exit_code == 0 and "Duplicate efficiency:" in out.output
