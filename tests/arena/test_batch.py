@@ -4,6 +4,9 @@ real Agram matches between the random and greedy bots."""
 from __future__ import annotations
 
 import json
+import os
+import pwd
+import shutil
 import time
 
 import psutil
@@ -114,3 +117,24 @@ def test_real_agram_random_vs_greedy(tmp_path):
         assert state.is_terminal() and state.outcome().to_json() == r.outcome
     assert elapsed < 30
     assert psutil.Process().num_fds() < 200
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("node"), reason="needs root and node")
+def test_bot_user_runs_bots_unprivileged():
+    # the arena's Python lives under /root here, so use the JS bot (node is world-readable)
+    a = bot("js-a", "node", "bots/js_random_bot.js")
+    b = bot("js-b", "node", "bots/js_random_bot.js")
+    for limits in (Limits(bot_user="nobody"), Limits(bot_user="nobody", sandbox="bwrap", network="deny")):
+        if limits.sandbox == "bwrap" and not shutil.which("bwrap"):
+            continue
+        specs = [spec(["js-a", "js-b"], deal=d, limits=limits) for d in range(2)]
+        gen = play_batch(specs, bots_of(a, b), None)
+        first = next(gen)
+        assert first.status == "ok", first.faults
+        from arena.process import _LEADERS
+        procs = [psutil.Process(pid) for pid in _LEADERS]
+        procs += [c for p in procs for c in p.children(recursive=True)]
+        uids = {p.uids().real for p in procs if p.name() == "node"}
+        assert uids == {pwd.getpwnam("nobody").pw_uid}
+        gen.close()
+    assert not leftovers()
