@@ -31,7 +31,6 @@ from typing import Any  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
 from arena.journal import FORMAT, Journal  # noqa: E402
-from arena.schedule import batches as make_batches  # noqa: E402
 from arena.schedule import build_schedule, fingerprint_fields  # noqa: E402
 from arena.specs import BotSpec, Fault, MatchSpec  # noqa: E402
 from engine import ENGINE_VERSION, registry  # noqa: E402
@@ -53,37 +52,62 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
 
     Local: ``num_cpus=workers``, loopback only, dashboard off. With ``address``
     (``auto`` or ``HOST:PORT``): join the cluster and ship ``project_root`` as the job's
-    working directory (excluding results, .git and virtual environments).
+    working directory (excluding results, .git and virtual environments). If
+    ``RAY_AUTH_MODE`` is unset and a token exists (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``), token mode is used; Ray reads this
+    setting when it is imported, so it is decided before ``import ray``.
 
-    :raises ArenaError: with remedies when a cluster cannot be reached within ~5 s.
+    Ray ignores ``SIGCHLD`` in the driver once started, which makes every later
+    ``subprocess`` of this process report exit code 0; the default disposition is
+    restored after ``ray.init``.
+
+    :raises ArenaError: with remedies when a cluster cannot be reached (a refused
+        connection within ~5 s; a token mismatch after Ray's own retries).
     """
     import logging
+    import signal
 
+    if address and not os.environ.get("RAY_AUTH_MODE") and _token_exists():
+        os.environ["RAY_AUTH_MODE"] = "token"  # effective only if ray is not imported yet
     import ray
 
     if ray.is_initialized():
         return ray
     logging.getLogger("ray").setLevel(logging.ERROR)
     if address:
-        if not os.environ.get("RAY_AUTH_MODE") and _token_exists():
-            os.environ["RAY_AUTH_MODE"] = "token"
         _probe_address(address)
         runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
         try:
             ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
                      log_to_driver=False, logging_level="ERROR")
         except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
-            raise ArenaError(f"cannot join the Ray cluster at {address!r}: {e}. Remedies: check the address "
-                             "(`ray status` on the head), the firewall, and that RAY_AUTH_MODE/the token match "
-                             "the cluster's (see docs/cluster.md)") from e
+            auth = os.environ.get("RAY_AUTH_MODE", "unset")
+            raise ArenaError(
+                f"cannot join the Ray cluster at {address!r}: {str(e)[:300]}. Remedies: check the address "
+                "(`ray status` on the head) and the firewall; if the cluster uses token authentication "
+                f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
+                "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
+        finally:
+            _restore_sigchld(signal)
         return ray
-    ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-             configure_logging=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 configure_logging=False, log_to_driver=False, logging_level="ERROR")
+    finally:
+        _restore_sigchld(signal)
     return ray
 
 
+def _restore_sigchld(signal) -> None:
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
+
+
 def _token_exists() -> bool:
-    return bool(os.environ.get("RAY_AUTH_TOKEN")) or Path(os.path.expanduser("~/.ray/auth_token")).exists()
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or Path(path).exists()
 
 
 def _probe_address(address: str) -> None:
@@ -216,6 +240,7 @@ class RunSummary:
     aborted: int = 0
     disabled: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    batcher: Batcher | None = None
 
 
 def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[str, Any]:
@@ -274,8 +299,80 @@ def write_meta(tournament, folder: Path) -> None:
 
 
 def auto_batch_size(pending: int, workers: int) -> int:
-    """Matches per batch: enough to amortise task and process start, small enough to balance load."""
-    return max(1, min(64, math.ceil(pending / (workers * 4))))
+    """Upper bound of a batch for load balance: about four batches per worker over what is left."""
+    return max(1, min(MAX_BATCH, math.ceil(pending / (workers * 4))))
+
+
+MAX_BATCH = 256      # matches per batch, at most
+TARGET_BATCH_S = 2.0  # wall time a batch should take once match times are known
+PROBE_BATCH = 4      # batch size before any match time is known
+
+
+class Batcher:
+    """Adaptive batches of one lineup and one rotation over distinct deals (DESIGN "Execution").
+
+    Matches are grouped per (lineup, rotation) in deal order; each call of :meth:`next`
+    takes the group whose next match comes first in replay order (deal, rotation, lineup)
+    and cuts a batch from it. With ``fixed`` the size is constant. Otherwise the first
+    batches are small probes, then a batch holds about ``target_s`` of matches at the
+    measured mean match time (:meth:`observe`, an exponential average), so tiny matches
+    share one task and one set of bot processes, bounded by :func:`auto_batch_size` of
+    the matches left so the load still balances at the end. Retries come first.
+    """
+
+    def __init__(self, specs: list[MatchSpec], workers: int, fixed: int | None = None,
+                 target_s: float = TARGET_BATCH_S, max_size: int = MAX_BATCH) -> None:
+        self.workers = max(1, workers)
+        self.fixed = fixed
+        self.target_s = target_s
+        self.max_size = max_size
+        groups: dict[tuple[str, int], list[MatchSpec]] = {}
+        for spec in specs:
+            groups.setdefault((spec.match_id.split("/")[1], spec.rotation), []).append(spec)
+        self.groups = {k: deque(sorted(v, key=lambda x: x.deal_index)) for k, v in groups.items()}
+        self.retry: deque[list[MatchSpec]] = deque()
+        self.remaining = len(specs)
+        self.match_s: float | None = None
+        self.sizes: list[int] = []
+
+    def observe(self, seconds: float) -> None:
+        """Account one finished match that took ``seconds`` of wall time in its worker."""
+        if seconds is None or not math.isfinite(seconds) or seconds < 0:
+            return
+        self.match_s = seconds if self.match_s is None else 0.8 * self.match_s + 0.2 * seconds
+
+    def size(self) -> int:
+        """The size of the next fresh batch."""
+        if self.fixed:
+            return max(1, self.fixed)
+        bound = auto_batch_size(self.remaining, self.workers)
+        if self.match_s is None:
+            want = PROBE_BATCH
+        else:
+            want = math.ceil(self.target_s / max(self.match_s, 1e-4))
+        return max(1, min(self.max_size, bound, want))
+
+    def push_retry(self, batch: list[MatchSpec], front: bool = False) -> None:
+        """Queue matches to run again (before any fresh batch)."""
+        if front:
+            self.retry.appendleft(batch)
+        else:
+            self.retry.append(batch)
+
+    def next(self) -> list[MatchSpec] | None:
+        """The next batch, or None when every group is exhausted."""
+        if self.retry:
+            return self.retry.popleft()
+        live = [(q[0].deal_index, k[1], k[0]) for k, q in self.groups.items() if q]
+        if not live:
+            return None
+        _, rot, key = min(live)
+        q = self.groups[(key, rot)]
+        n = min(self.size(), len(q))
+        batch = [q.popleft() for _ in range(n)]
+        self.remaining -= n
+        self.sizes.append(n)
+        return batch
 
 
 def run_tournament(tournament, results_root: str | Path = "results", *, inline: bool = False,
@@ -315,8 +412,9 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     if policy.disable_after:
         disabled = {b for b, c in fault_count.items() if c >= policy.disable_after}
     pending = [s for s in specs if s.match_id not in journal]
-    size = auto_batch_size(len(pending), workers) if m.execution.batch_size == "auto" else int(m.execution.batch_size)
-    queue: deque[list[MatchSpec]] = deque(make_batches(pending, size))
+    fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
+    batcher = Batcher(pending, workers, fixed)
+    summary.batcher = batcher
     attempts: Counter = Counter()
     if on_start:
         on_start(summary)
@@ -330,8 +428,11 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                 on_result(rec, summary)
 
     def next_batch() -> list[MatchSpec] | None:
-        while queue:
-            batch = [s for s in queue.popleft() if s.match_id not in journal]
+        while True:
+            batch = batcher.next()
+            if batch is None:
+                return None
+            batch = [s for s in batch if s.match_id not in journal]
             keep = []
             for s in batch:
                 bad = [b for b in s.seats if b in disabled]
@@ -341,7 +442,6 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                     keep.append(s)
             if keep:
                 return keep
-        return None
 
     by_id = {s.match_id: s for s in specs}
     bots = tournament.bots
@@ -368,9 +468,11 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                         write(record_of(spec, res, game.version))
                         summary.aborted += 1
                     else:
-                        queue.append([spec])
+                        batcher.push_retry([spec])
                     continue
                 rec = record_of(spec, res, game.version)
+                if res.get("time_ms") is not None:
+                    batcher.observe(res["time_ms"] / 1000.0)
                 write(rec)
                 if policy.disable_after:
                     for f in rec["faults"]:
@@ -393,7 +495,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                     summary.aborted += 1
                     rest = rest[1:]
                 if rest:
-                    queue.appendleft(rest)
+                    batcher.push_retry(rest, front=True)
     finally:
         journal.close()
     summary.seconds = time.monotonic() - t0
