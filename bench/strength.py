@@ -59,6 +59,9 @@ SETTINGS: list[tuple[str, str, int, dict]] = [
     ("whiskey_poker-3p", "whiskey_poker", 3, {"hands_per_match": 3}),
 ]
 OPPONENTS = ("random", "greedy", "pimc")
+#: further opponents run on request: ``mo`` = the ISMCTS bot with ``--variant mo`` (SO against MO,
+#: reported for the games with partially observable moves, Argute and Gargon).
+EXTRA_OPPONENTS = ("mo",)
 SALT = "cardarena-strength-v1"
 MARK_BEGIN = "<!-- strength-table:begin -->"
 MARK_END = "<!-- strength-table:end -->"
@@ -71,13 +74,15 @@ def bot_cmd(kind: str, iterations: int) -> tuple[str, ...]:
     """
     if kind == "ismcts":
         return ("python", "bots/ismcts_bot.py", "--iterations", str(iterations), "--hand-rollouts")
+    if kind == "mo":
+        return ("python", "bots/ismcts_bot.py", "--iterations", str(iterations), "--hand-rollouts", "--variant", "mo")
     if kind == "pimc":
         return ("python", "bots/pimc_bot.py", "--iterations", str(iterations), "--hand-rollouts")
     if kind == "random":
         return ("python", "bots/random_bot.py")
     if kind == "greedy":
         return ("python", "bots/greedy_bot.py")
-    raise ValueError(f"unknown bot kind {kind!r}; expected ismcts, random, greedy or pimc")
+    raise ValueError(f"unknown bot kind {kind!r}; expected ismcts, mo, random, greedy or pimc")
 
 
 def seatings(n: int, teams: list[list[int]]) -> list[tuple[list[int], int]]:
@@ -129,6 +134,12 @@ def children_cpu_s() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def pairing_path(out: str, label: str, opponent: str, iterations: int) -> str:
+    """The file of one pairing: ``<label>__<opponent>.jsonl`` (``__it<N>`` added unless 1,000 iterations)."""
+    suffix = "" if iterations == 1000 else f"__it{iterations}"
+    return os.path.join(out, f"{label}__{opponent}{suffix}.jsonl")
+
+
 def load_blocks(path: str) -> list[dict]:
     """The block records of one pairing file (empty if absent)."""
     if not os.path.exists(path):
@@ -147,7 +158,7 @@ def sprt_of(blocks: list[dict]) -> SPRT:
 
 def run_pairing(label: str, game: str, n: int, options: dict, opponent: str, args) -> None:
     """Play chunks of blocks of one pairing until a stopping rule holds; append them to its file."""
-    path = os.path.join(args.out, f"{label}__{opponent}.jsonl")
+    path = pairing_path(args.out, label, opponent, args.iterations)
     os.makedirs(args.out, exist_ok=True)
     g = registry.get_game(game)
     teams = g.teams(n)
@@ -191,25 +202,34 @@ def run_pairing(label: str, game: str, n: int, options: dict, opponent: str, arg
 
 
 def report(out: str, doc: str) -> str:
-    """The Markdown table of every pairing file in ``out``; replaces the marked part of ``doc`` if present."""
-    rows = ["| setting | opponent | blocks | matches | ISMCTS score | 95% interval | SPRT | CPU-min |",
-            "|---|---|---:|---:|---:|---|---|---:|"]
+    """The Markdown table of every pairing file in ``out``; replaces the marked part of ``doc`` if present.
+
+    Rows follow ``SETTINGS`` and the opponents; the 1,000-iteration pairings not run yet
+    are listed as ``not run``.
+    """
+    rows = ["| setting | opponent | iterations | blocks | matches | ISMCTS score | 95% interval | SPRT | CPU-min |",
+            "|---|---|---:|---:|---:|---:|---|---|---:|"]
+    files = sorted(os.listdir(out)) if os.path.isdir(out) else []
     for label, *_ in SETTINGS:
-        for opp in OPPONENTS:
-            blocks = load_blocks(os.path.join(out, f"{label}__{opp}.jsonl"))
-            if not blocks:
-                rows.append(f"| {label} | {opp} | 0 | 0 | — | — | not run | 0 |")
-                continue
-            m, lo, hi = bootstrap_ci([b["scores"] for b in blocks])
-            t = sprt_of(blocks)
-            d = t.decision()
-            verdict = {"H1": "H1 (ISMCTS ≥ 55%)", "H0": "H0 (not better)"}.get(d or "", f"open (LLR {t.llr():.2f})")
-            matches = sum(len(b["scores"]) for b in blocks)
-            cpu = sum(b["cpu_s"] for b in blocks) / 60
-            faults = sum(b.get("faults", 0) for b in blocks)
-            fault_note = f" ({faults} faults)" if faults else ""
-            rows.append(f"| {label} | {opp} | {len(blocks)} | {matches}{fault_note} | {m:.3f} | "
-                        f"[{lo:.3f}, {hi:.3f}] | {verdict} | {cpu:.1f} |")
+        for opp in OPPONENTS + EXTRA_OPPONENTS:
+            found = [f for f in files if f == f"{label}__{opp}.jsonl" or f.startswith(f"{label}__{opp}__it")]
+            if not found and opp in OPPONENTS:
+                rows.append(f"| {label} | {opp} | 1000 | 0 | 0 | — | — | not run | 0 |")
+            for name in found:
+                blocks = load_blocks(os.path.join(out, name))
+                if not blocks:
+                    continue
+                m, lo, hi = bootstrap_ci([b["scores"] for b in blocks])
+                t = sprt_of(blocks)
+                d = t.decision() if len(blocks) >= 8 else None
+                verdict = {"H1": "H1 (ISMCTS ≥ 55%)", "H0": "H0 (not better)"}.get(d or "", f"open (LLR {t.llr():.2f})")
+                matches = sum(len(b["scores"]) for b in blocks)
+                cpu = sum(b["cpu_s"] for b in blocks) / 60
+                faults = sum(b.get("faults", 0) for b in blocks)
+                fault_note = f" ({faults} faults)" if faults else ""
+                opp_name = "ismcts --variant mo" if opp == "mo" else opp
+                rows.append(f"| {label} | {opp_name} | {blocks[0].get('iterations', 1000)} | {len(blocks)} | "
+                            f"{matches}{fault_note} | {m:.3f} | [{lo:.3f}, {hi:.3f}] | {verdict} | {cpu:.1f} |")
     table = "\n".join(rows)
     if os.path.exists(doc):
         text = open(doc, encoding="utf-8").read()
@@ -225,7 +245,7 @@ def main() -> None:
     """Run the selected pairings (resuming from their files), or print/write the report."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", default="", help="comma-separated setting labels (default: all); e.g. agram-3p,sedma-4p")
-    ap.add_argument("--opponents", default=",".join(OPPONENTS), help="comma-separated: random,greedy,pimc")
+    ap.add_argument("--opponents", default=",".join(OPPONENTS), help="comma-separated: random,greedy,pimc,mo")
     ap.add_argument("--iterations", type=int, default=1000, help="ISMCTS and PIMC iterations per decision")
     ap.add_argument("--cap-cpu-min", type=float, default=20.0, help="CPU-minutes of the bot processes per pairing")
     ap.add_argument("--max-blocks", type=int, default=400, help="blocks per pairing at most")

@@ -13,8 +13,10 @@ import random
 import pytest
 
 from bots import sdk
-from bots.ismcts_bot import hard_cap_ms, make_act as ismcts_act, time_budget_ms
-from bots.pimc_bot import PIMC, make_act as pimc_act
+from bots.ismcts_bot import hard_cap_ms, time_budget_ms
+from bots.ismcts_bot import make_act as ismcts_act
+from bots.pimc_bot import PIMC
+from bots.pimc_bot import make_act as pimc_act
 from engine import registry
 from engine.core import Game, Outcome, State, rank_rewards, ranks_from_results
 from engine.search.ismcts import ISMCTS, Node, ucb_select
@@ -283,7 +285,7 @@ def test_partners_share_their_sides_reward():
         assert r[0] == r[2] and r[1] == r[3] and r[0] + r[1] == 1.0
     # an edge taken by seat 2 holds seat 0's (its partner's) reward sum
     want = recount(info.worlds)
-    for path, (v, rew, _) in want.items():
+    for path, (_, rew, _) in want.items():
         if len(path) == 3:
             worlds = [w for w in info.worlds if tuple(a for _, a, rolled in w.log if not rolled)[:3] == path]
             team0 = sum(rank_rewards(w.outcome().ranks, [[0, 2], [1, 3]])[0] for w in worlds)
@@ -361,7 +363,7 @@ def test_time_budget_stays_inside_the_clock():
 def _positions(game, n, opts, count, seed):
     rng = random.Random(seed)
     out = []
-    for i in range(count * 3):
+    for _ in range(count * 3):
         if len(out) >= count:
             break
         s = game.new_match(n, rng.getrandbits(40), **opts)
