@@ -264,6 +264,7 @@ def load(path: str | Path) -> list[Tournament]:
             game = registry.get_game(tm.game)
             game.check_players(tm.players)
             tm.options = game.resolve_options(tm.options)
+            game.new_match(tm.players, 0, **tm.options)  # options that depend on the player count
         except CardArenaError as e:
             key = "game" if "unknown game" in str(e) else ("players" if "players" in str(e) else "options")
             raise ConfigError(f"{where}: key {key!r}: {e}") from e

@@ -164,3 +164,9 @@ def test_changed_fingerprint_is_refused_with_keys(tmp_path):
     (t3,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 6")))
     _, specs3 = prepare(t3, tmp_path / "results")
     assert {s.match_id: s.fingerprint for s in specs}.items() <= {s.match_id: s.fingerprint for s in specs3}.items()
+
+
+def test_option_checked_against_player_count(tmp_path):
+    with pytest.raises(ConfigError, match="first_dealer") as e:
+        cfg.load(write(tmp_path, BASE.replace("    deals: 4\n", "    deals: 4\n    options: {first_dealer: 5}\n")))
+    assert "'demo'" in str(e.value) and "options" in str(e.value)
