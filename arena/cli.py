@@ -13,14 +13,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from engine.errors import CardArenaError
 
@@ -41,46 +33,32 @@ def run(
     address: Annotated[str | None, typer.Option("--address", help="join a Ray cluster: auto or HOST:PORT")] = None,
     inline: Annotated[bool, typer.Option("--inline", help="run in this process, without Ray")] = False,
     results: Annotated[Path, typer.Option("--results", help="results root (holds <tournament>/)")] = Path("results"),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar (CI logs)")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="CI logs: print nothing but the final table")] = False,
 ) -> None:
     """Run tournaments (default: those marked `default: true`) and print the TrueSkill tables."""
     from arena import config as cfg
     from arena import report
     from arena.execution import run_tournament
+    from arena.progress import LiveProgress
     from arena.results import export, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_)
     for t in tournaments:
         m = t.model
-        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]:>7} matches/s"), TextColumn("faults {task.fields[faults]}"),
-                            TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, disable=quiet,
-                            transient=False)
-        state = {"task": None, "t0": None}
-
-        def on_start(summary, progress=progress, state=state, m=m):
-            import time
-            state["t0"] = time.monotonic()
-            state["task"] = progress.add_task(f"{m.name} ({m.game})", total=summary.total,
-                                              completed=summary.already, rate="–", faults=0)
-
-        def on_result(rec, summary, progress=progress, state=state):
-            import time
-            dt = time.monotonic() - state["t0"]
-            rate = f"{summary.played / dt:.1f}" if dt > 0 else "–"
-            progress.update(state["task"], advance=1, rate=rate, faults=sum(summary.faults.values()))
 
         def warn(msg):
             err_console.print(f"[yellow]warning:[/] {msg}")
 
-        with progress:
+        with LiveProgress(err_console, t, quiet=quiet) as live:
             summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
-                                     on_result=on_result, on_start=on_start, warn=warn)
+                                     on_result=live.on_result, on_start=live.on_start, warn=warn)
         st = standings(summary.folder)
         export(summary.folder, st)
         console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
                                                f"{len(st.records)} matches (TrueSkill, ordered replay)"))
         console.print(report.efficiency_line(st.efficiency))
+        if quiet:
+            continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
             console.print(report.reliability_table(st.rel))
         msg = (f"{summary.played} matches played now, {summary.already} already recorded, "
@@ -168,18 +146,19 @@ def rules(
 def doctor(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="game to test the bot on")],
-    players: Annotated[int | None, typer.Option("--players", "-n", help="players (default: the game's minimum)")] = None,
-    matches: Annotated[int, typer.Option("--matches", help="full matches against the random bot")] = 3,
+    matches: Annotated[int, typer.Option("--matches", min=1, help="full matches against the random bot")] = 3,
+    move_ms: Annotated[int, typer.Option("--move-ms", min=1, help="time per move (ms)")] = 1000,
 ) -> None:
-    """Check a bot's protocol compliance: `arena doctor GAME -- CMD ...`."""
+    """Check a bot's protocol compliance: `arena doctor GAME -- CMD ...` (exit 0 = pass)."""
     from arena.doctor import doctor as run_doctor
+    from arena.specs import Clock
 
     cmd = list(ctx.args)
     if not cmd:
         raise typer.BadParameter("give the bot's command after --, e.g. arena doctor agram -- python my_bot.py")
-    rep = run_doctor(game, cmd, matches=matches, players=players)
-    rep.render(console)
-    raise typer.Exit(0 if rep.ok else 1)
+    rep = run_doctor(game, cmd, matches=matches, clock=Clock(move_ms=move_ms))
+    console.print(rep.render())
+    raise typer.Exit(0 if rep.passed else 1)
 
 
 def main() -> None:

@@ -102,3 +102,12 @@ def test_run_inline_then_leaderboard_formats(tmp_path):
     assert md.stdout.startswith("# duel")
     bad = arena("leaderboard", str(tmp_path))
     assert bad.returncode == 2 and "not a results folder" in bad.stderr
+
+
+def test_doctor_passes_a_good_bot_and_fails_an_illegal_one():
+    ok = arena("doctor", "agram", "--matches", "2", "--", "python", "bots/greedy_bot.py")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS: the bot is ready" in ok.stdout
+    bad = arena("doctor", "agram", "--matches", "1", "--", "python", "tests/arena/zoo/misbehave.py", "illegal")
+    assert bad.returncode == 1
+    assert "FAIL" in bad.stdout and "illegal" in bad.stdout.lower()
