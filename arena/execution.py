@@ -95,7 +95,57 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
                  configure_logging=False, log_to_driver=False, logging_level="ERROR")
     finally:
         _restore_sigchld(signal)
+    _start_orphan_guard()
     return ray
+
+
+_GUARD_CODE = """
+import sys, psutil
+procs = []
+for item in sys.argv[1:]:
+    pid, created = item.split(":")
+    procs.append((int(pid), float(created)))
+sys.stdin.buffer.read()  # returns at EOF: the driver has exited, however it ended
+for pid, created in procs:
+    try:
+        p = psutil.Process(pid)
+        if abs(p.create_time() - created) < 0.5:
+            p.kill()
+    except psutil.Error:
+        pass
+"""
+
+_GUARD = None
+
+
+def _start_orphan_guard() -> None:
+    """Make the local Ray instance die with the driver, even after ``kill -9``.
+
+    Ray's own reaper stops the GCS and the raylet when the driver dies, but the raylet's
+    agents (dashboard and runtime-environment agents) survive as orphans (measured with
+    Ray 2.60). A small guard process, in its own session, holds the read end of a pipe
+    whose write end only the driver has; at EOF it kills the processes Ray started
+    (identified by pid and creation time, taken right after ``ray.init``).
+    """
+    global _GUARD
+    import subprocess
+    import sys
+
+    import psutil
+
+    if _GUARD is not None:
+        return
+    me = psutil.Process()
+    items = []
+    for c in me.children(recursive=True):
+        try:
+            items.append(f"{c.pid}:{c.create_time()}")
+        except psutil.Error:
+            continue
+    if not items:
+        return
+    _GUARD = subprocess.Popen([sys.executable, "-c", _GUARD_CODE, *items], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def _restore_sigchld(signal) -> None:
@@ -333,24 +383,39 @@ class Batcher:
         self.retry: deque[list[MatchSpec]] = deque()
         self.remaining = len(specs)
         self.match_s: float | None = None
+        self.head_s: float | None = None
+        self._heads: set[str] = set()
         self.sizes: list[int] = []
 
-    def observe(self, seconds: float) -> None:
-        """Account one finished match that took ``seconds`` of wall time in its worker."""
+    def observe(self, match_id: str, seconds: float | None) -> None:
+        """Account one finished match that took ``seconds`` of wall time in its worker.
+
+        The first match of a batch also pays the bots' start-up, so it is averaged
+        separately (``head_s``) from the others (``match_s``).
+        """
         if seconds is None or not math.isfinite(seconds) or seconds < 0:
             return
-        self.match_s = seconds if self.match_s is None else 0.8 * self.match_s + 0.2 * seconds
+        if match_id in self._heads:
+            self._heads.discard(match_id)
+            self.head_s = seconds if self.head_s is None else 0.8 * self.head_s + 0.2 * seconds
+        else:
+            self.match_s = seconds if self.match_s is None else 0.8 * self.match_s + 0.2 * seconds
 
     def size(self) -> int:
         """The size of the next fresh batch."""
         if self.fixed:
             return max(1, self.fixed)
-        bound = auto_batch_size(self.remaining, self.workers)
-        if self.match_s is None:
-            want = PROBE_BATCH
-        else:
-            want = math.ceil(self.target_s / max(self.match_s, 1e-4))
-        return max(1, min(self.max_size, bound, want))
+        per_match = self.match_s if self.match_s is not None else (
+            self.head_s / 4 if self.head_s is not None else None)
+        if per_match is None:
+            return max(1, min(PROBE_BATCH, auto_batch_size(self.remaining, self.workers)))
+        per_match = max(per_match, 1e-4)
+        want = math.ceil(self.target_s / per_match)
+        # load balance: ~4 batches per worker over what is left, but never so small that
+        # the bots' start-up (head_s - match_s) outweighs the batch's own work
+        startup = max(0.0, (self.head_s or 0.0) - per_match)
+        bound = max(auto_batch_size(self.remaining, self.workers), math.ceil(startup / per_match))
+        return max(1, min(self.max_size, want, bound))
 
     def push_retry(self, batch: list[MatchSpec], front: bool = False) -> None:
         """Queue matches to run again (before any fresh batch)."""
@@ -362,7 +427,10 @@ class Batcher:
     def next(self) -> list[MatchSpec] | None:
         """The next batch, or None when every group is exhausted."""
         if self.retry:
-            return self.retry.popleft()
+            batch = self.retry.popleft()
+            if batch:
+                self._heads.add(batch[0].match_id)
+            return batch
         live = [(q[0].deal_index, k[1], k[0]) for k, q in self.groups.items() if q]
         if not live:
             return None
@@ -372,6 +440,7 @@ class Batcher:
         batch = [q.popleft() for _ in range(n)]
         self.remaining -= n
         self.sizes.append(n)
+        self._heads.add(batch[0].match_id)
         return batch
 
 
@@ -472,7 +541,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                     continue
                 rec = record_of(spec, res, game.version)
                 if res.get("time_ms") is not None:
-                    batcher.observe(res["time_ms"] / 1000.0)
+                    batcher.observe(spec.match_id, res["time_ms"] / 1000.0)
                 write(rec)
                 if policy.disable_after:
                     for f in rec["faults"]:
