@@ -2,16 +2,24 @@
 
 DESIGN "Execution". The driver (this module, in the ``arena run`` process) is the only
 writer of the journal. Work is split into batches (one lineup and one rotation over
-distinct deals); each batch runs as a Ray generator task that yields one result per
-match as it finishes. At most ``workers`` batches are in flight (back-pressure, and
-never more concurrent matches than CPUs). Ids already recorded are dropped, so a
-retried batch cannot duplicate a match; a batch whose worker died is resubmitted for its
-unrecorded matches, the interrupted match counting one attempt (``attempts.jsonl``).
+distinct deals) by :class:`Batcher`, adaptively: small probe batches first, then about
+two seconds of matches per batch at the measured match time, bounded so the load still
+balances at the end. Each batch runs as a Ray generator task that yields one result per
+match as it finishes. At most ``workers`` batches are in flight (back-pressure: batches
+are cut only when a slot frees, never the whole schedule at once; and never more
+concurrent matches than CPUs). Ids already recorded are dropped, so a retried batch
+cannot duplicate a match; a batch whose worker died is resubmitted for its unrecorded
+matches, the interrupted match counting one attempt (``attempts.jsonl``).
 
 The local Ray instance is pinned to loopback: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``
 must be in the environment before ``ray`` is imported (this module sets it at import),
-together with ``_node_ip_address="127.0.0.1"``; the dashboard is off. See
-``docs/architecture.md`` and ``tests/arena/test_ray_loopback.py``.
+together with ``_node_ip_address="127.0.0.1"``; the dashboard is off. Also set at import:
+the raylet reaps a dead worker's child processes (bots), and workers run at nice 0
+(Ray's default 15 would let any other load starve bots under wall-clock budgets). After
+``ray.init`` the driver's ``SIGCHLD`` disposition is restored (Ray leaves it ignored,
+which breaks ``subprocess`` exit codes) and a guard process kills the local instance's
+leftovers when the driver dies, even by ``kill -9``. See ``docs/architecture.md``,
+``docs/cluster.md``, ``tests/arena/test_tournament.py`` and ``tests/arena/test_cluster.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +28,9 @@ import os
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper", "true")
+# Ray runs workers at nice 15 by default; bots under wall-clock budgets must not be starved
+# by whatever else runs on the machine (DESIGN's charging rule), so workers run at nice 0.
+os.environ.setdefault("RAY_worker_niceness", "0")
 
 import math  # noqa: E402
 import time  # noqa: E402
