@@ -467,3 +467,182 @@ def test_greedy_beats_random():
             st.apply_string(a)
         wins += st.outcome().ranks[me] == 0
     assert wins >= 14
+
+
+# ---------------------------------------------------------------- exact uniformity over physical deals
+
+RED = R.COLOURS.index("r")
+
+
+def full_deal(hands: list[str], a_top: str, b_top: str, start: int = 0) -> GargonState:
+    """A full 102-card deal: explicit hands (10 each) and pile tops; every red card placed explicitly."""
+    n = len(hands)
+    used: set[int] = set()
+
+    def cid(text: str) -> int:
+        c, v = divmod(R.parse_face(text), 16)
+        for x in ([c * 17, c * 17 + 1] if v == 0 else [c * 17 + v + 1]):
+            if x not in used:
+                used.add(x)
+                return x
+        raise AssertionError(f"{text} used too often")
+
+    masks = []
+    for h in hands:
+        ids = [cid(t) for t in h.split()]
+        assert len(ids) == 10
+        masks.append(sum(1 << x for x in ids))
+    a = [cid(t) for t in a_top.split()]
+    b = [cid(t) for t in b_top.split()]
+    rest = [x for x in range(R.NCARDS) if x not in used]
+    assert all(R.COLOUR_OF[x] != RED for x in rest), "place every red card explicitly"
+    size = (R.NCARDS - 10 * n) // 2
+    while len(a) < size:
+        a.append(rest.pop(0))
+    b += rest
+    assert len(b) == size
+    opts = GAME.resolve_options({})
+    return GargonState.from_deal(GAME, n, opts, masks, (a, b), start, 777, start)
+
+
+def red_key(w: GargonState) -> tuple:
+    """The world restricted to red, by face: dealt hands, pile positions, this round's face-down cards, hands."""
+    def faces(m: int) -> tuple:
+        return tuple(R.faces_of(m & R.COLOUR_MASK[RED]))
+
+    table = []
+    for s in range(w.n):
+        m = w.played[s] if w.phase in (0, 1) else 0
+        if s == w.current_player() and w.phase == 0:
+            m = w.sel_mask
+        table.append(faces(m))
+    piles = tuple(tuple(R.FACE_STR[R.FACE_OF[c]] if R.COLOUR_OF[c] == RED else "" for c in p) for p in w.dealt_piles)
+    return (tuple(faces(m) for m in w.dealt), piles, tuple(table), tuple(faces(m) for m in w.hands))
+
+
+def brute_force_red(state: GargonState, seat: int) -> dict:
+    """Physical deals (and hidden faces) per red world: every order of the red cards at the hand-start
+    positions hidden from ``seat`` (other seats' dealt red slots, pile reds ``seat`` did not draw), all
+    other cards as dealt; the history replayed with every red face an opponent may have selected, kept
+    when ``seat``'s observation is reproduced."""
+    from itertools import permutations
+
+    obs = state.observation(seat)
+    start = state.hand_start()
+    mine = set(start.draws[seat]) | set(state.draws[seat])
+    slots: list[tuple] = []
+    for s in range(start.n):
+        if s != seat:
+            for c in range(R.NCARDS):
+                if start.dealt[s] >> c & 1 and R.COLOUR_OF[c] == RED:
+                    slots.append(("hand", s, c))
+    for k in (0, 1):
+        for i, c in enumerate(start.dealt_piles[k]):
+            if R.COLOUR_OF[c] == RED and c not in mine:
+                slots.append(("pile", k, i))
+    cards = [x[2] if x[0] == "hand" else start.dealt_piles[x[1]][x[2]] for x in slots]
+    history = state.history_with_actors()
+    found: dict = {}
+    deals = set()
+    for perm in permutations(cards):
+        hands = list(start.dealt)
+        piles = [list(p) for p in start.dealt_piles]
+        for kind, a, b in slots:
+            if kind == "hand":
+                hands[a] = hands[a] & ~(1 << b)
+        for (kind, a, b), c in zip(slots, perm):
+            if kind == "hand":
+                hands[a] |= 1 << c
+            else:
+                piles[a][b] = c
+        deal = (tuple(hands), tuple(map(tuple, piles)))
+        if deal in deals:
+            continue
+        deals.add(deal)
+        s0 = GargonState.from_deal(GAME, start.n, GAME.resolve_options({}), hands, piles, start.first_start, 1, 0)
+
+        def walk(s: GargonState, i: int) -> None:
+            if i == len(history):
+                if s.observation(seat) == obs:
+                    key = red_key(s)
+                    found[key] = found.get(key, 0) + 1
+                return
+            p, a = history[i]
+            options = [a]
+            if p != seat and a < R.DONE and a // 16 == RED:
+                options = [x for x in s.legal_actions() if x < R.DONE and x // 16 == RED]
+            for x in options:
+                t = s.clone()
+                try:
+                    t.apply(x)
+                except IllegalActionError:
+                    continue
+                walk(t, i + 1)
+
+        walk(s0, 0)
+    return found
+
+
+def chi2_red(state: GargonState, seat: int, samples: int, seed: int, held_only: bool = False) -> float:
+    """χ² p-value of sampled red worlds against :func:`brute_force_red` (``held_only``: compare the
+    current face-down cards and hands only, summing the physical deals of each)."""
+    from scipy.stats import chisquare
+
+    exact = brute_force_red(state, seat)
+    if held_only:
+        coarse: dict = {}
+        for k, w in exact.items():
+            coarse[k[2:]] = coarse.get(k[2:], 0) + w
+        exact = coarse
+    assert len(exact) >= 2
+    info = GAME.infoset(json.loads(json.dumps(state.observation(seat))))
+    rng = random.Random(seed)
+    counts: dict = {}
+    for _ in range(samples):
+        key = red_key(info.sample(rng))
+        key = key[2:] if held_only else key
+        assert key in exact, f"sampled a world no physical deal gives: {key}"
+        counts[key] = counts.get(key, 0) + 1
+    keys = sorted(exact)
+    total = sum(exact.values())
+    return chisquare([counts.get(k, 0) for k in keys], [samples * exact[k] / total for k in keys]).pvalue
+
+
+def _script(state: GargonState, actions: str) -> GargonState:
+    for a in actions.split(","):
+        state.apply_string(a.strip())
+    return state
+
+
+def test_revealed_zero_dealt_or_drawn_is_exact():
+    """Seat 1 drew a red, then played r0 (revealed) and still holds a red: which of its reds was dealt,
+    and whether its held red is the other zero (one physical deal fewer), follow physical deals."""
+    s = full_deal(["r1 r2 r3 r4 r5 r6 r7 r8 r9 r10", "r0 w1 w2 w3 w4 w5 w6 w7 w8 w9",
+                   "r12 b1 b2 b3 b4 b5 b6 b7 b8 b9"], "r0 g1 g2 g3 r11", "r15 r14 y1 y2 r13")
+    _script(s, "select r1, done, pass, draw a, stop, select r12, done, draw b, draw a, "
+               "select r0, done, pass, draw a, stop, select r2, done, draw a, draw b")
+    assert s.current_player() == 2 and s.observation(0)["rounds"][1]["plays"][1] == ["r0"]
+    exact = brute_force_red(s, 0)
+    held_zero = sum(w for k, w in exact.items() if "r0" in k[3][1])
+    assert held_zero * 5 == sum(exact.values())  # 4 of 20 physical deals
+    assert chi2_red(s, 0, 4000, seed=1) > 0.001
+
+
+def test_zeros_face_down_and_in_hand_are_exact():
+    """Seat 1 has one red face down and one in hand mid-round; both zeros unseen."""
+    s = full_deal(["r1 r2 r3 r4 r5 r6 r7 r8 r9 r10", "r0 r11 w1 w2 w3 w4 w5 w6 w7 w8",
+                   "r0 b1 b2 b3 b4 b5 b6 b7 b8 b9"], "r12 r13", "r14 r15")
+    _script(s, "select r1, done, select r0, done")
+    assert s.current_player() == 2
+    assert chi2_red(s, 0, 12000, seed=2, held_only=True) > 0.001
+    assert chi2_red(s, 0, 12000, seed=4) > 0.001
+
+
+def test_merged_selection_with_both_zeros_is_exact():
+    """GC-1: seat 1 selected one red of a (2) play and must hold a later red; it may hold both zeros."""
+    s = full_deal(["r1 r2 r3 r4 r5 r6 r7 r8 r9 r10", "r0 r0 r11 w1 w2 w3 w4 w5 w6 w7",
+                   "r12 b1 b2 b3 b4 b5 b6 b7 b8 b9"], "r13 r14", "r15")
+    _script(s, "select r1, select r2, done, select r0")
+    info = GAME.infoset(s.observation(0))
+    assert info.merged == (1, RED)
+    assert chi2_red(s, 0, 12000, seed=3) > 0.001

@@ -1,45 +1,155 @@
-"""Gargon information sets: values sampled within public colours (docs/rules/gargon.md §4.7).
+"""Gargon information sets: values sampled within public colours (docs/rules/gargon.md §4.7, GC-1, GC-4).
 
-The observation's public record is replayed over *tokens*: every card slot of the deal
-(each seat's 10 cards, each pile position) is a token whose colour is public. A token's
-value becomes known when the observer holds or draws it, or when the battles reveal it;
-an opponent's ``select r ?`` takes one of its red tokens (which one does not matter: every
-choice gives the same current state, §4.7). The tokens still unknown at the end form the
-hidden locations of the :class:`~engine.sampling.SamplingProblem`:
+A sample is a complete world: the opening deal (physical ids at every hand slot and pile
+position) plus a face for every hidden ``select``. It is drawn **uniformly over physical
+deals**: a world has probability proportional to the number of pairs (physical deal,
+hidden faces) that give it. Copies matter only for zeros: a world has
+``prod_c m_c`` physical deals, ``m_c = 1`` when both zeros of colour ``c`` lie in one
+opponent's dealt hand and the observer knows neither, ``2`` otherwise (the observer's own
+zeros are pinned, which halves every world alike).
 
-* per opponent and colour, its hand cards of that colour;
-* per opponent and colour, its face-down cards of the current round (before step 2);
-* per run of equal colour in each draw pile (an ordered location: the sampler returns
-  its cards in uniformly random order, i.e. a uniform order of the run).
+The public record is replayed over *slots* (each seat's dealt cards, each pile position),
+whose colours are public. What stays hidden splits into
 
-Every unseen card may go only to the locations of its own colour, so each sample keeps
-every hand's, table's and pile's colours exactly and draws values only within colours.
+1. **current holdings** (the :class:`~engine.sampling.SamplingProblem` of :meth:`problem`):
+   per opponent and colour its hand cards ``H`` and its face-down cards of this round
+   ``T`` (or one merged location ``U`` for the GC-1 prefix inference), and per run of equal
+   colour in each pile its cards (an ordered location);
+2. per opponent and colour, the **arrangement** of its *block*: which of its cards ever
+   held in that colour (those revealed in earlier battles, with the time they were
+   played, and ``H``/``T``/``U``) were dealt and which came from each of its pile draws.
+   A card played at time ``t`` was dealt or drawn before ``t``. Filling the draws latest
+   first, each draw picks among the cards that were still to be played after it: the
+   number of candidates depends on public timings only, so for distinct cards the
+   arrangement is a list of independent uniform picks (Sampler ``choices``).
 
-One inference ties two locations: a follower in the middle of a selection (§4.3) whose
-last selected card ``L`` of colour ``c`` can only be completed with a later card of
-``c`` must hold such a card, i.e. ``L`` is not the strict maximum of its ``c`` cards
-(hand plus ``L``). Then those cards form one merged location ``U``; :meth:`world` gives
-``L``'s token a uniformly chosen card of ``U`` that keeps a later card in hand. Every
-``U`` has the same number of valid splits (its size minus one) apart from sets holding
-both zeros, so the draw is uniform over physical deals up to that zero case.
+Both stages are exact for distinct cards, and the stage-1 count does not depend on which
+values went where, **except for the two zeros of a colour the observer knows neither of**
+(that case makes the number of stage-2 ways depend on stage 1):
+
+* a block holding both zeros has ``V = sum over its face arrangements of m`` physical
+  arrangements instead of ``2 * N`` (``N`` = the count for distinct cards);
+  :meth:`_block_plan` enumerates where its two zeros were dealt or drawn, each with its
+  exact weight, and draws one (then the other cards as above);
+* stage 1 therefore weighs the placements of the unseen zeros: per colour, a few
+  *variants* (mask restrictions of the zeros, disjoint and covering) each with the exact
+  weight ``count x factor`` (:meth:`_variants`). Unseen zeros in ``T`` and ``H`` of one
+  seat are one world whichever physical zero is on the table (the engine plays the
+  lower id), a merged ``U`` with both zeros has one valid face-down zero less, and a zero
+  revealed by a seat whose other zero is still in its hand has factor ``V / 2N``.
+
+Variant and zero-position draws are exact weighted draws (tickets of a ``choices``
+entry); everything else is a :class:`~engine.sampling.Sampler` draw. No rejection.
+``count()`` counts stage 1 (as Guiñote's does).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+import sys
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from math import gcd, prod
 from typing import Any
 
 from engine.core import InfoSet
 from engine.errors import IllegalActionError, InconsistentObservationError
 from engine.games.gargon import rules as R
-from engine.sampling import SamplingProblem
+from engine.sampling import Sampler, SamplingProblem
 
 _LETTER = {ch: i for i, ch in enumerate(R.COLOURS)}
+_END = 1 << 40  # role time of a card still held (or face down this round)
+_DEALT = -1  # time of the dealt slots
+
+# location kinds
+HAND, RUN, TABLE, MERGED = 0, 1, 2, 3
 
 
-def _card_id(colour: int, value: int) -> int:
-    return colour * R.PER_COLOUR + (value + 1 if value else 0)
+class _Tickets(Sequence):
+    """``cum[-1]`` equally likely tickets; ticket ``i`` belongs to option ``bisect(cum, i)``."""
+
+    __slots__ = ("cum",)
+
+    def __init__(self, cum: list[int]) -> None:
+        self.cum = cum
+
+    def __len__(self) -> int:
+        return self.cum[-1]
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+        return bisect_right(self.cum, i)
+
+
+class _Weighted:
+    """An exact weighted draw among options with non-negative integer (or Fraction) weights.
+
+    Drawn through a card-less :class:`Sampler` whose one hidden choice is a ticket; a total
+    beyond an index-sized int (never met in practice) is drawn with ``randrange``.
+    """
+
+    __slots__ = ("cum", "sampler")
+
+    def __init__(self, weights: Sequence[int | Fraction]) -> None:
+        den = 1
+        for w in weights:
+            if isinstance(w, Fraction):
+                den = den * w.denominator // gcd(den, w.denominator)
+        ints = [int(w * den) for w in weights]
+        g = 0
+        for w in ints:
+            g = gcd(g, w)
+        if g == 0:
+            raise InconsistentObservationError("gargon: no placement has a positive weight")
+        cum, acc = [], 0
+        for w in ints:
+            acc += w // g
+            cum.append(acc)
+        self.cum = cum
+        self.sampler = (Sampler(SamplingProblem([], [], [], [], [_Tickets(cum)]))
+                        if acc <= sys.maxsize and len(cum) > 1 else None)
+
+    def draw(self, rng: random.Random) -> int:
+        if len(self.cum) == 1:
+            return 0
+        if self.sampler is not None:
+            return self.sampler.sample(rng)[1][0]
+        return bisect_right(self.cum, rng.randrange(self.cum[-1]))
+
+
+def _pick_sizes(times: Sequence[int], roles: Sequence[int]) -> list[int] | None:
+    """Candidates per draw, latest draw first: cards still to be played after it, minus those placed.
+
+    :param times: the block's free draw times, ascending.
+    :param roles: per card to place, the time it was played (``_END`` if still held).
+    :returns: the pick sizes, or ``None`` if some draw has no candidate.
+    """
+    out = []
+    for placed, tau in enumerate(reversed(times)):
+        a = sum(1 for r in roles if r > tau) - placed
+        if a <= 0:
+            return None
+        out.append(a)
+    return out
+
+
+class _Block:
+    """One opponent's cards of one colour: dealt slots, draws, revealed cards, held locations."""
+
+    __slots__ = ("seat", "colour", "dealt", "draws", "revealed", "hand", "table", "merged", "tsel",
+                 "plain", "plans")
+
+    def __init__(self, seat: int, colour: int, dealt: list[int], draws: list[tuple[int, int]],
+                 revealed: list[tuple[int, int]]) -> None:
+        self.seat = seat
+        self.colour = colour
+        self.dealt = dealt  # slot tokens
+        self.draws = draws  # (time, pile token), ascending
+        self.revealed = revealed  # (card id, time played)
+        self.hand = self.table = self.merged = -1  # location indices
+        self.tsel: list[int] = []  # this round's hidden selects of this colour, in order
+        self.plain: Sampler | None = None
+        self.plans: dict = {}
 
 
 class GargonInfoSet(InfoSet):
@@ -50,7 +160,8 @@ class GargonInfoSet(InfoSet):
     """
 
     __slots__ = ("game", "n", "opts", "first_start", "tok_colour", "tok_id", "init_hands", "init_piles",
-                 "steps", "locs", "merged", "_problem")
+                 "steps", "sel_face", "locs", "merged", "blocks", "obs_zero", "rev_zero", "_problem",
+                 "_stage1", "_lchoice")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -61,15 +172,15 @@ class GargonInfoSet(InfoSet):
         self.n = n
         self.opts = game.resolve_options(obs["options"])
         self.first_start = int(obs["first_start"])
+        bad = InconsistentObservationError
         tok_colour: list[int] = []
-        tok_face: list[int] = []  # -1 unknown
+        tok_face: list[int] = []
 
         def new_token(colour: int, face: int = -1) -> int:
             tok_colour.append(colour)
             tok_face.append(face)
             return len(tok_colour) - 1
 
-        bad = InconsistentObservationError
         hands: list[list[int]] = []
         for s in range(n):
             if s == me:
@@ -82,35 +193,48 @@ class GargonInfoSet(InfoSet):
             else:
                 hand = [new_token(c) for c in range(R.NCOL) for _ in range(int(obs["dealt_colours"][s][c]))]
             hands.append(hand)
-        self.init_hands = [h[:] for h in hands]
+        self.init_hands = hands
         piles = [[new_token(_LETTER[ch]) for ch in obs["dealt_piles"][k]] for k in ("a", "b")]
         self.init_piles = piles
+        count = [[0] * R.NCOL for _ in range(n)]
+        for s in range(n):
+            for t in hands[s]:
+                count[s][tok_colour[t]] += 1
+        my_faces = [tok_face[t] for t in hands[me]]
         top = [0, 0]
         drawn = [R.parse_face(x) for x in obs["drawn"]]
         k_drawn = 0
-        rounds_sel: list[list[list[int]]] = []
-        cur = [[] for _ in range(n)]
+        draws: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        sel_info: list[tuple[int, int, int]] = []  # opponents' selects: (seat, colour, time)
+        steps: list[tuple[int, int, int]] = []  # (seat, action or -1, select index)
+        rounds_sel: list[list[list]] = []
+        cur: list[list] = [[] for _ in range(n)]
         turns = 0
-        steps: list[tuple[int, int, int]] = []  # (seat, action, token or -1)
-        for p, text in obs["actions"]:
+        for i, (p, text) in enumerate(obs["actions"]):
             p = int(p)
+            if not 0 <= p < n:
+                raise bad(f"gargon: action by seat {p}")
             if text.startswith("select"):
                 if turns == n:
                     rounds_sel.append(cur)
                     cur = [[] for _ in range(n)]
                     turns = 0
-                hand = hands[p]
                 if p == me:
                     f = R.parse_face(text[7:])
-                    pick = next((t for t in hand if tok_face[t] == f), None)
+                    if f not in my_faces:
+                        raise bad(f"gargon: seat {p} selects {text!r} without such a card")
+                    my_faces.remove(f)
+                    count[p][f // 16] -= 1
+                    cur[p].append(f)
+                    steps.append((p, f, -1))
                 else:
                     c = _LETTER.get(text[7:8], -1)
-                    pick = next((t for t in hand if tok_colour[t] == c), None)
-                if pick is None:
-                    raise bad(f"gargon: seat {p} selects {text!r} without such a card")
-                hand.remove(pick)
-                cur[p].append(pick)
-                steps.append((p, -1, pick))
+                    if c < 0 or count[p][c] <= 0:
+                        raise bad(f"gargon: seat {p} selects {text!r} without such a card")
+                    count[p][c] -= 1
+                    cur[p].append(len(sel_info))
+                    steps.append((p, -1, len(sel_info)))
+                    sel_info.append((p, c, i))
                 continue
             a = R.parse_action(text)
             if a in (R.DONE, R.PASS):
@@ -121,36 +245,32 @@ class GargonInfoSet(InfoSet):
                     raise bad("gargon: a draw from an empty pile")
                 t = piles[k][top[k]]
                 top[k] += 1
-                hands[p].append(t)
+                c = tok_colour[t]
+                count[p][c] += 1
                 if p == me:
-                    if k_drawn >= len(drawn) or drawn[k_drawn] // 16 != tok_colour[t]:
+                    if k_drawn >= len(drawn) or drawn[k_drawn] // 16 != c:
                         raise bad("gargon: own drawn cards do not match the piles' colours")
                     tok_face[t] = drawn[k_drawn]
+                    my_faces.append(drawn[k_drawn])
                     k_drawn += 1
+                else:
+                    draws.setdefault((p, c), []).append((i, t))
             steps.append((p, a, -1))
+        if k_drawn != len(drawn):
+            raise bad("gargon: own drawn cards do not match the draws")
         if turns == n and obs["phase"] != "pass_draw":
             # the round's battles are over (a last player still drawing after a pass is not)
             rounds_sel.append(cur)
             cur = [[] for _ in range(n)]
-        revealed = obs["rounds"]
-        if len(revealed) != len(rounds_sel):
-            raise bad("gargon: the rounds record does not match the actions")
-        for sel, rec in zip(rounds_sel, revealed, strict=True):
-            for s in range(n):
-                faces = [] if rec["plays"][s] is None else [R.parse_face(x) for x in rec["plays"][s]]
-                if len(faces) != len(sel[s]):
-                    raise bad("gargon: a revealed play does not match its selections")
-                for t, f in zip(sel[s], faces, strict=True):
-                    if tok_colour[t] != f // 16 or (tok_face[t] >= 0 and tok_face[t] != f):
-                        raise bad("gargon: a revealed card does not match its selection")
-                    tok_face[t] = f
-        # physical ids of the known tokens; zeros pinned to the lowest ids of their colour
+        if [list(x) for x in obs["hand_colours"]] != count:
+            raise bad("gargon: the hands' colours do not match the public record")
+        # physical ids of the known cards; zeros pinned to the lowest ids of their colour
         tok_id = [-1] * len(tok_colour)
         known_zero = [0] * R.NCOL
         seen = 0
-        for t, f in enumerate(tok_face):
-            if f < 0:
-                continue
+
+        def pin(f: int) -> int:
+            nonlocal seen
             c, v = divmod(f, 16)
             if v == 0:
                 if known_zero[c] >= 2:
@@ -158,31 +278,82 @@ class GargonInfoSet(InfoSet):
                 cid = c * R.PER_COLOUR + known_zero[c]
                 known_zero[c] += 1
             else:
-                cid = _card_id(c, v)
+                cid = c * R.PER_COLOUR + v + 1
             if seen >> cid & 1:
                 raise bad(f"gargon: card {R.FACE_STR[f]} is known twice")
             seen |= 1 << cid
-            tok_id[t] = cid
+            return cid
+
+        for t in hands[me]:
+            tok_id[t] = pin(tok_face[t])
+        for k in (0, 1):
+            for t in piles[k][:top[k]]:
+                if tok_face[t] >= 0:
+                    tok_id[t] = pin(tok_face[t])
+        self.obs_zero = known_zero[:]
+        revealed = obs["rounds"]
+        if len(revealed) != len(rounds_sel):
+            raise bad("gargon: the rounds record does not match the actions")
+        sel_face = [-1] * len(sel_info)
+        rev: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        rev_zero: list[list[tuple[int, int, int]]] = [[] for _ in range(R.NCOL)]  # (seat, id, time)
+        for sel, rec in zip(rounds_sel, revealed, strict=True):
+            for s in range(n):
+                faces = [] if rec["plays"][s] is None else sorted(R.parse_face(x) for x in rec["plays"][s])
+                if len(faces) != len(sel[s]):
+                    raise bad("gargon: a revealed play does not match its selections")
+                for e, f in zip(sel[s], faces, strict=True):
+                    if s == me:
+                        if e != f:
+                            raise bad("gargon: a revealed card does not match its selection")
+                        continue
+                    _, c, when = sel_info[e]
+                    if c != f // 16:
+                        raise bad("gargon: a revealed card does not match its selection")
+                    sel_face[e] = f
+                    cid = pin(f)
+                    rev.setdefault((s, c), []).append((cid, when))
+                    if f % 16 == 0:
+                        rev_zero[c].append((s, cid, when))
+        self.rev_zero = rev_zero
         unseen = [c for c in range(R.NCARDS) if not seen >> c & 1]
-        # hidden locations: (name, colour, tokens, kind) kind 0 = set, 1 = ordered, 2 = table, 3 = merged
-        locs: list[tuple[str, int, list[int], int]] = []
+        # hidden locations of the current holdings
+        table: dict[tuple[int, int], list[int]] = {}
+        for s in range(n):
+            if s != me:
+                for e in cur[s]:
+                    table.setdefault((s, sel_info[e][1]), []).append(e)
         merged = (-1, -1)
         actor = int(obs["to_act"])
         if obs["phase"] == "play" and actor != me and actor != int(obs["start_player"]) and cur[actor]:
-            merged = self._merge_colour(obs, actor, cur[actor], hands[actor], tok_colour)
+            merged = self._merge_colour(obs, actor, [sel_info[e][1] for e in cur[actor]], count[actor])
+        locs: list[tuple[str, int, int, int, list[int]]] = []  # (name, colour, kind, capacity, pile tokens)
+        blocks: list[_Block] = []
         for s in range(n):
             if s == me:
                 continue
             for c in range(R.NCOL):
-                hand_c = [t for t in hands[s] if tok_colour[t] == c]
-                tab_c = [t for t in cur[s] if tok_colour[t] == c]
+                dealt_c = [t for t in hands[s] if tok_colour[t] == c]
+                b = _Block(s, c, dealt_c, draws.get((s, c), []), rev.get((s, c), []))
+                h = count[s][c]
+                tl = table.get((s, c), [])
+                b.tsel = tl
                 if (s, c) == merged:
-                    locs.append((f"hand+table {s} {R.COLOURS[c]}", c, tab_c + hand_c, 3))
-                    continue
-                if hand_c:
-                    locs.append((f"hand {s} {R.COLOURS[c]}", c, hand_c, 0))
-                if tab_c:
-                    locs.append((f"table {s} {R.COLOURS[c]}", c, tab_c, 2))
+                    if len(tl) != 1:
+                        raise bad("gargon: a merged selection must hold one card of its colour")
+                    b.merged = len(locs)
+                    locs.append((f"hand+table {s} {R.COLOURS[c]}", c, MERGED, h + 1, []))
+                else:
+                    if h:
+                        b.hand = len(locs)
+                        locs.append((f"hand {s} {R.COLOURS[c]}", c, HAND, h, []))
+                    if tl:
+                        b.table = len(locs)
+                        locs.append((f"table {s} {R.COLOURS[c]}", c, TABLE, len(tl), []))
+                if len(b.dealt) + len(b.draws) != len(b.revealed) + h + len(tl):
+                    raise bad(f"gargon: seat {s}'s {R.COLOURS[c]} cards do not add up")
+                if b.dealt or b.draws:
+                    blocks.append(b)
         for k in (0, 1):
             rest = piles[k][top[k]:]
             i = 0
@@ -190,24 +361,31 @@ class GargonInfoSet(InfoSet):
                 j = i
                 while j < len(rest) and tok_colour[rest[j]] == tok_colour[rest[i]]:
                     j += 1
-                locs.append((f"pile {'ab'[k]} {i}", tok_colour[rest[i]], rest[i:j], 1))
+                locs.append((f"pile {'ab'[k]} {i}", tok_colour[rest[i]], RUN, j - i, rest[i:j]))
                 i = j
-        if sum(len(x[2]) for x in locs) != len(unseen):
-            raise bad("gargon: the hidden card slots do not match the unseen cards")
+        for c in range(R.NCOL):
+            slots = sum(x[3] for x in locs if x[1] == c)
+            cards = sum(1 for x in unseen if R.COLOUR_OF[x] == c)
+            if slots != cards:
+                raise bad(f"gargon: {slots} hidden {R.COLOURS[c]} slots for {cards} unseen cards")
         self.tok_colour = tok_colour
         self.tok_id = tok_id
         self.steps = steps
+        self.sel_face = sel_face
         self.locs = locs
         self.merged = merged
+        self.blocks = blocks
+        self._stage1 = None
+        self._lchoice: dict[int, Sampler] = {}
         self._problem = SamplingProblem(
             cards=unseen,
-            capacities=[len(x[2]) for x in locs],
+            capacities=[x[3] for x in locs],
             allowed=[sum(1 << j for j, x in enumerate(locs) if x[1] == R.COLOUR_OF[c]) for c in unseen],
             names=[x[0] for x in locs])
 
     @staticmethod
-    def _merge_colour(obs: Mapping[str, Any], actor: int, sel: list[int], hand: list[int],
-                      tok_colour: list[int]) -> tuple[int, int]:
+    def _merge_colour(obs: Mapping[str, Any], actor: int, sel_colours: list[int], hand_counts: list[int]
+                      ) -> tuple[int, int]:
         """The (seat, colour) whose hand and table must be merged (the §4.3 prefix inference), or (-1, -1)."""
         pattern = tuple(obs["pattern"])
         allowed = 0b111111
@@ -217,21 +395,236 @@ class GargonInfoSet(InfoSet):
             for ch in obs["colours_played"]:
                 allowed |= 1 << _LETTER[ch]
         sc = [0] * R.NCOL
-        for t in sel:
-            sc[tok_colour[t]] += 1
-        hc = [0] * R.NCOL
-        for t in hand:
-            hc[tok_colour[t]] += 1
-        last = tok_colour[sel[-1]]
-        if R.completable(sc, last, 0, hc, allowed, pattern, len(sel)):
+        for c in sel_colours:
+            sc[c] += 1
+        last = sel_colours[-1]
+        if R.completable(sc, last, 0, hand_counts, allowed, pattern, len(sel_colours)):
             return (-1, -1)
         return (actor, last)
 
     def problem(self) -> SamplingProblem:
+        """Stage 1 (module docstring) with every unseen card free within its colour.
+
+        Every assignment respecting it gives a consistent world (:meth:`world`); :meth:`sample`
+        weighs the unseen zeros' placements exactly on top of it.
+        """
         return self._problem
 
+    # ------------------------------------------------------------ stage 2: arrangements
+
+    def _block_plan(self, b: _Block, zero_roles: tuple[int, int] | None, n_held: int):
+        """How block ``b`` is arranged when it holds ``n_held`` cards now.
+
+        ``zero_roles`` (the play times of its two zeros, earlier first) when it holds both
+        zeros, else ``None``.
+
+        :returns: ``(total, options, chooser)``: the number of physical arrangements
+            (``m``-weighted for two zeros), per option ``(zero positions, pick sampler)``
+            and the :class:`_Weighted` draw among options.
+        """
+        key = (zero_roles, n_held)
+        got = b.plans.get(key)
+        if got is not None:
+            return got
+        times = [t for t, _ in b.draws]
+        roles = [r for _, r in b.revealed] + [_END] * n_held
+        d = len(b.dealt)
+        options: list[tuple[tuple[int, int] | None, Sampler]] = []
+        weights: list[int] = []
+        if zero_roles is None:
+            sizes = _pick_sizes(times, roles)
+            if sizes is None:
+                raise InconsistentObservationError(f"gargon: seat {b.seat} played cards it could not have held")
+            options.append((None, Sampler(SamplingProblem([], [], [], [], [range(a) for a in sizes]))))
+            weights.append(prod(sizes))
+        else:
+            ra, rb = zero_roles
+            others = list(roles)
+            others.remove(ra)
+            others.remove(rb)
+            m = len(times)
+            # positions: -1 = dealt, i = draw i; the earlier-placed zero takes the earlier role
+            cands = [(-1, -1)] if d >= 2 else []
+            cands += [(-1, j) for j in range(m)] if d >= 1 else []
+            cands += [(i, j) for i in range(m) for j in range(i + 1, m)]
+            for p, q in cands:
+                tp = _DEALT if p < 0 else times[p]
+                tq = _DEALT if q < 0 else times[q]
+                if not (tp < ra and tq < rb):
+                    continue
+                if d - (p < 0) - (q < 0) < 0:
+                    continue
+                free = [times[i] for i in range(m) if i != p and i != q]
+                sizes = _pick_sizes(free, others)
+                if sizes is None:
+                    continue
+                w = (1 if p < 0 and q < 0 else 2) * prod(sizes)
+                options.append(((p, q), Sampler(SamplingProblem([], [], [], [], [range(a) for a in sizes]))))
+                weights.append(w)
+            if not options:
+                raise InconsistentObservationError(f"gargon: seat {b.seat}'s zeros fit no deal")
+        got = (sum(weights), options, _Weighted(weights))
+        b.plans[key] = got
+        return got
+
+    def _arrange(self, b: _Block, held: list[int], tok_id: list[int], rng: random.Random) -> None:
+        """Deal block ``b``'s cards (revealed ones and ``held``) to its dealt slots and draws."""
+        cards = b.revealed + [(c, _END) for c in held]
+        if not b.draws:
+            for t, (c, _) in zip(b.dealt, cards, strict=True):
+                tok_id[t] = c
+            return
+        zeros = [(r, c) for c, r in cards if R.VALUE_OF[c] == 0]
+        zero_roles = None
+        if len(zeros) == 2:
+            zeros.sort()
+            zero_roles = (zeros[0][0], zeros[1][0])
+        _, options, chooser = self._block_plan(b, zero_roles, len(held))
+        pos, picker = options[chooser.draw(rng)]
+        _, picks = picker.sample(rng)
+        dealt: list[int] = []
+        left = cards
+        skip = ()
+        if pos is not None:
+            zc = [c for _, c in zeros]
+            left = [x for x in cards if x[0] not in zc]
+            skip = pos
+            for at, c in zip(pos, zc, strict=True):
+                if at < 0:
+                    dealt.append(c)
+                else:
+                    tok_id[b.draws[at][1]] = c
+        left = sorted(left)
+        k = 0
+        for i in range(len(b.draws) - 1, -1, -1):
+            if i in skip:
+                continue
+            tau, t = b.draws[i]
+            cand = [x for x in left if x[1] > tau]
+            x = cand[picks[k]]
+            k += 1
+            tok_id[t] = x[0]
+            left.remove(x)
+        dealt.extend(c for c, _ in left)
+        for t, c in zip(b.dealt, dealt, strict=True):
+            tok_id[t] = c
+
+    # ------------------------------------------------------------ stage 1: the unseen zeros
+
+    def _variants(self, c: int, loc_of: list[int]) -> list[tuple[dict[int, int], Fraction]]:
+        """Stage-1 variants of colour ``c`` (module docstring): ``(zero id -> allowed local mask, factor)``.
+
+        One variant with no restriction when uniform stage-1 assignments are already exact.
+        """
+        zu = [x for x in (c * R.PER_COLOUR, c * R.PER_COLOUR + 1) if x in self._problem.cards]
+        plain = [({}, Fraction(1))]
+        if self.obs_zero[c] or not zu:
+            return plain
+        local = {j: i for i, j in enumerate(loc_of)}
+        full = (1 << len(loc_of)) - 1
+
+        def mask(js) -> int:
+            m = 0
+            for j in js:
+                if j >= 0:
+                    m |= 1 << local[j]
+            return m
+
+        mine = [b for b in self.blocks if b.colour == c]
+        rz = self.rev_zero[c]
+        if len(zu) == 1 and len(rz) == 1:
+            s1, _, when = rz[0]
+            b = next((x for x in mine if x.seat == s1), None)
+            held = mask((b.hand, b.table, b.merged)) if b is not None else 0
+            if not held:
+                return plain
+            nh = sum(self.locs[j][3] for j in (b.hand, b.table, b.merged) if j >= 0)
+            v = self._block_plan(b, (when, _END), nh)[0] if b.draws else 1
+            n0 = self._block_plan(b, None, nh)[0] if b.draws else 1
+            return [({zu[0]: held}, Fraction(v, 2 * n0)), ({zu[0]: full & ~held}, Fraction(1))]
+        if len(zu) == 2:
+            z, z2 = zu
+            split = [b for b in mine if b.hand >= 0 and b.table >= 0]
+            um = [b for b in mine if b.merged >= 0 and self.locs[b.merged][3] >= 3]
+            if not split and not um:
+                return plain
+            hands = mask(b.hand for b in split)
+            umask = mask(b.merged for b in um)
+            out = [({z: full & ~hands & ~umask}, Fraction(1))]
+            for b in split:  # z in H and z2 in T is the same world as z in T and z2 in H
+                out.append(({z: mask([b.hand]), z2: full & ~mask([b.table])}, Fraction(1)))
+            for b in um:
+                u = self.locs[b.merged][3]
+                out.append(({z: mask([b.merged]), z2: full & ~mask([b.merged])}, Fraction(1)))
+                out.append(({z: mask([b.merged]), z2: mask([b.merged])}, Fraction(u - 2, u - 1)))
+            return out
+        return plain
+
+    def _build_stage1(self):
+        prob = self._problem
+        ncol = R.NCOL
+        by_colour_locs = [[j for j, x in enumerate(self.locs) if x[1] == c] for c in range(ncol)]
+        by_colour_cards = [[x for x in prob.cards if R.COLOUR_OF[x] == c] for c in range(ncol)]
+        common_locs: list[int] = []
+        common_cards: list[int] = []
+        split: list[tuple[list[int], list[Sampler]]] = []
+        choosers: list[_Weighted] = []
+        for c in range(ncol):
+            loc_of = by_colour_locs[c]
+            variants = self._variants(c, loc_of)
+            if len(variants) == 1:
+                common_locs += loc_of
+                common_cards += by_colour_cards[c]
+                continue
+            samplers, weights = [], []
+            full = (1 << len(loc_of)) - 1
+            for restrict, factor in variants:
+                sub = SamplingProblem(by_colour_cards[c], [self.locs[j][3] for j in loc_of],
+                                      [restrict.get(x, full) for x in by_colour_cards[c]],
+                                      [self.locs[j][0] for j in loc_of])
+                try:
+                    sm = Sampler(sub)
+                except InconsistentObservationError:
+                    continue
+                samplers.append(sm)
+                weights.append(sm.card_total * factor)
+            if not samplers:
+                raise InconsistentObservationError(f"gargon: no deal of colour {R.COLOURS[c]} fits")
+            split.append((loc_of, samplers))
+            choosers.append(_Weighted(weights))
+        index = {j: i for i, j in enumerate(common_locs)}
+        common = Sampler(SamplingProblem(
+            common_cards, [self.locs[j][3] for j in common_locs],
+            [sum(1 << index[j] for j in by_colour_locs[R.COLOUR_OF[x]]) for x in common_cards],
+            [self.locs[j][0] for j in common_locs]))
+        self._stage1 = (common_locs, common, split, choosers)
+
+    def sample(self, rng: random.Random):
+        """A complete world, uniform over physical deals (and hidden faces) consistent with the observation."""
+        if self._stage1 is None:
+            self._build_stage1()
+        common_locs, common, split, choosers = self._stage1
+        assignment: list[list[int]] = [[] for _ in self.locs]
+        got, _ = common.sample(rng)
+        for j, cards in zip(common_locs, got):
+            assignment[j] = cards
+        for (loc_of, samplers), chooser in zip(split, choosers):
+            got, _ = samplers[chooser.draw(rng)].sample(rng)
+            for j, cards in zip(loc_of, got):
+                assignment[j] = cards
+        return self.world(assignment, [], rng)
+
+    # ------------------------------------------------------------ worlds
+
+    def _valid_last(self, cards: list[int]) -> list[int]:
+        """Faces a merged location's selected card may have: some other card of it comes later."""
+        faces = sorted({R.FACE_OF[x] for x in cards})
+        zeros = sum(1 for x in cards if R.VALUE_OF[x] == 0)
+        top = max(R.VALUE_OF[x] for x in cards)
+        return [f for f in faces if f % 16 < top or (f % 16 == 0 and zeros == 2)]
+
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random):
-        """The world of one assignment: deal rebuilt from the tokens, then the hand replayed.
+        """The world of one stage-1 assignment: the blocks arranged (stage 2), the deal rebuilt, the hand replayed.
 
         :raises InconsistentObservationError: if a card lies in a location of another
             colour, or the replay is illegal.
@@ -239,31 +632,42 @@ class GargonInfoSet(InfoSet):
         from engine.games.gargon.state import GargonState
 
         tok_id = self.tok_id[:]
-        value_of = R.VALUE_OF
-        for (name, colour, tokens, kind), cards in zip(self.locs, assignment, strict=True):
-            if len(cards) != len(tokens):
-                raise InconsistentObservationError(f"gargon: location {name} needs {len(tokens)} cards")
+        for (name, colour, kind, cap, tokens), cards in zip(self.locs, assignment, strict=True):
+            if len(cards) != cap:
+                raise InconsistentObservationError(f"gargon: location {name} needs {cap} cards")
             for c in cards:
                 if R.COLOUR_OF[c] != colour:
                     raise InconsistentObservationError(f"gargon: card {R.FACE_STR[R.FACE_OF[c]]} cannot be in {name}")
-            if kind == 1 or kind == 0:
+            if kind == RUN:
                 for t, c in zip(tokens, cards, strict=True):
                     tok_id[t] = c
-            elif kind == 2:
-                for t, c in zip(tokens, sorted(cards), strict=True):
-                    tok_id[t] = c
-            else:
-                cs = sorted(cards)
-                valid = [c for c in cs if any(d != c and (value_of[d] > value_of[c] or value_of[d] == value_of[c] == 0)
-                                              for d in cs)]
+        sel_face = self.sel_face[:]
+        for b in self.blocks:
+            held: list[int] = []
+            if b.merged >= 0:
+                cards = sorted(assignment[b.merged])
+                valid = self._valid_last(cards)
                 if not valid:
-                    raise InconsistentObservationError(f"gargon: no valid selection in {name}")
-                f = valid[rng.randrange(len(valid))] if len(valid) > 1 else valid[0]
-                rest = [c for c in cs if c != f]
-                # tokens: the one selected token first, then the hand tokens
-                tok_id[tokens[0]] = f
-                for t, c in zip(tokens[1:], rest, strict=True):
-                    tok_id[t] = c
+                    raise InconsistentObservationError("gargon: no valid selection in a merged location")
+                k = len(valid)
+                if k > 1:
+                    chooser = self._lchoice.get(k)
+                    if chooser is None:
+                        chooser = self._lchoice[k] = Sampler(SamplingProblem([], [], [], [], [range(k)]))
+                    f = valid[chooser.sample(rng)[1][0]]
+                else:
+                    f = valid[0]
+                sel_face[b.tsel[0]] = f
+                held = cards
+            else:
+                if b.table >= 0:
+                    tab = sorted(assignment[b.table])
+                    for e, c in zip(b.tsel, tab, strict=True):
+                        sel_face[e] = R.FACE_OF[c]
+                    held += tab
+                if b.hand >= 0:
+                    held += assignment[b.hand]
+            self._arrange(b, held, tok_id, rng)
         hands = []
         for h in self.init_hands:
             m = 0
@@ -273,10 +677,9 @@ class GargonInfoSet(InfoSet):
         piles = [[tok_id[t] for t in p] for p in self.init_piles]
         state = GargonState.from_deal(self.game, self.n, self.opts, hands, piles, self.first_start,
                                       rng.getrandbits(63), self.opts["first_start"])
-        face_of = R.FACE_OF
         try:
-            for _, a, t in self.steps:
-                state.apply(face_of[tok_id[t]] if a < 0 else a)
+            for _, a, e in self.steps:
+                state.apply(sel_face[e] if a < 0 else a)
         except IllegalActionError as e:
             raise InconsistentObservationError(f"gargon: the sampled world does not replay: {e}") from e
         return state
