@@ -184,6 +184,33 @@ class Tournament:
         return Limits(**self.model.limits.model_dump())
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a key given twice in one mapping (the last would win silently)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise ConfigError(f"{loader.name}: line {line}: key {key!r} is defined twice (lines {seen[key]} and {line})")
+        seen[key] = line
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _errors(e: ValidationError, limit: int = 3) -> str:
+    """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first)."""
+    errs = sorted(e.errors(), key=lambda x: x.get("type") != "extra_forbidden")
+    parts = [f"key {_loc(x)!r}: {x['msg']}" for x in errs[:limit]]
+    if len(errs) > limit:
+        parts.append(f"and {len(errs) - limit} more")
+    return "; ".join(parts)
+
+
 def _loc(err: dict) -> str:
     return ".".join(str(p) for p in err.get("loc", ()))
 
@@ -215,7 +242,12 @@ def load(path: str | Path) -> list[Tournament]:
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from e
     try:
-        raw = yaml.safe_load(text)
+        loader = _UniqueKeyLoader(text)
+        loader.name = str(path)
+        try:
+            raw = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -225,8 +257,7 @@ def load(path: str | Path) -> list[Tournament]:
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise ConfigError(f"{path}: key {_loc(err)!r}: {err['msg']}") from e
+        raise ConfigError(f"{path}: {_errors(e)}") from e
     root = path.resolve().parent
     bots = {}
     for name, b in fm.bots.items():
@@ -249,8 +280,7 @@ def load(path: str | Path) -> list[Tournament]:
         try:
             tm = TournamentModel.model_validate(merged)
         except ValidationError as e:
-            err = e.errors()[0]
-            raise ConfigError(f"{where}: key {_loc(err)!r}: {err['msg']}") from e
+            raise ConfigError(f"{where}: {_errors(e)}") from e
         if tm.name in seen:
             raise ConfigError(f"{where}: the name is used by another tournament")
         seen.add(tm.name)

@@ -140,10 +140,30 @@ class Journal:
 
 
 def read_records(folder: str | Path) -> list[dict[str, Any]]:
-    """The complete records of ``folder/matches.jsonl`` (a partial last line is ignored; read-only)."""
+    """The complete records of ``folder/matches.jsonl`` (read-only; safe while a run writes it).
+
+    A partial last line (a match being written, or a killed driver's) is ignored; a repeated
+    match id keeps its first record.
+
+    :raises JournalError: naming the file and line of a corrupt record.
+    """
     path = Path(folder) / "matches.jsonl"
     if not path.exists():
         return []
     data = path.read_bytes()
     data = data[: data.rfind(b"\n") + 1]
-    return [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    out = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
+                               "the line") from e
+        if rec.get("match_id") in seen:
+            continue
+        seen.add(rec.get("match_id"))
+        out.append(rec)
+    return out

@@ -8,6 +8,7 @@ latency p50/p99 per bot), ``crosstable.json``. Timing never goes to ``leaderboar
 from __future__ import annotations
 
 import csv
+import math
 import io
 import json
 from collections import defaultdict
@@ -67,6 +68,18 @@ def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[st
     return out
 
 
+def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """P(skill of a > skill of b) under the TrueSkill posteriors: ``Φ((μa − μb) / sqrt(σa² + σb²))``.
+
+    It agrees with the table's order (sorted by μ−3σ), unlike a test on raw scores, which
+    weighs every match alike whoever the opponents were.
+    """
+    d = math.sqrt(a["sigma"] ** 2 + b["sigma"] ** 2)
+    if d == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((a["mu"] - b["mu"]) / (d * math.sqrt(2.0))))
+
+
 def leaderboard(records: Sequence[dict[str, Any]], bots: Sequence[str], ratings: RatingResult) -> list[dict[str, Any]]:
     """Rows sorted by μ−3σ (ties by μ, then name): rank, bot, mu, sigma, conservative, matches,
     wins, win_rate, mean_rank, score, score_low, score_high, faults, p_above_next."""
@@ -78,16 +91,13 @@ def leaderboard(records: Sequence[dict[str, Any]], bots: Sequence[str], ratings:
         rows.append({"bot": b, "mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma,
                      "matches": s["matches"], "wins": s["wins"], "win_rate": s["win_rate"],
                      "mean_rank": s["mean_rank"], "score": s["score"], "score_low": s["score_low"],
-                     "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"],
-                     "_blocks": [sum(v) / len(v) for v in s["blocks"].values()]})
+                     "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"]})
     rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
     for i, r in enumerate(rows):
         r["rank"] = i + 1
     for i, r in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
-        r["p_above_next"] = stats.prob_above(r["_blocks"], nxt["_blocks"], n_boot=500, seed=i) if nxt else None
-    for r in rows:
-        del r["_blocks"]
+        r["p_above_next"] = skill_above(r, nxt) if nxt else None
     return rows
 
 

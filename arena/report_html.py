@@ -373,8 +373,8 @@ def render(st: Standings, generated: str | None = None) -> str:
         leaderboard_html(rows, colours),
         f'<p class="note" id="efficiency">{_e(report.efficiency_line(eff))}</p>',
         '<p class="note">Sorted by μ−3σ. Score: the seat reward in [0, 1] (beating every other side = 1, ties '
-        'half), with a bootstrap 95% interval over duplicate blocks; P(&gt;next): bootstrap probability that '
-        'the bot\'s mean score is above the next row\'s.'
+        'half), with a bootstrap 95% interval over duplicate blocks; P(&gt;next): probability that '
+        'the bot\'s TrueSkill skill is above the next row\'s, Φ((μ₁−μ₂)/√(σ₁²+σ₂²)).'
         + (f" Anchors held at the prior: {_e(', '.join(fixed))}." if fixed else "") + "</p></section>",
         '<section id="rating-section"><h2>TrueSkill rating over the matches <small>μ with a ±σ band, in replay order</small></h2>',
         _img(rating_png, "TrueSkill rating of each bot over the matches, mu with a band of plus or minus sigma",

@@ -42,8 +42,10 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
 def standings(folder: str | Path) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table."""
     meta = load_meta(folder)
-    records = read_records(folder)
     bots = meta["bots"]
+    current = set(bots)
+    # a bot removed from the tournament takes its matches with it (they stay in matches.jsonl)
+    records = [rec for rec in read_records(folder) if current.issuperset(rec["seats"])]
     r = meta.get("ratings", {})
     ratings = rate(records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
                    fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),

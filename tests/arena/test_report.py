@@ -230,3 +230,13 @@ def test_leaderboard_json_md_and_cli_show_duplicate_efficiency(tmp_path):
     assert json.loads(out.output)["duplicate_efficiency"]["factor"] == pytest.approx(st.efficiency["factor"])
     out = runner.invoke(app, ["leaderboard", str(folder)])
     assert out.exit_code == 0 and "Duplicate efficiency:" in out.output
+
+
+def test_p_above_next_follows_the_trueskill_posteriors():
+    from arena.report import skill_above
+
+    a = {"mu": 27.0, "sigma": 1.0}
+    b = {"mu": 25.0, "sigma": 1.0}
+    assert skill_above(a, b) == pytest.approx(0.9214, abs=1e-4)  # Φ(2 / √2)
+    assert skill_above(b, a) == pytest.approx(1 - 0.9214, abs=1e-4)
+    assert skill_above(a, dict(a)) == pytest.approx(0.5)

@@ -170,3 +170,27 @@ def test_option_checked_against_player_count(tmp_path):
     with pytest.raises(ConfigError, match="first_dealer") as e:
         cfg.load(write(tmp_path, BASE.replace("    deals: 4\n", "    deals: 4\n    options: {first_dealer: 5}\n")))
     assert "'demo'" in str(e.value) and "options" in str(e.value)
+
+
+def test_duplicate_yaml_key_is_refused_with_lines(tmp_path):
+    text = BASE.replace("  other: {cmd: [python, bots/random_bot.py]}\n",
+                        "  other: {cmd: [python, bots/random_bot.py]}\n  greedy: {cmd: [python, x.py]}\n")
+    with pytest.raises(ConfigError, match=r"key 'greedy' is defined twice \(lines 4 and 6\)"):
+        cfg.load(write(tmp_path, text))
+
+
+def test_unknown_key_reported_before_its_knock_on_errors(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, BASE.replace("    deals: 4\n", "    deal: 4\n")))
+    msg = str(e.value)
+    assert msg.index("'deal'") < msg.index("'deals'")
+
+
+def test_read_records_names_a_corrupt_line_and_drops_repeats(tmp_path):
+    from arena.journal import read_records
+
+    (tmp_path / "matches.jsonl").write_text('{"match_id": "a"}\n{"match_id": "a"}\n{"match_id": "b"}\n')
+    assert [r["match_id"] for r in read_records(tmp_path)] == ["a", "b"]
+    (tmp_path / "matches.jsonl").write_text('{"match_id": "a"}\ngarbage line\n{"match_id": "b"}\n')
+    with pytest.raises(JournalError, match="line 2 is not valid JSON"):
+        read_records(tmp_path)
