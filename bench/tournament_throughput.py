@@ -93,6 +93,7 @@ def scenario(name: str, t, tmp: Path, repeat: int) -> dict:
         n = runs[0][1]
         out[mode] = (n, secs, n / secs)
         print(f"  {name:7s} {mode:7s} {n:5d} matches {secs:7.2f} s {n / secs:8.1f} matches/s  "
+              f"load {os.getloadavg()[0]:.1f}  "
               f"batches {len(runs[0][2])} (sizes {runs[0][2][:6]}{'…' if len(runs[0][2]) > 6 else ''})",
               file=sys.stderr, flush=True)
     return out
@@ -142,6 +143,7 @@ def main() -> None:
         if a.only in (None, "ismcts") and (ROOT / "bots" / "ismcts_bot.py").exists():
             results[f"ISMCTS {a.iterations} it. ×2 + random, agram 3p"] = scenario(
                 "ismcts", tournament(ISMCTS.format(deals=a.ismcts_deals, it=a.iterations), tmp), tmp, a.repeat)
+        print(f"\nload average {os.getloadavg()[0]:.1f}")
         print("\n| tournament | matches | inline m/s | Ray 1 worker m/s | Ray 2 workers m/s | 2-worker speedup |")
         print("|---|---:|---:|---:|---:|---:|")
         for name, r in results.items():

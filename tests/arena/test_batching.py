@@ -88,3 +88,21 @@ def test_provisional_board_rates_in_arrival_order():
     # a resumed run starts from the records already there
     again = ProvisionalBoard(["a", "b", "c"], seed_records=recs)
     assert again.rated == 10 and [r[0] for r in again.rows()] == ["a", "b", "c"]
+
+
+def test_quiet_prints_nothing_but_the_final_table(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    (tmp_path / "t.yaml").write_text(textwrap.dedent(CONFIG).replace("deals: 500", "deals: 2"))
+    os.symlink(os.path.join(root, "bots"), tmp_path / "bots")
+    out = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(tmp_path / "t.yaml"), "--all", "--inline",
+                          "--quiet", "--results", str(tmp_path / "res")], cwd=root, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": root})
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # no progress, no provisional table
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].strip().startswith("t — agram, 3 players, 24 matches")
+    assert "provisional" not in out.stdout and "matches played now" not in out.stdout
