@@ -17,7 +17,7 @@ from engine.errors import (
     OptionError,
 )
 from engine.games.sedma import Sedma, SedmaState
-from engine.games.sedma.actions import RANKS
+from engine.games.sedma.actions import END, RANKS
 from engine.registry import get_game
 from tests import conformance as cf
 
@@ -427,6 +427,238 @@ def test_audit_positions_vp_three_players():
         for seat in range(3):
             cf.audit_position(GAME, state, seat, samples=4, seed=i)
 
+
+
+# ---------------------------------------------------------------- uniformity over physical deals (CA-3)
+
+def _deal_state(n: int, hands: list[str], stock: str, leader: int = 0) -> SedmaState:
+    """A hand start with the given hands and the front of the stock; the rest of the deck
+    follows in rank order (it is never drawn in the positions below)."""
+    ids = Ids(n)
+    state = SedmaState(GAME, n, GAME.resolve_options({}), 12345)
+    state.dealer = (leader - 1) % n
+    hand_masks = [mask(ids.take(h)) for h in hands]
+    front = ids.take(stock) if stock else []
+    state._set_hand(hand_masks, front + ids.rest(n))
+    return state
+
+
+def _multisets(pool: Counter, size: int, ranks: list[int], i: int = 0):
+    """Every sub-multiset of ``pool`` (rank -> copies) with ``size`` cards, as a Counter."""
+    if size == 0:
+        yield Counter()
+        return
+    if i == len(ranks):
+        return
+    x = ranks[i]
+    for k in range(min(pool[x], size), -1, -1):
+        for rest in _multisets(pool, size - k, ranks, i + 1):
+            out = Counter(rest)
+            if k:
+                out[x] = k
+            yield out
+
+
+def _sequences(pool: Counter, length: int):
+    if length == 0:
+        yield ()
+        return
+    for x in sorted(r for r in pool if pool[r] > 0):
+        pool[x] -= 1
+        for rest in _sequences(pool, length - 1):
+            yield (x,) + rest
+        pool[x] += 1
+
+
+def physical_deal_weights(state: SedmaState, seat: int) -> Counter:
+    """Brute force: the hidden hands of every physical deal consistent with ``seat``'s observation.
+
+    The hidden deck positions are the other seats' dealt hands, the stock positions they
+    drew and the undrawn stock; ``seat``'s own dealt and drawn positions keep their cards.
+    Every filling of the hidden positions with the remaining cards (as ranks: each rank
+    sequence stands for the same number of physical deals) is built into a deal, the
+    hand's actions are replayed, and it counts if ``seat``'s observation is reproduced.
+    The undrawn stock is never looked at before the observation, so its fillings are
+    counted (multinomial), not built one by one; a dealt hand is only tried if it holds
+    the cards its seat played before its first draw (the others fail the replay anyway).
+    Returns ``{hidden hands: number of
+    rank sequences}`` with hidden hands = per other seat its current ranks, sorted.
+    """
+    from math import factorial
+
+    n = state.n
+    obs = state.observation(seat)
+    start = state.hand_start()
+    actions = state.hand_history()
+    # who drew each stock position (public), by replaying the true hand
+    drawer: list[int] = []
+    must = {p: Counter() for p in range(n)}
+    s = start.clone()
+    for a in actions:
+        before = s.spos
+        p = s.cur
+        if a < END and p not in drawer:
+            must[p][a & 7] += 1
+        s.apply(a)
+        drawer.extend((s.lastw + i) % n for i in range(s.spos - before))
+    undrawn = len(start.stock) - len(drawer)
+    own_dealt = [c >> 2 for c in range(32) if start.hands[seat] >> c & 1]
+    own_drawn = {k: start.stock[k] >> 2 for k, p in enumerate(drawer) if p == seat}
+    pool = Counter(c >> 2 for c in deck_ids(n))
+    for x in own_dealt + list(own_drawn.values()):
+        pool[x] -= 1
+    others = [p for p in range(n) if p != seat]
+    ndraws = {p: drawer.count(p) for p in others}
+    out: Counter = Counter()
+
+    def build(choice: dict) -> SedmaState | None:
+        nxt = [0] * 8
+        limit = [2 if (n == 3 and x == 1) else 4 for x in range(8)]
+
+        def take(x: int) -> int:
+            assert nxt[x] < limit[x]
+            c = 4 * x + nxt[x]
+            nxt[x] += 1
+            return c
+
+        hands = [0] * n
+        for x in own_dealt:
+            hands[seat] |= 1 << take(x)
+        for p in others:
+            for x in sorted(choice[p][0].elements()):
+                hands[p] |= 1 << take(x)
+        stock: list[int] = []
+        ptr = {p: 0 for p in others}
+        for k, p in enumerate(drawer):
+            if p == seat:
+                stock.append(take(own_drawn[k]))
+            else:
+                stock.append(take(choice[p][1][ptr[p]]))
+                ptr[p] += 1
+        stock.extend(take(x) for x in sorted(choice["rest"].elements()))
+        st = SedmaState(GAME, n, start.opts, 1)
+        st.dealer = start.dealer
+        st._set_hand(hands, stock)
+        try:
+            for a in actions:
+                st.apply(a)
+        except IllegalActionError:
+            return None
+        return st if st.observation(seat) == obs else None
+
+    def rec(i: int, left: Counter, weight: int, choice: dict) -> None:
+        if i == len(others):
+            rest = +left
+            w = weight * factorial(undrawn)
+            for k in rest.values():
+                w //= factorial(k)
+            choice["rest"] = rest
+            st = build(choice)
+            if st is not None:
+                key = tuple(tuple(sorted(RANKS[c >> 2] for c in range(32) if st.hands[p] >> c & 1)) for p in others)
+                out[key] += w
+            return
+        p = others[i]
+        if any(left[x] < k for x, k in must[p].items()):
+            return
+        base = left - must[p]
+        for extra in _multisets(base, 4 - sum(must[p].values()), sorted(x for x in base if base[x] > 0)):
+            dealt = extra + must[p]
+            w = factorial(4)
+            for k in dealt.values():
+                w //= factorial(k)
+            left2 = left - dealt
+            for draws in _sequences(Counter(left2), ndraws[p]):
+                choice[p] = (dealt, draws)
+                rec(i + 1, left2 - Counter(draws), weight * w, choice)
+
+    rec(0, +pool, 1, {})
+    return out
+
+
+def deck_ids(n: int) -> list[int]:
+    return [c for c in range(32) if not (n == 3 and c in (6, 7))]
+
+
+def sampled_hidden_hands(state: SedmaState, seat: int, samples: int, seed: int) -> Counter:
+    info = GAME.infoset(json.loads(json.dumps(state.observation(seat))))
+    rng = random.Random(seed)
+    others = [p for p in range(state.n) if p != seat]
+    counts: Counter = Counter()
+    for _ in range(samples):
+        w = info.sample(rng)
+        counts[tuple(tuple(sorted(RANKS[c >> 2] for c in range(32) if w.hands[p] >> c & 1)) for p in others)] += 1
+    return counts
+
+
+def chi2_against_physical_deals(state: SedmaState, seat: int, samples: int, seed: int) -> float:
+    """χ² p-value of the sampler's hidden hands against the brute-force physical-deal weights
+    (categories with fewer than 5 expected samples pooled)."""
+    from scipy.stats import chisquare
+
+    exact = physical_deal_weights(state, seat)
+    assert len(exact) >= 2
+    got = sampled_hidden_hands(state, seat, samples, seed)
+    assert set(got) <= set(exact), f"sampled hidden hands no physical deal gives: {set(got) - set(exact)}"
+    total = sum(exact.values())
+    f_obs, f_exp = [], []
+    pooled_o = pooled_e = 0.0
+    for key, w in exact.items():
+        e = samples * w / total
+        if e < 5:
+            pooled_o += got[key]
+            pooled_e += e
+        else:
+            f_obs.append(got[key])
+            f_exp.append(e)
+    if pooled_e:
+        f_obs.append(pooled_o)
+        f_exp.append(pooled_e)
+    return float(chisquare(f_obs, f_exp).pvalue)
+
+
+def _pos_2p_draw() -> tuple[SedmaState, int]:
+    # seat 0 leads a 9 and wins; both draw one card; seat 0 leads a king, seat 1 (observer) to play
+    s = _deal_state(2, ["9 J Q K", "8 T A A"], "K 9")
+    play(s, "play 9", "play 8", "end", "play K")
+    return s, 1
+
+
+def _pos_2p_sevens() -> tuple[SedmaState, int]:
+    # seat 0 plays two 7s in the first trick, draws two cards and plays a third 7
+    s = _deal_state(2, ["7 7 K Q", "9 8 J A"], "7 8 9 T")
+    play(s, "play 7", "play 9", "continue 7", "play 8", "end", "play 7")
+    return s, 1
+
+
+def _pos_3p_first_trick() -> tuple[SedmaState, int]:
+    # seats 0 and 1 both played nines; seat 2 (observer) to play in the second round
+    s = _deal_state(3, ["9 9 K A", "9 8 J Q", "7 T T J"], "")
+    play(s, "play 9", "play 9", "play T", "continue 9", "play 8")
+    return s, 2
+
+
+def _pos_4p_first_trick() -> tuple[SedmaState, int]:
+    # three rounds of the first trick; seat 2 (observer) to play in the third
+    s = _deal_state(4, ["A K 9 8", "K 7 T Q", "J Q T 9", "A A 8 7"], "", leader=3)
+    play(s, "play A", "play A", "play K", "play T", "continue A", "play K", "play 7", "play 9",
+         "continue 7", "play 9", "play T")
+    return s, 2
+
+
+PHYSICAL_POSITIONS = {
+    "2p-draw": _pos_2p_draw,
+    "2p-sevens": _pos_2p_sevens,
+    "3p-first-trick": _pos_3p_first_trick,
+    "4p-first-trick": _pos_4p_first_trick,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PHYSICAL_POSITIONS))
+def test_samples_are_uniform_over_physical_deals(name):
+    state, seat = PHYSICAL_POSITIONS[name]()
+    p = chi2_against_physical_deals(state, seat, samples=10000, seed=7)
+    assert p > 0.001, f"{name}: χ² rejects uniformity over physical deals (p = {p:.3g})"
 
 # ---------------------------------------------------------------- greedy heuristic
 

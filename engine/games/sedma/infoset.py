@@ -1,46 +1,217 @@
-"""Sedma information sets (``docs/rules/sedma.md`` §2.4).
+"""Sedma information sets (``docs/rules/sedma.md`` §2.4, ruling CA-3).
 
-There is no inference constraint in Sedma (any held rank may always be played and
-continuing is optional), so the hidden part is: the unseen physical cards dealt to the
-other seats' current hands and to the rest of the stock, with their public sizes.
+There is no inference from the choice of rank (any held rank may be played, continuing
+is optional), but a seat can only play a rank it holds, so its plays say something about
+the cards it was dealt and drew. DESIGN asks for worlds uniform over *physical* deals.
 
-Physical copies are pinned canonically from the observation alone: the cards played
-this hand take the lowest copies of their rank in play order, the observer's hand the
-next ones, and the unseen cards are the remaining ids. A world is built by giving each
-seat its cards in the order they were received: the observer's as dealt and drawn
-(``dealt``, ``drawn``); another seat's as its played cards in play order followed by
-its current hand (every play was then of a card already received, because the real
-play was legal). The first four are the dealt hand, the rest fill that seat's draws in
-the public draw schedule (from each trick's winner round the table), the sampled stock
-rest follows; replaying the hand's actions from that deal gives the world.
+**Why Guiñote's two-stage argument does not carry over.** Guiñote draws (1) the unseen
+cards into hidden hand slots and the undrawn stock, then (2) per seat which of its known
+cards were dealt and which drawn; that is exact because the number of stage-2
+arrangements does not depend on stage 1 (each card is unique; a shown card has a
+deadline; hidden cards have none). In Sedma the copies of a rank are interchangeable:
+the j-th play of rank x by a seat only needs *some* x received before it, and the
+physical copy it used is not observable. The number of ways a seat's received cards can
+be ordered into its dealt hand and draws therefore depends on how many further copies of
+its played ranks it holds. Example: a seat played one x from its dealt hand, then drew
+one card, and holds 4 hidden cards. Per assignment of unseen ids to its hand (the played
+copy pinned), the weight ``g`` below is 4·4! = 96 if none of them is an x (the x must
+have been dealt: 4 of its 5 receipt slots) and C(5,2)·3! = 60 if one is (any two slots
+for the two x's): 8 : 5 against holding a further copy. The old sampler (CA-3 before
+this change) weighted them 1 : 1.
+
+**Exact weights.** Physical copies are pinned canonically from the observation: cards
+played this hand take the lowest copies of their rank in play order, the observer's hand
+the next ones, the unseen cards are the remaining ids. For another seat ``s`` let ``P_s``
+be the ranks it played this hand, ``R_s`` its hand size and ``κ_s`` the number of copies
+of each rank of ``P_s`` among its hidden cards. A world is a rank sequence for every
+deal position; all consistent rank sequences are equally likely (each stands for the
+same number of physical deals). The number of consistent physical deals an assignment
+``A`` of unseen ids to hidden hands and stock stands for is proportional to
+``∏_s g_s(κ_s)`` with
+
+    g_s(κ) = L_s(κ) · (R_s − Σκ)! · ∏_x κ_x!
+
+where ``L_s(κ)`` counts the sequences over {ranks of P_s, ∗} for the seat's receipt slots
+(4 dealt, then its draws in the public schedule) that end holding ``κ`` and never play a
+rank not held (the ∗ slots take its cards of other ranks, in any of ``(R_s − Σκ)!``
+orders; ``∏ κ_x!`` converts rank sequences to id sets). ``L_s`` is a dynamic programme
+over the seat's receipts and plays whose state is the number of held cards per rank of
+``P_s`` (at most 4 cards in hand, so few states).
+
+**Sampling**, all exact, no rejection:
+
+1. ``κ`` for every other seat by an exact weighted draw (integer weights,
+   ``rng.randrange(total)``) from a dynamic programme over the other seats whose state is
+   the unseen count of each rank a later seat played (:meth:`SedmaInfoSet._transitions`);
+   a transition's weight is ``g_s(κ_s)`` times the number of ways to pick the seat's
+   unseen ids. The path also fixes how many cards of each rank a later seat played the
+   seat holds; its remaining cards come from the other ranks with multivariate
+   hypergeometric probabilities (exact weighted draws, one rank at a time). The rest of
+   the unseen cards is the undrawn stock.
+2. Orders: one fixed :class:`engine.sampling.Sampler` deals position tokens, giving a
+   uniformly random order of the undrawn stock and of each seat's cards of ranks it did
+   not play. Which physical copy of a rank goes where is canonical (copies are
+   interchangeable and unobservable; the pinned ones are canonical too), so worlds are
+   uniform over physical deals up to renaming copies of a rank.
+3. Per seat, its receipt pattern: uniform among the ``L_s(κ_s)`` sequences (a backward
+   walk over the programme's counts). Its copies of each played rank fill the rank's slots
+   in receipt order, pinned copies first (so replaying plays exactly the pinned ids); its
+   other cards fill the ∗ slots in their random order.
+
+The deal is assembled (stock: the seats' draws in the public schedule, then the rest) and
+the hand's actions are replayed. :meth:`problem` / :meth:`count` remain the unweighted
+stage-1 problem (unseen ids to the other hands and the stock; every assignment is
+consistent, and :meth:`world` builds a world for any of them); :meth:`sample` is the
+weighted draw above.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Mapping
+from math import comb, factorial
 from typing import Any
 
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
-from engine.sampling import SamplingProblem
+from engine.sampling import Sampler, SamplingProblem
 
 from .actions import END, deck_for, parse_action, parse_rank
 from .state import SedmaState, hand_rewards_from_points
 
+_RECV = -1  # timeline event: the seat receives a card (deal or draw); else the rank played
+
+
+def _vectors(limits: list[int], total_max: int):
+    """Every vector ``v`` with ``0 <= v_i <= limits[i]`` and ``sum(v) <= total_max``."""
+    m = len(limits)
+    cur = [0] * m
+
+    def rec(i: int, left: int):
+        if i == m:
+            yield tuple(cur)
+            return
+        for k in range(min(limits[i], left) + 1):
+            cur[i] = k
+            yield from rec(i + 1, left - k)
+        cur[i] = 0
+
+    yield from rec(0, total_max)
+
+
+class _SeatModel:
+    """One other seat's receipts and plays (module docstring, ``L_s`` and ``g_s``)."""
+
+    __slots__ = ("seat", "ranks", "events", "forward", "weights", "size", "pos", "receipts")
+
+    def __init__(self, seat: int, events: list[int], size: int, unseen_by_rank: list[int]) -> None:
+        self.seat = seat
+        self.size = size
+        self.events = events
+        ranks = sorted({e for e in events if e != _RECV})
+        self.ranks = ranks
+        pos = {x: i for i, x in enumerate(ranks)}
+        self.pos = pos
+        self.receipts = events.count(_RECV)
+        m = len(ranks)
+        total_plays = [0] * m
+        for e in events:
+            if e != _RECV:
+                total_plays[pos[e]] += 1
+        # a seat receives at most (its plays + the unseen copies) cards of a played rank
+        cap = [total_plays[i] + unseen_by_rank[x] for i, x in enumerate(ranks)]
+        played = [0] * m
+        cur: dict[tuple[int, ...], int] = {(0,) * m: 1}
+        forward = [cur]
+        for e in events:
+            nxt: dict[tuple[int, ...], int] = {}
+            if e == _RECV:
+                for held, w in cur.items():
+                    nxt[held] = nxt.get(held, 0) + w
+                    for i in range(m):
+                        if held[i] + played[i] < cap[i]:
+                            h = held[:i] + (held[i] + 1,) + held[i + 1:]
+                            nxt[h] = nxt.get(h, 0) + w
+            else:
+                i = pos[e]
+                for held, w in cur.items():
+                    if held[i]:
+                        h = held[:i] + (held[i] - 1,) + held[i + 1:]
+                        nxt[h] = nxt.get(h, 0) + w
+                played[i] += 1
+            if not nxt:
+                raise InconsistentObservationError(
+                    f"sedma: seat {seat}'s plays cannot come from the cards it received")
+            cur = nxt
+            forward.append(cur)
+        self.forward = forward
+        weights = {}
+        for held, n_seq in cur.items():
+            free = size - sum(held)
+            if free < 0:
+                continue
+            w = n_seq * factorial(free)
+            for k in held:
+                w *= factorial(k)
+            weights[held] = w
+        if not weights:
+            raise InconsistentObservationError(f"sedma: seat {seat}'s hand size does not fit its plays")
+        self.weights = weights
+
+    def pattern(self, held: tuple[int, ...], rng: random.Random) -> list[int]:
+        """A uniform receipt pattern ending with ``held``: per receipt the rank index or -1 (∗)."""
+        events = self.events
+        ranks = self.ranks
+        if not ranks:
+            return [-1] * len(events)
+        forward = self.forward
+        m = len(ranks)
+        out: list[int] = []
+        cur = held
+        for t in range(len(events) - 1, -1, -1):
+            e = events[t]
+            prev_tab = forward[t]
+            if e != _RECV:
+                i = ranks.index(e)
+                cur = cur[:i] + (cur[i] + 1,) + cur[i + 1:]
+                continue
+            opts: list[tuple[int, tuple[int, ...]]] = []
+            cum: list[int] = []
+            acc = 0
+            w = prev_tab.get(cur)
+            if w:
+                acc += w
+                cum.append(acc)
+                opts.append((-1, cur))
+            for i in range(m):
+                if cur[i]:
+                    p = cur[:i] + (cur[i] - 1,) + cur[i + 1:]
+                    w = prev_tab.get(p)
+                    if w:  # every forward state respects the cap, so this receipt was allowed
+                        acc += w
+                        cum.append(acc)
+                        opts.append((i, p))
+            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(acc))
+            sym, cur = opts[k]
+            out.append(sym)
+        out.reverse()
+        return out
+
 
 class SedmaInfoSet(InfoSet):
-    """The information set of one seat's observation (§2.4).
+    """The information set of one seat's observation (§2.4, CA-3; see the module docstring).
 
-    Locations: ``hand s`` for every other seat (capacity = its hand size), then
-    ``stock`` (capacity = stock size; its cards come back in draw order).
+    Stage-1 locations (:meth:`problem`): ``hand s`` for every other seat (capacity = its
+    hand size), then ``stock`` (capacity = stock size; its cards come back in draw order).
 
     :raises InconsistentObservationError: if the observation does not fit the deck
         (more copies of a rank than exist, sizes that do not add up, a terminal match).
     """
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
-                 "unseen", "capacities", "past", "vp", "dealer", "hidx")
+                 "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies")
 
     def __init__(self, game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -97,12 +268,16 @@ class SedmaInfoSet(InfoSet):
         if any(used[x] != len(own_by_rank[x]) for x in range(8)):
             raise InconsistentObservationError(f"sedma: seat {seat}'s dealt and drawn cards do not match its plays and hand")
         self.own_recv = own_recv
-        # the public draw schedule: after each trick, from the winner round the table
+        # the public draw schedule (after each trick, from the winner round the table) and,
+        # per seat, its timeline of receipts and plays
         left = len(deck) - 4 * n
         schedule = []
         sizes = [4] * n
+        events: list[list[int]] = [[_RECV] * 4 for _ in range(n)]
         for t in obs["tricks"]:
             rounds = len(t["cards"]) // n
+            for p, r in t["cards"]:
+                events[int(p)].append(parse_rank(r))
             for i in range(n):
                 sizes[i] -= rounds
             if left:
@@ -111,34 +286,288 @@ class SedmaInfoSet(InfoSet):
                 for i in range(need):
                     s = (w + i) % n
                     schedule.append(s)
+                    events[s].append(_RECV)
                     sizes[s] += 1
                 left -= need
+        for p, r in obs["trick"]["cards"]:
+            events[int(p)].append(parse_rank(r))
         self.schedule = schedule
         if left != int(obs["stock"]):
             raise InconsistentObservationError(f"sedma: stock of {obs['stock']} cards, the tricks leave {left}")
         self.others = [s for s in range(n) if s != seat]
         hand_sizes = [int(h) for h in obs["hand_sizes"]]
         self.capacities = [hand_sizes[s] for s in self.others] + [left]
+        ubr = [0] * 8
+        for c in self.unseen:
+            ubr[c >> 2] += 1
+        self._unseen_by_rank = ubr
+        self._copies = [[c for c in self.unseen if c >> 2 == x] for x in range(8)]
+        self.models = {s: _SeatModel(s, events[s], hand_sizes[s], ubr) for s in self.others}
+        # κ programme: seats in order, tracking the unseen counts of ranks later seats played
+        order = list(self.others)
+        self._order = order
+        tracked: list[tuple[int, ...]] = []
+        for j in range(len(order) + 1):
+            later = set()
+            for s in order[j:]:
+                later.update(self.models[s].ranks)
+            tracked.append(tuple(sorted(later)))
+        self._tracked = tracked
+        self._joint_memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._joint_steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple]]] = {}
+        self._order_sampler: Sampler | None = None
+        start = tuple(ubr[x] for x in tracked[0])
+        if self._joint(0, start) == 0:
+            raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
+
+    # ------------------------------------------------------------ stage 1 (unweighted)
 
     def problem(self) -> SamplingProblem:
-        """Unseen ids -> the other seats' hands and the stock rest; no constraints (§2.4)."""
+        """Unseen ids -> the other seats' hands and the stock rest; no constraints (§2.4).
+
+        Every assignment is consistent (:meth:`world` builds a world for it); the weights of
+        physical-deal uniformity are applied by :meth:`sample`.
+        """
         names = [f"hand {s}" for s in self.others] + ["stock"]
         return SamplingProblem.build(list(zip(names, self.capacities, strict=True)), self.unseen)
 
-    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> SedmaState:
-        """Build the hand's deal from one assignment and replay the hand's actions.
+    # ------------------------------------------------------------ κ programme
 
-        Later hands of a VP match are dealt from a fresh key ``rng.getrandbits(63)``.
+    def _transitions(self, j: int, rem: tuple[int, ...]):
+        """Per (κ of seat ``order[j]``, next state): the weight (module docstring, step 1)."""
+        model = self.models[self._order[j]]
+        here = self._tracked[j]
+        after = self._tracked[j + 1]
+        idx = {x: i for i, x in enumerate(here)}
+        tot = len(self.unseen) - sum(self.models[s].size for s in self._order[:j])
+        lump = tot - sum(rem)
+        pidx = [idx[x] for x in model.ranks]
+        pset = set(model.ranks)
+        ys = [x for x in after if x not in pset]
+        yidx = [idx[x] for x in ys]
+        out: dict[tuple, int] = {}
+        for kappa, g in model.weights.items():
+            w0 = g
+            for i, k in zip(pidx, kappa):
+                if k > rem[i]:
+                    w0 = 0
+                    break
+                if k:
+                    w0 *= comb(rem[i], k)
+            if not w0:
+                continue
+            free = model.size - sum(kappa)
+            newrem = list(rem)
+            for i, k in zip(pidx, kappa):
+                newrem[i] -= k
+            for f in _vectors([rem[i] for i in yidx], free):
+                rest = free - sum(f)
+                if rest > lump:
+                    continue
+                w = w0 * comb(lump, rest)
+                nr = list(newrem)
+                for i, k in zip(yidx, f):
+                    if k:
+                        w *= comb(rem[i], k)
+                        nr[i] -= k
+                nxt = tuple(nr[idx[x]] for x in after)
+                key = (kappa, nxt)
+                out[key] = out.get(key, 0) + w
+        return out
 
-        :raises InconsistentObservationError: if the assignment does not fill the schedule.
-        :raises IllegalActionError: if the replay fails (an inconsistent assignment).
+    def _joint(self, j: int, rem: tuple[int, ...]) -> int:
+        """Total weight of completing seats ``order[j:]`` from unseen counts ``rem`` (over tracked
+        ranks); records the cumulative weights of the transitions for :meth:`_draw_hands`."""
+        if j == len(self._order):
+            return 1
+        key = (j, rem)
+        got = self._joint_memo.get(key)
+        if got is not None:
+            return got
+        cum: list[int] = []
+        opts: list[tuple] = []
+        total = 0
+        for (kappa, nxt), w in self._transitions(j, rem).items():
+            w *= self._joint(j + 1, nxt)
+            if w:
+                total += w
+                cum.append(total)
+                opts.append((kappa, nxt))
+        self._joint_memo[key] = total
+        self._joint_steps[key] = (cum, opts)
+        return total
+
+    def _draw_hands(self, rng: random.Random) -> list[list[int]]:
+        """Steps 1–2: per seat of ``order``, how many unseen cards of each rank it holds.
+
+        The κ programme's path fixes, per seat, its counts of the ranks it played (κ) and of
+        the ranks a later seat played; its remaining cards ("lump") come from the ranks no
+        later seat played, with multivariate hypergeometric probabilities (exact weighted
+        draws, one rank at a time). The unseen cards left over form the stock.
         """
+        left = list(self._unseen_by_rank)
+        tracked = self._tracked
+        rem = tuple(left[x] for x in tracked[0])
+        out = []
+        for j, s in enumerate(self._order):
+            cum, opts = self._joint_steps[(j, rem)]
+            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(cum[-1]))
+            kappa, nxt = opts[k]
+            model = self.models[s]
+            comp = [0] * 8
+            for x, c in zip(model.ranks, kappa):
+                comp[x] = c
+            here = tracked[j]
+            for x, after in zip(tracked[j + 1], nxt):
+                if x not in model.ranks:
+                    comp[x] = rem[here.index(x)] - after
+            rest = model.size - sum(comp)
+            if rest:
+                # the lump: a uniform set of ``rest`` cards among the unseen cards of the ranks no
+                # later seat played; its ranks one at a time, each count with probability
+                # C(copies, k) · C(copies of the later lump ranks, rest − k) / C(…, rest)
+                lump = [x for x in range(8) if x not in here and left[x]]
+                total = sum(left[x] for x in lump)
+                for x in lump:
+                    c = left[x]
+                    total -= c
+                    lo = rest - total if rest > total else 0
+                    hi = c if c < rest else rest
+                    k = lo
+                    if hi > lo:
+                        ws = [comb(c, i) * comb(total, rest - i) for i in range(lo, hi + 1)]
+                        r = rng.randrange(sum(ws))
+                        while r >= ws[k - lo]:
+                            r -= ws[k - lo]
+                            k += 1
+                    comp[x] += k
+                    rest -= k
+                    if not rest:
+                        break
+            for x in range(8):
+                left[x] -= comp[x]
+            out.append(comp)
+            rem = nxt
+        return out
+
+    def _orders(self) -> Sampler:
+        """Step 3's randomness: uniformly random orders of each other seat's hand slots and of
+        the stock, as orders of position tokens dealt by one fixed
+        :class:`engine.sampling.Sampler` (which copy of a rank goes where is canonical:
+        copies are interchangeable, as the pinned ones)."""
+        if self._order_sampler is None:
+            names: list[str] = []
+            caps: list[int] = []
+            cards: list[int] = []
+            allowed: list[int] = []
+            token = 0
+            for s in self._order:
+                if self.models[s].receipts == 4:
+                    continue  # no draws: the order of its cards does not matter
+                size = self.models[s].size
+                cards.extend(range(token, token + size))
+                allowed.extend([1 << len(caps)] * size)
+                names.append(f"order of hand {s}")
+                caps.append(size)
+                token += size
+            size = self.capacities[-1]
+            cards.extend(range(token, token + size))
+            allowed.extend([1 << len(caps)] * size)
+            names.append("order of the stock")
+            caps.append(size)
+            self._order_sampler = Sampler(SamplingProblem(cards, caps, allowed, names))
+        return self._order_sampler
+
+    def sample(self, rng: random.Random) -> SedmaState:
+        """A world uniform over the physical deals consistent with the observation (module docstring)."""
+        comps = self._draw_hands(rng)
+        orders, _ = self._orders().sample(rng)
+        queues = self._copies
+        heads = [0] * 8
+        hands: dict[int, list[int]] = {}
+        base = 0
+        j = 0
+        for s, comp in zip(self._order, comps):
+            model = self.models[s]
+            ranks = model.pos
+            mine: list[int] = []
+            other: list[int] = []
+            for x in range(8):
+                k = comp[x]
+                if k:
+                    h = heads[x]
+                    (mine if x in ranks else other).extend(queues[x][h:h + k])
+                    heads[x] = h + k
+            if model.receipts > 4:
+                if len(other) > 1:  # a uniform order of its other cards: the relative order of its first tokens
+                    n_other = len(other)
+                    other = [other[t - base] for t in orders[j] if t - base < n_other]
+                base += len(orders[j])
+                j += 1
+            hands[s] = mine + other
+        rest: list[int] = []
+        for x in range(8):
+            rest.extend(queues[x][heads[x]:])
+        if len(rest) > 1:
+            rest = [rest[t - base] for t in orders[-1]]
+        return self._build(hands, rest, rng)
+
+    # ------------------------------------------------------------ worlds
+
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> SedmaState:
+        """The world of one stage-1 assignment (hands of the other seats, then the stock rest).
+
+        Each seat's receipt pattern is drawn uniformly from ``rng`` among those legal for its
+        hidden cards (step 3 of the module docstring). Later hands of a VP match are dealt
+        from a fresh key ``rng.getrandbits(63)``.
+
+        :raises InconsistentObservationError: if the assignment does not fit the sizes.
+        """
+        if len(assignment) != len(self.others) + 1:
+            raise InconsistentObservationError("sedma: an assignment needs one list per other seat and the stock")
+        return self._build({s: list(assignment[j]) for j, s in enumerate(self.others)}, assignment[-1], rng)
+
+    def _build(self, hidden: dict[int, list[int]], stock_rest: list[int], rng: random.Random) -> SedmaState:
         n = self.n
         seat = self.seat
         recv: list[list[int]] = [[] for _ in range(n)]
         recv[seat] = self.own_recv
-        for j, s in enumerate(self.others):
-            recv[s] = self.played_ids[s] + list(assignment[j])
+        for s in self.others:
+            model = self.models[s]
+            cards = hidden[s]
+            if len(cards) != model.size:
+                raise InconsistentObservationError(f"sedma: seat {s} holds {model.size} cards, not {len(cards)}")
+            if model.receipts == 4:  # no draws: every legal pattern gives the same dealt hand
+                recv[s] = self.played_ids[s] + list(cards)
+                continue
+            pos = model.pos
+            queues: list[list[int]] = [[] for _ in model.ranks]
+            for c in self.played_ids[s]:
+                queues[pos[c >> 2]].append(c)
+            free: list[int] = []
+            extra: list[list[int]] = [[] for _ in model.ranks]
+            for c in cards:
+                i = pos.get(c >> 2)
+                if i is None:
+                    free.append(c)
+                else:
+                    extra[i].append(c)
+            for i in range(len(queues)):
+                queues[i].extend(sorted(extra[i]))  # pinned copies first: replay plays them
+            held = tuple(len(e) for e in extra)
+            if held not in model.weights:
+                raise InconsistentObservationError(f"sedma: seat {s}'s hidden cards do not fit its plays")
+            heads = [0] * len(queues)
+            fi = 0
+            out = []
+            for sym in model.pattern(held, rng):
+                if sym < 0:
+                    out.append(free[fi])
+                    fi += 1
+                else:
+                    out.append(queues[sym][heads[sym]])
+                    heads[sym] += 1
+            recv[s] = out
         hands = []
         for s in range(n):
             if len(recv[s]) < 4:
@@ -156,7 +585,7 @@ class SedmaInfoSet(InfoSet):
             ptr[s] += 1
         if any(ptr[s] != len(recv[s]) for s in range(n)):
             raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
-        stock.extend(assignment[-1])
+        stock.extend(stock_rest)
         st = SedmaState(self.game, n, self.opts, rng.getrandbits(63))
         st.dealer = self.dealer
         st.hidx = self.hidx
