@@ -3,7 +3,16 @@
 A batch is one lineup and one rotation over distinct deals, so a live process per seat
 can serve all its matches without ever seeing the same deal twice (DESIGN "Isolation").
 Processes are replaced after a fault, started per match for ``fresh_process`` bots, and
-all closed when the batch ends or the generator is closed.
+all closed when the batch ends or the generator is closed (the bots' working-directory
+root goes with the last of them).
+
+Before anything starts, :func:`arena.process.preflight` checks that every bot can run
+(command and script found, sandbox able to start, ``bot_user`` able to read the bot);
+otherwise :class:`arena.process.BotSetupError` is raised with the reasons.
+
+Under Ray the worker ignores SIGCHLD (so the kernel reaps children itself and every exit
+looks like code 0); for the duration of the batch SIGCHLD gets its default disposition
+back (main thread only), and the previous one is restored at the end.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from collections.abc import Iterator
 import orjson
 
 from arena.match import SeatPool, play_match
+from arena.process import default_sigchld
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -33,6 +43,7 @@ def play_batch(specs: list[MatchSpec], bots: dict[str, BotSpec],
         sections of one file) and ``info`` objects to ``logs/<match file>.jsonl``, where the
         match file name is the match id with ``/`` replaced by ``__``.
     :raises ValueError: if the specs mix seat assignments or name an unknown bot.
+    :raises BotSetupError: if a bot cannot run at all (see :func:`arena.process.preflight`).
     :raises engine errors: for a spec the engine refuses (unknown game, bad options).
     """
     if not specs:
@@ -45,6 +56,12 @@ def play_batch(specs: list[MatchSpec], bots: dict[str, BotSpec],
     missing = sorted({n for n in seats if n not in bots})
     if missing:
         raise ValueError(f"unknown bot(s) {', '.join(missing)}; known: {', '.join(sorted(bots))}")
+    with default_sigchld():
+        yield from _play(specs, bots, seats, results_dir)
+
+
+def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ...],
+          results_dir: str | None) -> Iterator[MatchResult]:
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 
 from arena.batch import play_batch
 from arena.errors import BotFault, BotStall, BotTimeout
-from arena.process import BotProcess, Hub, new_workdir, remove_workdir
+from arena.process import (
+    BotProcess,
+    BotSetupError,
+    Hub,
+    check_access,
+    check_command,
+    check_sandbox,
+    new_workdir,
+    remove_workdir,
+)
 from arena.protocol import encode_end, encode_start, parse_ready
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits, MatchResult, MatchSpec
 from engine import registry
@@ -90,23 +99,32 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
-           cwd: str | None = None) -> DoctorReport:
+           cwd: str | None = None, limits: Limits | None = None) -> DoctorReport:
     """Check the bot started by ``cmd`` on ``game``.
+
+    The first check ("command") says whether the command and its script exist; with
+    ``limits`` asking for a sandbox or a ``bot_user``, "sandbox" says whether it can start
+    and "bot_user" whether that user can execute the interpreter and read the script. The
+    others run the bot: handshake, full matches, timing, exit on end of input.
 
     :param game: a registered game name.
     :param cmd: the bot's argv (``python`` runs under the arena's interpreter; relative
         paths resolve against ``cwd``, default the current directory).
     :param matches: full matches against the random bot (the candidate's seat rotates).
     :param clock: time control (default: DESIGN's defaults, 1000 ms per move).
+    :param limits: process limits the bot runs under (default: DESIGN's defaults).
     :returns: the report (never raises for a misbehaving bot).
     :raises UnknownGameError: for an unknown game.
     """
     g = registry.get_game(game)
     clock = clock or Clock()
+    limits = limits or Limits()
     cwd = os.path.abspath(cwd or os.getcwd())
     report = DoctorReport(game, list(cmd))
     cand = BotSpec("candidate", tuple(cmd), cwd=cwd)
-    _handshake(report, cand, game, clock)
+    if not _setup(report, cand, limits):
+        return report
+    _handshake(report, cand, game, clock, limits)
     if report.checks[-1].status == FAIL:
         return report
     n = max(2, g.min_players)
@@ -123,9 +141,13 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
                          lineup=("candidate", "random"), seats=seats,
                          teams=tuple(tuple(t) for t in teams),
                          bot_seeds=tuple(bot_seed("doctor", mid, s) for s in range(n)), fingerprint="",
-                         clock=clock, faults=FaultPolicy(), limits=Limits(), wall_s=600.0)
+                         clock=clock, faults=FaultPolicy(), limits=limits, wall_s=600.0)
         # every seat but the candidate's is a separate random-bot process
-        (res,) = play_batch([spec], bots, None)
+        try:
+            (res,) = play_batch([spec], bots, None)
+        except BotSetupError as e:  # the opponent cannot run with these limits
+            report.add("matches", FAIL, f"could not play: {e}")
+            return report
         report.results.append(res)
         report.move_ms += res.move_ms[seat]
         faults += [f for f in res.faults if f.seat == seat]
@@ -146,8 +168,31 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
         report.add("timing", status, f"{len(report.move_ms)} decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
                    f"max {max(report.move_ms):.1f} ms (move_ms {clock.move_ms}"
                    + (", p99 above half of it: risky under load" if status == WARN else "") + ")")
-    _exit_check(report, cand, game, clock, n)
+    _exit_check(report, cand, game, clock, n, limits)
     return report
+
+
+def _setup(report: DoctorReport, cand: BotSpec, limits: Limits) -> bool:
+    """The checks that need no process of the bot: command, sandbox, bot_user. False if one failed."""
+    reason = check_command(cand)
+    if reason:
+        report.add("command", FAIL, reason.replace("bot 'candidate': ", "")
+                   + " -- give the path relative to the folder doctor runs in (or --cwd)")
+        return False
+    report.add("command", PASS, "found: " + " ".join(cand.cmd))
+    if limits.sandbox == "bwrap" or limits.network == "deny":
+        reason = check_sandbox(limits)
+        report.add("sandbox", FAIL if reason else PASS, reason or
+                   f"starts (sandbox: {limits.sandbox}, network: {limits.network})")
+        if reason:
+            return False
+    if limits.bot_user and os.geteuid() == 0:
+        reason = check_access(cand, limits)
+        report.add("bot_user", FAIL if reason else PASS, reason or
+                   f"{limits.bot_user!r} can execute the interpreter and read the script")
+        if reason:
+            return False
+    return True
 
 
 def _start(game: str, n: int, clock: Clock) -> bytes:
@@ -155,13 +200,14 @@ def _start(game: str, n: int, clock: Clock) -> bytes:
                         match="doctor", seed=1, move_ms=clock.move_ms, bank_ms=clock.bank_ms)
 
 
-def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock) -> None:
+def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, limits: Limits) -> None:
     n = max(2, registry.get_game(game).min_players)
     hub = Hub()
     try:
-        proc = BotProcess(cand, Limits(), new_workdir("doctor"), 0)
-    except BotFault as e:
+        proc = BotProcess(cand, limits, new_workdir("doctor"), 0)
+    except (BotFault, ValueError) as e:
         report.add("start", FAIL, str(e))
+        hub.close()
         return
     hub.add(proc)
     try:
@@ -188,9 +234,15 @@ def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock) -> 
         remove_workdir(proc.workdir)
 
 
-def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n: int) -> None:
+def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n: int,
+                limits: Limits) -> None:
     hub = Hub()
-    proc = BotProcess(cand, Limits(), new_workdir("doctor"), 0)
+    try:
+        proc = BotProcess(cand, limits, new_workdir("doctor"), 0)
+    except (BotFault, ValueError) as e:
+        report.add("exit on EOF", WARN, f"could not start the bot again: {e}")
+        hub.close()
+        return
     hub.add(proc)
     try:
         proc.send(_start(game, n, clock))

@@ -28,8 +28,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
-from arena.process import BotProcess, Hub, new_workdir, remove_workdir
-from arena.protocol import encode_act, encode_end, encode_start, parse_action, parse_ready
+from arena.process import BotProcess, Hub, new_workdir, preflight, remove_workdir
+from arena.protocol import (
+    action_id,
+    encode_act,
+    encode_end,
+    encode_start,
+    parse_action,
+    parse_ready,
+)
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
 from engine.seeds import h64
@@ -54,11 +61,17 @@ class SeatPool:
     :param bots: the bot of each seat.
     :param limits: process limits.
     :param hub: the selector the processes are registered with.
+    :param check: run :func:`arena.process.preflight` first (commands and scripts exist,
+        the sandbox starts, ``bot_user`` can run every bot).
     :ivar stderr_text: per seat, stderr captured from processes retired during the
         current match (collected by :meth:`take_stderr`).
+    :raises BotSetupError: when the pre-flight check fails (nothing was started).
     """
 
-    def __init__(self, bots: Sequence[BotSpec], limits: Limits, hub: Hub | None = None) -> None:
+    def __init__(self, bots: Sequence[BotSpec], limits: Limits, hub: Hub | None = None,
+                 check: bool = True) -> None:
+        if check:
+            preflight(bots, limits)
         self.bots = list(bots)
         self.limits = limits
         self.hub = hub or Hub()
@@ -334,15 +347,22 @@ class _Match:
                 proc.send(data)
                 limit_ms = clock.move_ms + self.bank[seat] + clock.grace_ms
                 deadline = t0 + limit_ms / 1000.0
+                stale: list[int] = []
                 while True:
                     try:
                         line, t1 = self.pool.hub.wait_line(proc, min(deadline, self.wall_deadline), self.tick)
                     except BotTimeout:
                         if time.perf_counter() >= self.wall_deadline and self.wall_deadline < deadline:
                             raise WallBudgetExceeded(seat) from None
-                        raise proc._tag(BotTimeout(
-                            f"bot {proc.name!r} did not answer act {rid} within {limit_ms:.0f} ms "
-                            f"(move_ms {clock.move_ms} + bank {self.bank[seat]:.0f} + grace {clock.grace_ms})")) from None
+                        budget = (f"within {limit_ms:.0f} ms (move_ms {clock.move_ms} + bank "
+                                  f"{self.bank[seat]:.0f} + grace {clock.grace_ms})")
+                        if stale:
+                            more = f"; {len(stale)} replies with other ids" if len(stale) > 1 else ""
+                            msg = (f"bot {proc.name!r} answered id {stale[-1]} (stale or wrong id), "
+                                   f"expected {rid}{more}; no reply with id {rid} {budget}")
+                        else:
+                            msg = f"bot {proc.name!r} did not answer act {rid} {budget}"
+                        raise proc._tag(BotTimeout(msg)) from None
                     except BotFault as e:
                         other = self.fault_seat(e, seat)
                         if other == seat:
@@ -352,6 +372,7 @@ class _Match:
                     reply = parse_action(line, rid)
                     if reply is not None:
                         break
+                    stale.append(action_id(line))
                 elapsed = (t1 - t0) * 1000.0
                 charged = max(0.0, elapsed - clock.grace_ms)
                 if charged > clock.move_ms + self.bank[seat]:

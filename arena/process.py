@@ -16,6 +16,18 @@ into lines (each capped), stderr is drained continuously into a head+tail captur
 :meth:`Hub.wait_line` waits for the next line of one process while polling a deadline and
 calling a housekeeping ``tick`` every 100 ms (exits, resident memory, wall budget).
 
+Before a batch starts anything, :func:`preflight` checks that every bot can run at all:
+its command and script exist (:func:`check_command`), the sandbox starts
+(:func:`check_sandbox`) and ``bot_user`` can execute the interpreter and read the script
+(:func:`check_access`); otherwise :class:`BotSetupError` names the bot, the path and the
+folder or user. A ``bwrap`` sandbox binds back, read-only, what its private ``/tmp`` would
+hide (:func:`sandbox_binds`: interpreter prefix, project root, command and script
+folders). Under Ray, :func:`default_sigchld` gives SIGCHLD its default disposition for
+the batch, so exit codes and signals of bots are not lost.
+
+Working directories live under one root per arena process (:func:`workdir_root`); a
+process's directory is deleted when it is killed, and the root with the last of them.
+
 Memory is limited by resident size: the RSS of the process and its descendants is polled
 (by :meth:`BotProcess.check_memory`) and the whole group is killed above ``max_rss_mb``.
 Killing (:meth:`BotProcess.kill`) sends SIGTERM to the group and to every known
@@ -26,6 +38,7 @@ child subreaper, so escaped grandchildren come back to it instead of to init).
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import logging
 import os
@@ -36,11 +49,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
-from arena.errors import BotCrashed, BotFault, BotTimeout, ProtocolError
+from arena.errors import ArenaError, BotCrashed, BotFault, BotTimeout, ProtocolError
 from arena.protocol import MAX_LINE_BYTES
 from arena.specs import BotSpec, Limits
 
@@ -125,9 +141,53 @@ class StderrLog:
         return out
 
 
+class BotSetupError(ArenaError):
+    """A bot cannot be run at all on this machine, whatever it does: its command or script
+    is missing, ``bot_user`` cannot reach its interpreter or script, or the sandbox cannot
+    start. Raised before any match is played (not a fault of a match, never a crash count)."""
+
+
+_PY_NAMES = ("python", "python3")
+
+
+def _interpreter_kind(argv0: str) -> str | None:
+    """``python`` or ``node`` when ``argv0`` names one of those interpreters, else None."""
+    base = os.path.basename(argv0)
+    if base in _PY_NAMES or (base.startswith("python3.") and base[8:].isdigit()):
+        return "python"
+    if base in ("node", "nodejs"):
+        return "node"
+    return None
+
+
+def _script_index(argv: Sequence[str], kind: str) -> int | None:
+    """Index in ``argv`` of the script an interpreter runs, or None (``-m``, ``-c``, ``-e``
+    or no script argument at all)."""
+    no_script = {"python": ("-m", "-c"), "node": ("-e", "--eval", "-p", "--print")}[kind]
+    takes_value = {"python": ("-W", "-X"), "node": ("-r", "--require", "--import", "--loader")}[kind]
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in no_script or any(a.startswith(o) and len(a) > 2 and not a.startswith("--")
+                                 for o in no_script):
+            return None
+        if a == "--":
+            return i + 1 if i + 1 < len(argv) else None
+        if a.startswith("-"):
+            i += 2 if a in takes_value else 1
+            continue
+        return i
+    return None
+
+
+def _on_path(name: str) -> str | None:
+    return shutil.which(name, path=os.environ.get("PATH", os.defpath))
+
+
 def resolve_argv(spec: BotSpec) -> list[str]:
     """The bot's argv with ``python``/``python3`` replaced by the arena's interpreter and
-    relative paths resolved against ``spec.cwd`` (the project root).
+    relative paths resolved against ``spec.cwd`` (the project root). A bare command name
+    that is not on ``PATH`` but is a file in ``spec.cwd`` resolves to that file.
 
     :raises ValueError: for an empty command.
     """
@@ -135,9 +195,11 @@ def resolve_argv(spec: BotSpec) -> list[str]:
         raise ValueError(f"bot {spec.name!r}: empty command")
     cwd = os.path.abspath(spec.cwd)
     argv = list(spec.cmd)
-    if argv[0] in ("python", "python3"):
+    if argv[0] in _PY_NAMES:
         argv[0] = sys.executable
     elif "/" in argv[0] and not os.path.isabs(argv[0]):
+        argv[0] = os.path.join(cwd, argv[0])
+    elif "/" not in argv[0] and not _on_path(argv[0]) and os.path.isfile(os.path.join(cwd, argv[0])):
         argv[0] = os.path.join(cwd, argv[0])
     for i in range(1, len(argv)):
         a = argv[i]
@@ -146,6 +208,44 @@ def resolve_argv(spec: BotSpec) -> list[str]:
             if os.path.exists(p):
                 argv[i] = p
     return argv
+
+
+def check_command(spec: BotSpec) -> str | None:
+    """Whether the bot's command can be found, before anything is started.
+
+    The executable must be on ``PATH`` or a file relative to ``spec.cwd`` (``python`` and
+    ``python3`` are the arena's own interpreter); when it is ``python``/``python3``/``node``
+    (any path or version suffix), the script argument must exist too (``-m``/``-c``/``-e``
+    commands have none).
+
+    :returns: None when both are found, else a one-line reason naming the bot, the path and
+        the folder it was resolved against.
+    """
+    cwd = os.path.abspath(spec.cwd)
+    if not spec.cmd:
+        return f"bot {spec.name!r}: empty command"
+    exe = spec.cmd[0]
+    if exe in _PY_NAMES:
+        pass  # the arena's interpreter
+    elif "/" in exe:
+        path = os.path.normpath(os.path.join(cwd, exe))
+        if not os.path.isfile(path):
+            return f"bot {spec.name!r}: command {exe!r} not found: no file {path} (resolved against {cwd})"
+        if not os.access(path, os.X_OK):
+            return f"bot {spec.name!r}: command {exe!r} is not executable: {path} (chmod +x it)"
+    elif not _on_path(exe) and not os.path.isfile(os.path.join(cwd, exe)):
+        return (f"bot {spec.name!r}: command {exe!r} not found: not on PATH and no file "
+                f"{os.path.join(cwd, exe)} (resolved against {cwd})")
+    kind = _interpreter_kind(exe)
+    if kind is not None:
+        i = _script_index(spec.cmd, kind)
+        if i is not None:
+            script = spec.cmd[i]
+            path = os.path.normpath(os.path.join(cwd, script))
+            if not os.path.exists(path):
+                return (f"bot {spec.name!r}: script {script!r} not found: no file {path} "
+                        f"(resolved against {cwd})")
+    return None
 
 
 def bot_env(spec: BotSpec, workdir: str) -> dict[str, str]:
@@ -157,9 +257,44 @@ def bot_env(spec: BotSpec, workdir: str) -> dict[str, str]:
     return env
 
 
-def wrapper_argv(limits: Limits, workdir: str) -> list[str]:
+#: folders the sandbox replaces by private, empty tmpfs mounts.
+SANDBOX_TMPFS = ("/tmp", "/dev/shm")
+
+
+def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
+    """The folders bound read-only into a ``bwrap`` sandbox so that the bot can still run
+    when they lie under a folder the sandbox hides (:data:`SANDBOX_TMPFS`, e.g. a project,
+    venv or interpreter under ``/tmp``): the interpreter's ``sys.prefix`` and
+    ``sys.base_prefix``, the bot's ``cwd`` (project root), the directory of the resolved
+    command ``argv[0]`` and of every existing file argument (the script). Symbolic links
+    are followed (both the link's folder and its target's are bound). Folders elsewhere are
+    already visible (read-only) and are not listed.
+
+    :returns: absolute paths, parents before children, without duplicates.
+    """
+    cands: list[str] = [sys.prefix, sys.base_prefix]
+    if spec is not None:
+        cands.append(os.path.abspath(spec.cwd))
+    for i, a in enumerate(argv):
+        if not a or not os.path.isabs(a):
+            continue
+        if i == 0 or os.path.isfile(a):
+            cands.append(os.path.dirname(a))
+            cands.append(os.path.dirname(os.path.realpath(a)))
+    out: set[str] = set()
+    for c in cands:
+        for p in (os.path.abspath(c), os.path.realpath(c)):
+            if os.path.isdir(p) and any(p == t or p.startswith(t + os.sep) for t in SANDBOX_TMPFS):
+                out.add(p)
+    return sorted(out, key=lambda p: (p.count(os.sep), p))
+
+
+def wrapper_argv(limits: Limits, workdir: str, binds: Iterable[str] = ()) -> list[str]:
     """The wrapper commands exec-ed before the bot (see the module docstring).
 
+    :param binds: folders bound read-only into a ``bwrap`` sandbox after its private
+        ``/tmp`` and ``/dev/shm`` are mounted (see :func:`sandbox_binds`); the working
+        directory is bound read-write last.
     :raises ValueError: if ``sandbox: bwrap`` or ``network: deny`` is asked for and the tool
         is missing, or ``bot_user`` names no user.
     """
@@ -168,10 +303,13 @@ def wrapper_argv(limits: Limits, workdir: str) -> list[str]:
         bwrap = shutil.which("bwrap")
         if not bwrap:
             raise ValueError("sandbox: bwrap needs bubblewrap (apt-get install bubblewrap)")
-        out += [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--bind", workdir, workdir,
-                "--chdir", workdir, "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-                "--new-session"]
+        out += [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for t in SANDBOX_TMPFS:
+            out += ["--tmpfs", t]
+        for b in binds:
+            out += ["--ro-bind", b, b]
+        out += ["--bind", workdir, workdir, "--chdir", workdir, "--unshare-pid", "--unshare-ipc",
+                "--die-with-parent", "--new-session"]
         if limits.network == "deny":
             out.append("--unshare-net")
         out.append("--")
@@ -200,6 +338,224 @@ def wrapper_argv(limits: Limits, workdir: str) -> list[str]:
         # ignored signals survive exec: a Ray worker ignores SIGCHLD, which breaks bots' wait()
         out += [shutil.which("env") or "/usr/bin/env", "--default-signal", "--"]
     return out
+
+
+# ---------------------------------------------------------------- SIGCHLD under Ray
+
+_SIGCHLD_LOCK = threading.Lock()
+_sigchld_depth = 0
+_sigchld_changed = False
+
+
+def sigchld_ignored() -> bool:
+    """Whether this process ignores SIGCHLD, as the kernel sees it (``SigIgn`` of
+    ``/proc/self/status``): Ray's core worker ignores it with ``sigaction`` behind Python's
+    back, so :func:`signal.getsignal` still says ``SIG_DFL`` there."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("SigIgn:"):
+                    return bool((int(line.split()[1], 16) >> (signal.SIGCHLD - 1)) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN
+
+
+@contextmanager
+def default_sigchld() -> Iterator[bool]:
+    """Within the block, SIGCHLD has its default disposition, so exit codes of child
+    processes can be read.
+
+    With SIGCHLD ignored (Ray workers), the kernel reaps children by itself and
+    ``wait()`` reports every bot as "exited with code 0", losing crash codes and signals.
+    Only the main thread may change dispositions: elsewhere this does nothing. Nested and
+    interleaved blocks (several live batch generators) are counted: the previous
+    disposition (ignored) is restored when the last one ends.
+
+    :yields: whether SIGCHLD is at its default within the block.
+    """
+    global _sigchld_depth, _sigchld_changed
+    if threading.current_thread() is not threading.main_thread():
+        yield not sigchld_ignored()
+        return
+    with _SIGCHLD_LOCK:
+        if _sigchld_depth == 0 and sigchld_ignored():
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            _sigchld_changed = True
+        _sigchld_depth += 1
+    try:
+        yield True
+    finally:
+        with _SIGCHLD_LOCK:
+            _sigchld_depth -= 1
+            if _sigchld_depth == 0 and _sigchld_changed:
+                _sigchld_changed = False
+                try:
+                    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+                except ValueError:  # finalized off the main thread (garbage collection)
+                    pass
+
+
+# ---------------------------------------------------------------- pre-flight checks
+
+_ACCESS_OK: set[tuple] = set()
+_SANDBOX_OK: dict[tuple, str | None] = {}
+
+
+def _user_can(pw: pwd.struct_passwd, test_args: list[str]) -> bool:
+    """Run ``test ARGS`` as the user ``pw`` (kernel permission checks, ACLs included)."""
+    setpriv = shutil.which("setpriv")
+    test = shutil.which("test") or "/usr/bin/test"
+    if not setpriv:
+        return True  # cannot switch users either: bot_user is not applied
+    try:
+        with default_sigchld():
+            r = subprocess.run([setpriv, f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups",
+                                "--", test, *test_args], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return r.returncode == 0
+
+
+def _blocking_folder(path: str, pw: pwd.struct_passwd) -> str:
+    """A hint naming the first folder on ``path``'s way that ``pw`` cannot search (mode bits)."""
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(2, len(parts)):
+        d = os.sep.join(parts[:i]) or os.sep
+        try:
+            st = os.stat(d)
+        except OSError:
+            return ""
+        if st.st_uid == pw.pw_uid:
+            ok = st.st_mode & 0o100
+        elif st.st_gid == pw.pw_gid:
+            ok = st.st_mode & 0o010
+        else:
+            ok = st.st_mode & 0o001
+        if not ok:
+            try:
+                owner = pwd.getpwuid(st.st_uid).pw_name
+            except KeyError:
+                owner = str(st.st_uid)
+            return f" (the folder {d} is mode {st.st_mode & 0o7777:o}, owned by {owner})"
+    return ""
+
+
+def check_access(spec: BotSpec, limits: Limits) -> str | None:
+    """With ``bot_user`` (and the arena running as root): can that user execute the bot's
+    interpreter or command, and read its script (python/node)? Checked by running ``test``
+    as that user. Successes are cached per process.
+
+    :returns: None when it can (or when no user switch applies), else a one-line reason
+        naming the bot, the path and the user.
+    """
+    user = limits.bot_user
+    if not user or os.geteuid() != 0:
+        return None
+    key = (spec.cmd, os.path.abspath(spec.cwd), user)
+    if key in _ACCESS_OK:
+        return None
+    try:
+        pw = pwd.getpwnam(user)
+    except KeyError:
+        return f"bot_user {user!r} is not a user of this machine"
+    try:
+        argv = resolve_argv(spec)
+    except ValueError as e:
+        return str(e)
+    exe = argv[0] if "/" in argv[0] else (_on_path(argv[0]) or argv[0])
+    needs = [("-x", exe, "execute the command" if _interpreter_kind(exe) is None else "execute the interpreter")]
+    kind = _interpreter_kind(exe)
+    if kind is not None:
+        i = _script_index(argv, kind)
+        if i is not None:
+            needs.append(("-r", argv[i], "read the script"))
+    args: list[str] = []
+    for flag, path, _what in needs:
+        args += (["-a"] if args else []) + [flag, path]
+    if _user_can(pw, args):
+        _ACCESS_OK.add(key)
+        return None
+    for flag, path, what in needs:
+        if not _user_can(pw, [flag, path]):
+            return (f"bot {spec.name!r}: bot_user {user!r} cannot {what} {path}"
+                    f"{_blocking_folder(path, pw)}; make it and its folders readable by {user!r} "
+                    f"or move the bot to a world-readable place")
+    return None
+
+
+def check_sandbox(limits: Limits) -> str | None:
+    """Can the sandbox of ``limits`` (``sandbox: bwrap``, ``network: deny``, ``bot_user``)
+    start on this machine? Runs ``true`` through the same wrappers as a bot, once per
+    process and set of options.
+
+    :returns: None if it starts (or no sandboxing is asked for), else a one-line reason
+        with the wrapper's own error (e.g. user namespaces disabled) and remedies.
+    """
+    if limits.sandbox != "bwrap" and limits.network != "deny" and not (limits.bot_user and os.geteuid() == 0):
+        return None
+    key = (limits.sandbox, limits.network, limits.bot_user, os.geteuid())
+    if key in _SANDBOX_OK:
+        return _SANDBOX_OK[key]
+    true = shutil.which("true") or "/bin/true"
+    wd = new_workdir("sandbox-probe")
+    try:
+        try:
+            argv = wrapper_argv(limits, wd, sandbox_binds(None, [true])) + [true]
+            if limits.bot_user and os.geteuid() == 0:
+                pw = pwd.getpwnam(limits.bot_user)
+                os.chown(wd, pw.pw_uid, pw.pw_gid)
+        except ValueError as e:
+            reason: str | None = f"the sandbox cannot start: {e}"
+        else:
+            try:
+                with default_sigchld():
+                    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, cwd=wd, env={"PATH": os.environ.get("PATH", os.defpath),
+                                                                            "HOME": wd}, timeout=30)
+                rc, err = r.returncode, r.stderr.decode("utf-8", "replace").strip()
+            except (OSError, subprocess.SubprocessError) as e:
+                rc, err = -1, str(e)
+            reason = None
+            if rc != 0:
+                tool = os.path.basename(argv[0])
+                opts = f"sandbox: {limits.sandbox}, network: {limits.network}, bot_user: {limits.bot_user}"
+                err = " | ".join(err.splitlines()[-3:]) or "no message"
+                reason = (f"the sandbox cannot start on this machine ({opts}): {tool} failed with exit code "
+                          f"{rc}: {err}. Remedies: enable unprivileged user namespaces "
+                          "(sysctl kernel.unprivileged_userns_clone=1, or run the arena as root / in a "
+                          "container with CAP_SYS_ADMIN), or set limits.sandbox: none and network: allow")
+    finally:
+        remove_workdir(wd)
+    _SANDBOX_OK[key] = reason
+    return reason
+
+
+def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
+    """The checks run before a batch plays anything: every bot's command and script exist
+    (:func:`check_command`), the sandbox starts (:func:`check_sandbox`), and ``bot_user``
+    can execute the interpreter and read the script (:func:`check_access`).
+
+    :raises BotSetupError: naming every problem found (one line each).
+    """
+    problems: list[str] = []
+    seen: set[BotSpec] = set()
+    todo = [b for b in bots if not (b in seen or seen.add(b))]
+    for b in todo:
+        r = check_command(b)
+        if r:
+            problems.append(r)
+    r = check_sandbox(limits)
+    if r:
+        problems.append(r)
+    else:
+        for b in todo:
+            r = check_access(b, limits) if check_command(b) is None else None
+            if r:
+                problems.append(r)
+    if problems:
+        raise BotSetupError("; ".join(problems))
 
 
 _ENV_OK: bool | None = None
@@ -248,21 +604,29 @@ class BotProcess:
         self._scan_at = 0.0
         self.returncode: int | None = None
         self.rss_peak_mb = 0.0
+        self._killed = False
         make_subreaper()
-        argv = wrapper_argv(limits, workdir) + resolve_argv(spec)
-        if limits.bot_user and os.geteuid() == 0:
-            pw = pwd.getpwnam(limits.bot_user)
-            os.chown(workdir, pw.pw_uid, pw.pw_gid)
-        self.started = time.perf_counter()
         try:
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
-                bufsize=0)
-        except OSError as e:
-            raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
+            bot_argv = resolve_argv(spec)
+            binds = sandbox_binds(spec, bot_argv) if limits.sandbox == "bwrap" else ()
+            argv = wrapper_argv(limits, workdir, binds) + bot_argv
+            if limits.bot_user and os.geteuid() == 0:
+                pw = pwd.getpwnam(limits.bot_user)
+                os.chown(workdir, pw.pw_uid, pw.pw_gid)
+            self.started = time.perf_counter()
+            try:
+                self.proc = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
+                    bufsize=0)
+            except OSError as e:
+                raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
+        except BaseException:
+            remove_workdir(workdir)  # the process owns its directory, even when it never started
+            raise
         self.pid = self.proc.pid
         _LEADERS.add(self.pid)
+        _LIVE.add(self)
         self.stdin_fd = self.proc.stdin.fileno()
         self.stdout_fd = self.proc.stdout.fileno()
         self.stderr_fd = self.proc.stderr.fileno()
@@ -314,7 +678,10 @@ class BotProcess:
         return f"exited with code {rc}"
 
     def descendants(self) -> list[int]:
-        """Pids of the process's descendants (any session), via /proc parent links."""
+        """Pids of the process's descendants (any session), via /proc parent links (none once
+        the leader is reaped: its pid may belong to another process by then)."""
+        if self.returncode is not None:
+            return []
         try:
             import psutil
             pids = [p.pid for p in psutil.Process(self.pid).children(recursive=True)]
@@ -450,12 +817,16 @@ class BotProcess:
     # ------------------------------------------------------------ ending
 
     def kill(self) -> None:
-        """Terminate then kill the whole group and every known descendant; reap; close pipes.
+        """Terminate then kill the whole group and every known descendant; reap; close pipes;
+        delete the working directory (no per-process directory outlives its process).
 
         Idempotent. Waits at most about ``TERM_GRACE_S`` + 1 s.
         """
         if self._hub is not None:
             self._hub.remove(self)
+        if self._killed:
+            return
+        self._killed = True
         targets = set(self.descendants()) | set(self._known)
         self._signal_all(signal.SIGTERM, targets)
         deadline = time.monotonic() + TERM_GRACE_S
@@ -475,6 +846,8 @@ class BotProcess:
             _reap(pid)
         sweep_orphans()
         self._close_pipes()
+        _LIVE.discard(self)
+        remove_workdir(self.workdir)
 
     def _signal_all(self, sig: int, pids: set[int]) -> None:
         if self.returncode is None:
@@ -551,12 +924,13 @@ def _reap(pid: int) -> None:
 def sweep_orphans(root: str | None = None) -> list[int]:
     """Kill and reap orphaned bot descendants re-parented to this (subreaper) process.
 
-    An orphan is recognised as a bot's by its ``HOME``, which lies under the arena's
-    working-directory root (``root``, default :func:`workdir_root`).
+    An orphan is recognised as a bot's by its ``HOME``, which lies under a bot
+    working-directory root of an arena (``root``, default any
+    ``<tmp>/cardarena-bots-*`` folder: roots are removed and re-made between batches).
+    Only this process's own children are looked at.
 
     :returns: the pids killed.
     """
-    root = root or workdir_root()
     killed = []
     me = os.getpid()
     try:
@@ -575,7 +949,9 @@ def sweep_orphans(root: str | None = None) -> list[int]:
             zombie = child.status() == "zombie"
         except Exception:  # noqa: BLE001
             zombie = False
-        if (zombie and child.pid in _DESCENDANTS) or env.get("HOME", "").startswith(root + os.sep):
+        home = env.get("HOME", "")
+        ours = home.startswith(root + os.sep) if root else is_bot_home(home)
+        if (zombie and child.pid in _DESCENDANTS) or ours:
             try:
                 os.kill(child.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -589,35 +965,99 @@ def sweep_orphans(root: str | None = None) -> list[int]:
     return killed
 
 
+def kill_all() -> int:
+    """Kill (and reap) every bot process of this arena process still running, then sweep
+    orphans; for finalizers (a test that failed half-way, interpreter exit).
+
+    :returns: how many processes were killed.
+    """
+    procs = list(_LIVE)
+    for p in procs:
+        p.kill()
+    sweep_orphans()
+    return len(procs)
+
+
 #: pids of bot processes spawned and not yet killed (never swept as orphans).
 _LEADERS: set[int] = set()
 #: pids ever seen as descendants of a bot (so their zombies may be reaped by the sweep).
 _DESCENDANTS: set[int] = set()
+#: bot processes not yet killed.
+_LIVE: weakref.WeakSet[BotProcess] = weakref.WeakSet()
 
-
+#: the bot working-directory roots' name prefix (under the temporary folder).
+ROOT_PREFIX = "cardarena-bots-"
 _ROOT: str | None = None
+_WORKDIRS: set[str] = set()
+_ROOT_LOCK = threading.Lock()
+
+
+def is_bot_home(path: str) -> bool:
+    """Whether ``path`` lies in a bot working directory of an arena on this machine
+    (``<tmp>/cardarena-bots-*/...``)."""
+    base = os.path.join(tempfile.gettempdir(), ROOT_PREFIX)
+    return path.startswith(base) and os.sep in path[len(base):]
 
 
 def workdir_root() -> str:
-    """The directory under which every bot working directory of this arena process lives."""
+    """The directory under which every bot working directory of this arena process lives.
+
+    Made on demand (mode 0711) and removed by :func:`remove_workdir` when its last
+    working directory is removed, i.e. when the last process of a batch closes (a later
+    batch makes a new one).
+    """
     global _ROOT
-    if _ROOT is None or not os.path.isdir(_ROOT):
-        _ROOT = tempfile.mkdtemp(prefix="cardarena-bots-")
-        os.chmod(_ROOT, 0o711)
-    return _ROOT
+    with _ROOT_LOCK:
+        if _ROOT is None or not os.path.isdir(_ROOT):
+            _ROOT = tempfile.mkdtemp(prefix=ROOT_PREFIX)
+            os.chmod(_ROOT, 0o711)
+        return _ROOT
 
 
 def new_workdir(name: str) -> str:
-    """A fresh, empty private directory for one bot process (removed by :func:`remove_workdir`)."""
+    """A fresh, empty private directory for one bot process (removed by :func:`remove_workdir`,
+    which :meth:`BotProcess.kill` calls)."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:40]
-    d = tempfile.mkdtemp(prefix=f"{safe}-", dir=workdir_root())
+    for _ in range(3):
+        root = workdir_root()
+        try:
+            d = tempfile.mkdtemp(prefix=f"{safe}-", dir=root)
+        except FileNotFoundError:  # the root was just removed by the last process closing
+            continue
+        break
+    else:
+        d = tempfile.mkdtemp(prefix=f"{safe}-", dir=workdir_root())
     os.chmod(d, 0o700)
+    with _ROOT_LOCK:
+        _WORKDIRS.add(d)
     return d
 
 
 def remove_workdir(path: str) -> None:
-    """Delete a bot working directory and its contents."""
+    """Delete a bot working directory and its contents (idempotent); the root goes with the
+    last working directory."""
+    global _ROOT
     shutil.rmtree(path, ignore_errors=True)
+    with _ROOT_LOCK:
+        _WORKDIRS.discard(path)
+        if not _WORKDIRS and _ROOT is not None:
+            try:
+                os.rmdir(_ROOT)
+            except FileNotFoundError:
+                _ROOT = None
+            except OSError:
+                pass  # not empty: something else lives there; keep it
+            else:
+                _ROOT = None
+
+
+def _at_exit() -> None:
+    kill_all()
+    for d in list(_WORKDIRS):
+        remove_workdir(d)
+
+
+atexit.register(_at_exit)
 
 
 class Hub:

@@ -170,6 +170,16 @@ def parse_action(line: bytes, request_id: int) -> ActionReply | None:
     return ActionReply(rid, action, info)
 
 
+def action_id(line: bytes) -> int | None:
+    """The ``id`` of an ``action`` reply (for messages about stale or wrong ids), or None
+    if the line has no integer id."""
+    try:
+        rid = orjson.loads(line).get("id")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    return rid if isinstance(rid, int) and not isinstance(rid, bool) else None
+
+
 # ---------------------------------------------------------------- bot side (SDK)
 
 def decode_request(line: bytes | str) -> dict[str, Any]:

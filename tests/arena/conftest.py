@@ -1,12 +1,16 @@
-"""Shared fixtures of the arena tests: the toy game, bot specs, match specs."""
+"""Shared fixtures of the arena tests: the toy game, bot specs, match specs, and the
+clean-up of bot processes after every test (even a failing one)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 
+import psutil
 import pytest
 
+from arena import process
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits, MatchSpec
 from engine import registry
 from engine.seeds import bot_seed, deal_seed
@@ -22,6 +26,51 @@ def toy_game():
     yield
     registry.GAMES.pop("toy", None)
     registry._cache.pop("toy", None)
+
+
+#: wall-clock start of the running test (set by :func:`bot_cleanup`).
+_TEST_START = [0.0]
+
+
+@pytest.fixture(autouse=True)
+def bot_cleanup():
+    """Every arena test: at teardown, whether the test passed or failed, kill and reap the
+    bot processes it left running (e.g. in an unclosed batch generator) and their orphans,
+    so that one failure cannot leave processes or zombies that fail later tests."""
+    _TEST_START[0] = time.time()
+    yield
+    process.kill_all()
+
+
+def _started_by_this_test(p: psutil.Process) -> bool:
+    # create_time has a resolution of one clock tick (10 ms)
+    return p.create_time() >= _TEST_START[0] - 0.02
+
+
+def zombies() -> list[int]:
+    """Zombie children of this process started by the running test (zombies left by Ray or
+    by earlier tests are not this test's business)."""
+    out = []
+    for c in psutil.Process().children():
+        try:
+            if c.status() == psutil.STATUS_ZOMBIE and _started_by_this_test(c):
+                out.append(c.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def leftovers() -> list[int]:
+    """Pids of live processes descending from this one whose HOME lies in a bot working
+    directory (escaped grandchildren included: the arena is their subreaper)."""
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE and process.is_bot_home(p.environ().get("HOME", "")):
+                out.append(p.pid)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return out
 
 
 def bot(name: str, *cmd: str, **kw) -> BotSpec:

@@ -7,16 +7,19 @@ import json
 import os
 import pwd
 import shutil
+import signal
+import subprocess
+import tempfile
 import time
 
 import psutil
 import pytest
 
 from arena.batch import match_file_name, play_batch
-from arena.specs import Limits
+from arena.process import BotSetupError
+from arena.specs import BotSpec, Limits
 from engine import registry
-from tests.arena.conftest import GREEDY, RANDOM, bot, spec, zoo
-from tests.arena.test_zoo import leftovers
+from tests.arena.conftest import GREEDY, RANDOM, ROOT, ZOO, bot, leftovers, spec, zoo
 
 
 def bots_of(*specs):
@@ -89,9 +92,10 @@ def test_sandbox_and_network_options(tmp_path):
     env = zoo("env", "misbehave.py", "env")
     for limits in (Limits(sandbox="bwrap", network="deny"), Limits(network="deny")):
         specs = [spec(["env", "random"], deal=0, limits=limits)]
-        (r,) = play_batch(specs, bots_of(env, RANDOM), None)
-        if r.status != "ok" and "unshare" in r.faults[0].stderr_tail:
-            pytest.skip(f"namespaces unavailable: {r.faults[0].stderr_tail[-200:]}")
+        try:
+            (r,) = play_batch(specs, bots_of(env, RANDOM), None)
+        except BotSetupError as e:
+            pytest.skip(f"namespaces unavailable: {e}")
         assert r.status == "ok", r.faults
     assert not leftovers()
 
@@ -119,11 +123,32 @@ def test_real_agram_random_vs_greedy(tmp_path):
     assert psutil.Process().num_fds() < 200
 
 
+@pytest.fixture
+def readable_js_bot():
+    """The JS bot copied to a world-readable temporary folder: the project itself may sit in a
+    mode-700 folder (a clone in ``mktemp -d``) that ``nobody`` cannot enter."""
+    d = tempfile.mkdtemp(prefix="cardarena-test-js-")
+    os.chmod(d, 0o755)
+    shutil.copy(os.path.join(ROOT, "bots", "js_random_bot.js"), d)
+    os.chmod(os.path.join(d, "js_random_bot.js"), 0o644)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _nobody_can_run(path: str) -> bool:
+    r = subprocess.run(["setpriv", f"--reuid={pwd.getpwnam('nobody').pw_uid}", "--clear-groups",
+                        f"--regid={pwd.getpwnam('nobody').pw_gid}", "--", "test", "-x", path])
+    return r.returncode == 0
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("node"), reason="needs root and node")
-def test_bot_user_runs_bots_unprivileged():
-    # the arena's Python lives under /root here, so use the JS bot (node is world-readable)
-    a = bot("js-a", "node", "bots/js_random_bot.js")
-    b = bot("js-b", "node", "bots/js_random_bot.js")
+def test_bot_user_runs_bots_unprivileged(readable_js_bot):
+    # the arena's Python may live under /root, so use the JS bot (node is world-readable)
+    node = shutil.which("node")
+    if not _nobody_can_run(node):
+        pytest.skip(f"the interpreter {node} is not accessible to user 'nobody'")
+    a = BotSpec("js-a", ("node", "js_random_bot.js"), cwd=readable_js_bot)
+    b = BotSpec("js-b", ("node", "js_random_bot.js"), cwd=readable_js_bot)
     for limits in (Limits(bot_user="nobody"), Limits(bot_user="nobody", sandbox="bwrap", network="deny")):
         if limits.sandbox == "bwrap" and not shutil.which("bwrap"):
             continue
@@ -138,3 +163,105 @@ def test_bot_user_runs_bots_unprivileged():
         assert uids == {pwd.getpwnam("nobody").pw_uid}
         gen.close()
     assert not leftovers()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("node"), reason="needs root and node")
+def test_bot_user_that_cannot_read_the_bot_is_named(tmp_path, readable_js_bot):
+    # a bot in a mode-700 folder (like `mktemp -d`): a clear error before any match, not a crash
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    shutil.copy(os.path.join(readable_js_bot, "js_random_bot.js"), private)
+    hidden = BotSpec("hidden", ("node", "js_random_bot.js"), cwd=str(private))
+    ok = BotSpec("js-b", ("node", "js_random_bot.js"), cwd=readable_js_bot)
+    specs = [spec(["hidden", "js-b"], deal=0, limits=Limits(bot_user="nobody"))]
+    with pytest.raises(BotSetupError) as e:
+        list(play_batch(specs, bots_of(hidden, ok), None))
+    msg = str(e.value)
+    assert "'hidden'" in msg and "'nobody'" in msg and str(private / "js_random_bot.js") in msg, msg
+    assert "js-b" not in msg
+    assert not leftovers()
+
+
+def _play_in_ray(root, specs, bots):
+    import sys
+
+    from arena.batch import play_batch
+    from engine import registry
+
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    registry.GAMES["toy"] = "tests.arena.toy_game:Toy"
+    return [r.faults[0].detail if r.faults else "" for r in play_batch(specs, bots, None)]
+
+
+@pytest.mark.ray
+def test_exit_codes_and_signals_survive_under_ray(ray_session):
+    # a Ray worker ignores SIGCHLD: without care every crash reads "exited with code 0"
+    remote = ray_session.remote(num_cpus=1, max_retries=0)(_play_in_ray)
+    bots = {"code3": zoo("code3", "misbehave.py", "crash_mid", "3"),
+            "segv": zoo("segv", "misbehave.py", "segv_mid"), "random": RANDOM}
+    jobs = {name: remote.remote(ROOT, [spec([name, "random"], deal=d) for d in range(2)], bots)
+            for name in ("code3", "segv")}
+    details = {name: ray_session.get(ref, timeout=120) for name, ref in jobs.items()}
+    assert all("exited with code 3" in d for d in details["code3"]), details
+    assert all("killed by SIGSEGV" in d for d in details["segv"]), details
+
+
+def test_sigchld_disposition_restored_after_a_batch():
+    from arena.process import sigchld_ignored
+
+    old = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        gen = play_batch([spec(["code3", "random"], deal=d) for d in range(2)],
+                         bots_of(zoo("code3", "misbehave.py", "crash_mid", "3"), RANDOM), None)
+        first = next(gen)
+        assert "exited with code 3" in first.faults[0].detail
+        assert not sigchld_ignored()
+        gen.close()
+        assert sigchld_ignored()
+    finally:
+        signal.signal(signal.SIGCHLD, old)
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
+def test_sandbox_runs_a_bot_that_lives_under_tmp(tmp_path):
+    # the sandbox's private /tmp must not hide the bot, its project or the interpreter
+    shutil.copy(os.path.join(ZOO, "misbehave.py"), tmp_path)
+    env = BotSpec("env", ("python", "misbehave.py", "env"), cwd=str(tmp_path))
+    (r,) = play_batch([spec(["env", "random"], deal=0, limits=Limits(sandbox="bwrap"))],
+                      bots_of(env, RANDOM), None)
+    if r.status != "ok" and "namespace" in r.faults[0].stderr_tail:
+        pytest.skip(f"namespaces unavailable: {r.faults[0].stderr_tail[-200:]}")
+    assert r.status == "ok", r.faults
+
+
+def test_sandbox_that_cannot_start_is_reported_not_counted(tmp_path, monkeypatch):
+    # a bwrap that fails as it does without user namespaces
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setattr("arena.process._SANDBOX_OK", {})
+    specs = [spec(["env", "random"], deal=0, limits=Limits(sandbox="bwrap"))]
+    with pytest.raises(BotSetupError, match="sandbox cannot start.*No permissions to create new namespace"):
+        list(play_batch(specs, bots_of(zoo("env", "misbehave.py", "env"), RANDOM), None))
+    assert not leftovers()
+
+
+def test_missing_command_is_a_setup_error_not_crashes():
+    missing = bot("missing", "./does_not_exist.sh")
+    with pytest.raises(BotSetupError, match="does_not_exist.sh"):
+        list(play_batch([spec(["missing", "random"], deal=0)], bots_of(missing, RANDOM), None))
+
+
+def test_batch_leaves_no_directory_behind():
+    from arena import process
+
+    specs = [spec(["crash", "random"], deal=d) for d in range(3)]
+    gen = play_batch(specs, bots_of(zoo("crash", "misbehave.py", "crash_mid"), RANDOM), None)
+    next(gen)
+    root = process.workdir_root()
+    assert os.listdir(root) and len(os.listdir(root)) == len(process._WORKDIRS)  # live processes only
+    list(gen)
+    assert not os.path.exists(root)
+    assert not process._WORKDIRS

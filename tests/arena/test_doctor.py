@@ -50,3 +50,26 @@ def test_render_is_rich():
     console = Console(record=True, width=120)
     console.print(rep.render())
     assert "arena doctor" in console.export_text()
+
+
+@pytest.mark.parametrize("cmd,path", [(["./does_not_exist.sh"], "does_not_exist.sh"),
+                                      (["python", "no_such_bot.py"], "no_such_bot.py")])
+def test_missing_command_or_script_is_named(cmd, path):
+    rep = doctor("toy", cmd, matches=1, cwd=ROOT, clock=FAST)
+    assert not rep.passed
+    assert [c.name for c in rep.checks] == ["command"]
+    assert f"{ROOT}/{path}" in rep.checks[0].message and ROOT in rep.checks[0].message, rep.text()
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
+def test_doctor_checks_the_sandbox():
+    from arena.specs import Limits
+
+    rep = doctor("toy", ["python", "bots/random_bot.py"], matches=1, cwd=ROOT,
+                 limits=Limits(sandbox="bwrap"))
+    sandbox = [c for c in rep.checks if c.name == "sandbox"]
+    assert sandbox, rep.text()
+    if sandbox[0].status == "fail":
+        assert "cannot start" in sandbox[0].message
+    else:
+        assert rep.passed, rep.text()

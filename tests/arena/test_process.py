@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import sys
 import time
 
 import orjson
@@ -13,15 +15,19 @@ import pytest
 from arena.errors import BotCrashed, BotTimeout
 from arena.process import (
     BotProcess,
+    BotSetupError,
     Hub,
     StderrLog,
+    check_command,
     new_workdir,
+    preflight,
     remove_workdir,
     resolve_argv,
+    sandbox_binds,
     workdir_root,
 )
-from arena.specs import Limits
-from tests.arena.conftest import RANDOM, bot, zoo
+from arena.specs import BotSpec, Limits
+from tests.arena.conftest import RANDOM, ROOT, bot, zoo
 
 
 def spawn(spec, limits=None):
@@ -39,7 +45,6 @@ def start_line():
 
 def test_resolve_argv_uses_our_python_and_project_paths():
     argv = resolve_argv(RANDOM)
-    import sys
     assert argv[0] == sys.executable
     assert os.path.isabs(argv[1]) and argv[1].endswith("bots/random_bot.py")
 
@@ -124,3 +129,65 @@ def test_no_fd_leak_over_many_spawns():
         hub.close()
         remove_workdir(proc.workdir)
     assert len(os.listdir("/proc/self/fd")) <= before + 1
+
+
+def test_check_command_finds_commands_and_scripts():
+    assert check_command(RANDOM) is None
+    assert check_command(bot("js", "node", "bots/js_random_bot.js")) is None or not shutil.which("node")
+    assert check_command(bot("sh", "sh", "-c", "true")) is None  # on PATH, no script to check
+    assert check_command(bot("mod", "python", "-m", "bots.random_bot")) is None
+    assert check_command(bot("abs", sys.executable, "-u", os.path.join(ROOT, "bots", "random_bot.py"))) is None
+
+
+@pytest.mark.parametrize("cmd,path", [(("./does_not_exist.sh",), "does_not_exist.sh"),
+                                      (("python", "no_such_bot.py"), "no_such_bot.py"),
+                                      (("python3", "-u", "bots/nope.py"), "bots/nope.py"),
+                                      (("node", "nope.js"), "nope.js"),
+                                      (("no-such-command-xyz", "arg"), "no-such-command-xyz")])
+def test_check_command_names_bot_path_and_folder(cmd, path):
+    reason = check_command(bot("mybot", *cmd))
+    assert reason is not None and "\n" not in reason
+    assert "'mybot'" in reason and os.path.join(ROOT, path) in reason and ROOT in reason, reason
+
+
+def test_check_command_refuses_a_file_that_is_not_executable(tmp_path):
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\n")
+    reason = check_command(BotSpec("b", ("./bot.sh",), cwd=str(tmp_path)))
+    assert reason and "not executable" in reason and str(script) in reason
+
+
+def test_working_directories_and_their_root_do_not_outlive_processes():
+    proc, hub = spawn(RANDOM)
+    root = workdir_root()
+    assert os.path.isdir(proc.workdir) and proc.workdir.startswith(root)
+    proc.kill()
+    hub.close()
+    assert not os.path.exists(proc.workdir)  # the process owns its directory
+    assert not os.path.exists(root)  # the last one takes the root with it
+
+
+def test_working_directory_removed_when_the_bot_cannot_start():
+    wd = new_workdir("nostart")
+    with pytest.raises(ValueError):
+        BotProcess(RANDOM, Limits(bot_user="no-such-user-xyz"), wd, 0) if os.geteuid() == 0 else \
+            BotProcess(bot("empty"), Limits(), wd, 0)
+    assert not os.path.exists(wd)
+
+
+def test_sandbox_binds_only_what_the_private_tmp_hides(tmp_path):
+    script = tmp_path / "bot.py"
+    script.write_text("")
+    binds = sandbox_binds(BotSpec("b", ("python", "bot.py"), cwd=str(tmp_path)),
+                          ["/usr/bin/env", str(script)])
+    assert str(tmp_path) in binds
+    assert all(b == t or b.startswith(t + "/") for b in binds for t in ["/tmp", "/dev/shm"] if b.startswith(t))
+    assert "/usr/bin" not in binds
+    if sys.prefix.startswith("/tmp/"):
+        assert sys.prefix in binds
+
+
+def test_preflight_passes_for_runnable_bots():
+    preflight([RANDOM, bot("greedy", "python", "bots/greedy_bot.py")], Limits())
+    with pytest.raises(BotSetupError, match="no_such_bot.py"):
+        preflight([RANDOM, bot("x", "python", "no_such_bot.py")], Limits())

@@ -9,32 +9,13 @@ import resource
 import signal
 import time
 
-import psutil
 import pytest
 
 from arena.batch import play_batch
-from arena.process import workdir_root
 from arena.specs import Clock, Limits
-from tests.arena.conftest import RANDOM, spec, zoo
+from tests.arena.conftest import RANDOM, leftovers, spec, zombies, zoo
 
 FAST = Clock(move_ms=300, bank_ms=0, startup_ms=1000, grace_ms=20)
-
-
-def leftovers() -> list[int]:
-    """Pids of live processes whose HOME lies under the arena's bot directories."""
-    root = workdir_root() + os.sep
-    out = []
-    for p in psutil.process_iter():
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE and p.environ().get("HOME", "").startswith(root):
-                out.append(p.pid)
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-    return out
-
-
-def zombies() -> list[int]:
-    return [c.pid for c in psutil.Process().children() if c.status() == psutil.STATUS_ZOMBIE]
 
 
 def play(mode, *args, matches=3, clock=FAST, limits=None, policy="forfeit", options=None):
@@ -123,3 +104,48 @@ def test_random_policy_zoo_keeps_playing():
     for r in results:
         # restarted twice (max_restarts_per_match), then forfeited on the third timeout
         assert r.status == "forfeit" and [f.cls for f in r.faults] == ["timeout"] * 3
+
+
+def test_wrong_ids_are_named_in_the_timeout():
+    results, _ = play("wrong_id", matches=1)
+    (f,) = results[0].faults
+    assert f.cls == "timeout"
+    assert "answered id 1001 (stale or wrong id), expected 1" in f.detail, f.detail
+
+
+INNER = '''
+import subprocess, time
+from arena.batch import play_batch
+from tests.arena.conftest import RANDOM, leftovers, spec, zombies, zoo
+
+KEEP = []
+
+def test_a_fails_half_way_through_a_batch():
+    gen = play_batch([spec(["bad", "random"], deal=d) for d in range(3)],
+                     {"bad": zoo("bad", "misbehave.py", "crash_mid"), "random": RANDOM}, None)
+    KEEP.append(gen)          # kept alive, as a failing test's traceback keeps it
+    next(gen)
+    KEEP.append(subprocess.Popen(["true"]))  # a child never waited for: a zombie
+    time.sleep(0.2)
+    assert False, "failed on purpose"
+
+def test_b_later_test_is_not_blamed():
+    assert not leftovers()
+    assert not zombies()
+'''
+
+
+def test_a_failing_test_leaves_nothing_for_later_tests(tmp_path):
+    # run two tests in a separate pytest with this package's fixtures as a plugin
+    import subprocess
+    import sys
+
+    from tests.arena.conftest import ROOT
+
+    (tmp_path / "test_inner.py").write_text(INNER)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                        "tests.arena.conftest", "--rootdir", str(tmp_path), str(tmp_path / "test_inner.py")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": ROOT})
+    assert "1 failed, 1 passed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "failed on purpose" in r.stdout

@@ -66,7 +66,11 @@ for line in sys.stdin.buffer:
     reply = {"type": "action", "id": rid, "action": legal[0]}
     if MODE == "crash_mid" and acts == 2:
         print("about to crash", file=sys.stderr, flush=True)
-        sys.exit(1)
+        sys.exit(int(ARG) or 1)
+    elif MODE == "segv_mid" and acts == 2:
+        print("about to segfault", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(30)
     elif MODE == "slow":
         time.sleep(ARG or 30)
     elif MODE == "late_then_ok" and acts == 1:
@@ -108,6 +112,8 @@ for line in sys.stdin.buffer:
         reply["action"] = "play 999"
     elif MODE == "stale":
         send({"type": "action", "id": rid - 1000, "action": legal[-1]})
+    elif MODE == "wrong_id":
+        reply["id"] = rid + 1000
     elif MODE == "file_memory":
         with open(os.path.join(os.environ["HOME"], "seen.txt"), "w") as f:
             f.write(json.dumps(msg["observation"]))
