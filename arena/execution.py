@@ -87,6 +87,7 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
     logging.getLogger("ray").setLevel(logging.ERROR)
     if address:
         _probe_address(address)
+        before = _subreaper()
         runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
         try:
             ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
@@ -99,13 +100,14 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
                 f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
                 "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
         finally:
-            _restore_sigchld(signal)
+            _restore_sigchld(signal, before)
         return ray
+    before = _subreaper()
     try:
         ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
                  configure_logging=False, log_to_driver=False, logging_level="ERROR")
     finally:
-        _restore_sigchld(signal)
+        _restore_sigchld(signal, before)
     _start_orphan_guard()
     return ray
 
@@ -159,10 +161,41 @@ def _start_orphan_guard() -> None:
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def _restore_sigchld(signal) -> None:
+def _subreaper() -> int | None:
+    """This process's child-subreaper flag (Linux), or None if unknown."""
+    try:
+        import ctypes
+
+        flag = ctypes.c_int(0)
+        if ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0) != 0:  # PR_GET_CHILD_SUBREAPER
+            return None
+        return flag.value
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return None
+
+
+def _restore_sigchld(signal, subreaper: int | None) -> None:
+    """Undo what ``ray.init`` does to the driver: ``SIGCHLD`` ignored, child subreaper on.
+
+    Ignoring ``SIGCHLD`` makes every later ``subprocess`` of the driver report exit code 0.
+    Once it is restored, the subreaper flag must go back to what it was before (off in
+    ``arena run``; :mod:`arena.process` may have set it in a process that also runs bots
+    inline): otherwise processes orphaned in Ray's tree would be adopted by the driver and
+    stay zombies there. The bots of a dead worker go to the raylet instead (a subreaper with
+    ``RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper``), which kills and
+    reaps them (``tests/arena/test_cluster.py``).
+    """
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
+    if subreaper is None:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, subreaper, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
 
 

@@ -194,11 +194,12 @@ def test_refused_address_fails_fast_with_remedies(tmp_path):
 # ---------------------------------------------------------------------------- failures on Ray
 
 def _batch_workers() -> list[psutil.Process]:
-    """Ray workers of this session currently running a batch (process title ``ray::run_batch``)."""
+    """Workers of this session's Ray (descendants of this process, never another session's)
+    running a batch (process title ``ray::run_batch``) that have bot processes."""
     out = []
-    for p in psutil.process_iter(["name", "cmdline"]):
+    for p in psutil.Process().children(recursive=True):
         try:
-            title = " ".join(p.info["cmdline"] or []) + " " + (p.info["name"] or "")
+            title = " ".join(p.cmdline()) + " " + p.name()
             if "ray::run_batch" in title and p.children():
                 out.append(p)
         except (psutil.NoSuchProcess, psutil.AccessDenied):
@@ -281,6 +282,11 @@ def test_sigkill_of_a_ray_driver_then_resume(ray_session, tmp_path):
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and any(alive(p) for p in ray_children):
         time.sleep(0.2)
+    for p in ray_children:  # orphans adopted by this process (a subreaper, arena.process): reap them
+        try:
+            os.waitpid(p, os.WNOHANG)
+        except ChildProcessError:
+            pass
     left = [p for p in ray_children if alive(p)]
     for p in left:  # clean up before failing
         try:
