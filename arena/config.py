@@ -265,7 +265,8 @@ def load(path: str | Path) -> list[Tournament]:
             raise ConfigError(f"{path}: key 'bots.{name}': a bot name uses letters, digits, '_', '.', '-' "
                               "and starts with a letter or digit")
         bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
-                             fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root))
+                             fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root),
+                             version=b.version or "")
     defaults = fm.defaults.model_dump()
     out: list[Tournament] = []
     seen: set[str] = set()

@@ -36,13 +36,13 @@ import math  # noqa: E402
 import time  # noqa: E402
 from collections import Counter, deque  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
+from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
 from arena.journal import FORMAT, Journal  # noqa: E402
-from arena.schedule import build_schedule, fingerprint_fields  # noqa: E402
+from arena.schedule import bot_commands, build_schedule, fingerprint_fields  # noqa: E402
 from arena.specs import BotSpec, Fault, MatchSpec  # noqa: E402
 from engine import ENGINE_VERSION, registry  # noqa: E402
 
@@ -343,7 +343,8 @@ def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[s
             "fingerprint": spec.fingerprint, "game": spec.game, "game_version": game_version,
             "engine_version": ENGINE_VERSION, "options": spec.options, "deal_index": spec.deal_index,
             "deal_seed": spec.deal_seed, "rotation": spec.rotation, "lineup": list(spec.lineup),
-            "seats": list(spec.seats), "bot_versions": res.get("bot_versions") or [],
+            "seats": list(spec.seats), "bot_commands": list(spec.bot_commands), "clock": asdict(spec.clock),
+            "bot_versions": res.get("bot_versions") or [],
             "status": res["status"], "outcome": res.get("outcome"), "faults": res.get("faults") or [],
             "time_ms": res.get("time_ms"), "move_ms": res.get("move_ms") or [], "actions": res.get("actions") or []}
 
@@ -371,11 +372,16 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     """
     folder = Path(results_root) / tournament.name
     journal = Journal(folder)
-    salt = journal.salt(tournament.model.salt)
-    specs = build_schedule(tournament, salt)
-    game = registry.get_game(tournament.model.game)
-    journal.check_fingerprints(specs, lambda s: fingerprint_fields(
-        s.game, game.version, s.options, s.players, s.deal_seed, s.seats))
+    try:
+        salt = journal.salt(tournament.model.salt)
+        specs = build_schedule(tournament, salt)
+        game = registry.get_game(tournament.model.game)
+        journal.check_fingerprints(specs, lambda s: fingerprint_fields(
+            s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
+            bot_commands(s.seats, tournament.bots), asdict(s.clock)))
+    except BaseException:
+        journal.close()
+        raise
     return journal, specs
 
 
@@ -500,9 +506,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     :param address: join this Ray cluster instead of starting a local instance.
     :param on_result: called after each record is written (progress display).
     :returns: :class:`RunSummary`.
+    :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
+        ``bot_user`` access cannot work on this machine.
+    :raises JournalError: if another run holds the results folder or a fingerprint changed.
     """
     m = tournament.model
     t0 = time.monotonic()
+    if not address:  # on a cluster the bots run elsewhere, with the job's copy of the project
+        from arena.process import preflight
+
+        preflight(tournament.bots.values(), tournament.limits())
     journal, specs = prepare(tournament, results_root)
     game = registry.get_game(m.game)
     ncpu = cpu_count()
@@ -561,10 +574,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     if address:
         bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}
     results_dir = str(journal.folder.resolve())
-    if inline:
+    if not pending:
+        stream = iter(())  # nothing to play: no Ray start-up
+    elif inline:
         stream = execute_inline(next_batch, bots, results_dir)
     else:
-        ray = init_ray(workers, address, str(tournament.root))
+        try:
+            ray = init_ray(workers, address, str(tournament.root))
+        except BaseException:
+            journal.close()
+            raise
         stall = max(s.wall_s for s in pending) * 1.0 + 30.0 if pending else 60.0
         stream = execute_ray(ray, next_batch, bots, results_dir, workers, stall)
     try:

@@ -9,6 +9,7 @@ did not finish go to ``attempts.jsonl``. ``secret.json`` (mode 0600) holds the s
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -25,19 +26,44 @@ FORMAT = 1
 class Journal:
     """The results folder of one tournament.
 
+    The journal holds an exclusive lock on ``<folder>/.lock`` until :meth:`close`, so two
+    ``arena run`` on one results folder cannot both write it (readers need no lock).
+
     :param folder: ``<results root>/<tournament>``; created if missing.
-    :raises JournalError: if ``matches.jsonl`` has a corrupt line before its end (names the line).
+    :raises JournalError: if another run holds the folder, or ``matches.jsonl`` has a corrupt
+        line before its end (names the line).
     """
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock: int | None = self._acquire_lock()
         self.path = self.folder / "matches.jsonl"
         self.attempts_path = self.folder / "attempts.jsonl"
         self.records: dict[str, dict[str, Any]] = {}
-        self._recover()
+        try:
+            self._recover()
+        except BaseException:
+            os.close(self._lock)
+            raise
         self._fh = open(self.path, "ab")
         self._afh = None
+
+    def _acquire_lock(self) -> int:
+        path = self.folder / ".lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = os.read(fd, 64).decode().strip() or "?"
+            finally:
+                os.close(fd)
+            raise JournalError(f"{self.folder} is in use by another arena run (pid {holder}); wait for it to "
+                               "finish, or use another --results folder") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        return fd
 
     # -------------------------------------------------------------- recovery
 
@@ -91,10 +117,13 @@ class Journal:
         self._afh.flush()
 
     def close(self) -> None:
-        """Flush and close the files."""
+        """Flush and close the files and release the folder's lock."""
         self._fh.close()
         if self._afh is not None:
             self._afh.close()
+        if self._lock is not None:
+            os.close(self._lock)  # closing the descriptor releases the flock
+            self._lock = None
 
     # -------------------------------------------------------------- salt
 

@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
 from engine.seeds import bot_seed, deal_seed, h64
@@ -142,11 +142,20 @@ def fingerprint(spec_fields: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def bot_commands(seats: tuple[str, ...], bots: dict) -> list[dict]:
+    """Per seat, what identifies the bot's program: ``{"cmd": [...], "version": "..."}``."""
+    return [{"cmd": list(bots[b].cmd), "version": bots[b].version} for b in seats]
+
+
 def fingerprint_fields(game: str, game_version: int, options: dict, players: int, deal_seed_: int,
-                       seats: tuple[str, ...]) -> dict:
-    """The fields a match's fingerprint covers (listed by name when a resume is refused)."""
+                       seats: tuple[str, ...], bot_commands_: list[dict], clock: dict) -> dict:
+    """The fields a match's fingerprint covers (listed by name when a resume is refused).
+
+    The keys are also journal-record keys, so a refused resume can name what changed:
+    a bot's command or version, the clock, the options, the seats, the deal.
+    """
     return {"game": game, "game_version": game_version, "options": options, "players": players,
-            "deal_seed": deal_seed_, "seats": list(seats)}
+            "deal_seed": deal_seed_, "seats": list(seats), "bot_commands": bot_commands_, "clock": clock}
 
 
 def build_schedule(tournament, salt: str) -> list[MatchSpec]:
@@ -168,7 +177,9 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
         for lu in lus:
             for r, seats in enumerate(lu.seatings):
                 mid = f"{m.name}/{lu.key}/d{d:05d}/r{r:02d}"
-                fp = fingerprint(fingerprint_fields(m.game, game.version, m.options, m.players, ds, seats))
+                cmds = bot_commands(seats, tournament.bots)
+                fp = fingerprint(fingerprint_fields(m.game, game.version, m.options, m.players, ds, seats,
+                                                    cmds, asdict(clock)))
                 specs.append(MatchSpec(
                     match_id=mid, tournament=m.name, token=f"{h64(salt, 'token', mid):016x}",
                     game=m.game, options=dict(m.options), players=m.players, deal_index=d, deal_seed=ds,
@@ -176,7 +187,7 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
                     teams=tuple(tuple(t) for t in teams),
                     bot_seeds=tuple(bot_seed(salt, mid, s) for s in range(m.players)),
                     fingerprint=fp, clock=clock, faults=faults, limits=limits,
-                    wall_s=m.execution.match_wall_s))
+                    wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds)))
     specs.sort(key=replay_key)
     return specs
 

@@ -73,6 +73,7 @@ class BotSpec:
     :ivar fresh_process: start a new process for every match.
     :ivar ask_forced: send ``act`` even when only one action is legal.
     :ivar cwd: directory the command's relative paths refer to (the project root).
+    :ivar version: the config's ``version`` of the bot (part of every match's fingerprint).
     """
 
     name: str
@@ -81,6 +82,7 @@ class BotSpec:
     fresh_process: bool = False
     ask_forced: bool = False
     cwd: str = "."
+    version: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class MatchSpec:
     :ivar teams: sides as lists of seats (singletons in free-for-all games).
     :ivar bot_seeds: per seat, the ``seed`` sent in ``start``.
     :ivar wall_s: wall budget of the whole match, seconds.
+    :ivar bot_commands: per seat ``{"cmd": [...], "version": ...}`` (recorded; part of the fingerprint).
     """
 
     match_id: str
@@ -113,6 +116,7 @@ class MatchSpec:
     faults: FaultPolicy = field(default_factory=FaultPolicy)
     limits: Limits = field(default_factory=Limits)
     wall_s: float = 600.0
+    bot_commands: tuple = ()
 
 
 @dataclass

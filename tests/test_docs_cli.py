@@ -111,3 +111,22 @@ def test_doctor_passes_a_good_bot_and_fails_an_illegal_one():
     bad = arena("doctor", "agram", "--matches", "1", "--", "python", "tests/arena/zoo/misbehave.py", "illegal")
     assert bad.returncode == 1
     assert "FAIL" in bad.stdout and "illegal" in bad.stdout.lower()
+
+
+def test_missing_bot_command_stops_the_run_before_any_match(tmp_path):
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(textwrap.dedent(f"""
+        bots:
+          random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          ghost: {{cmd: [python, no_such_bot.py]}}
+        tournaments:
+          - name: x
+            game: agram
+            players: 2
+            bots: [random, ghost]
+            deals: 2
+    """))
+    out = arena("run", str(cfg), "-t", "x", "--inline", "--quiet", "--results", str(tmp_path / "res"))
+    assert out.returncode == 2
+    assert "ghost" in out.stderr and "no_such_bot.py" in out.stderr
+    assert not (tmp_path / "res" / "x" / "matches.jsonl").exists()

@@ -153,16 +153,28 @@ def test_changed_fingerprint_is_refused_with_keys(tmp_path):
 
     (t,) = cfg.load(write(tmp_path, BASE))
     journal, specs = prepare(t, tmp_path / "results")
+    from dataclasses import asdict
+
     journal.append({"match_id": specs[0].match_id, "fingerprint": specs[0].fingerprint, "game": "agram",
                     "game_version": 1, "options": specs[0].options, "deal_seed": specs[0].deal_seed,
-                    "seats": list(specs[0].seats)})
+                    "seats": list(specs[0].seats), "bot_commands": list(specs[0].bot_commands),
+                    "clock": asdict(specs[0].clock)})
     journal.close()
     (t2,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 4\n    options: {match_wins: 2}")))
     with pytest.raises(JournalError, match="changed: options"):
         prepare(t2, tmp_path / "results")
     # adding deals keeps every existing id and fingerprint
+    # a student resubmits a bot: the recorded matches no longer describe it
+    (t4,) = cfg.load(write(tmp_path, BASE.replace("greedy: {cmd: [python, bots/greedy_bot.py]}",
+                                                  "greedy: {cmd: [python, bots/greedy_bot.py, --v2]}")))
+    with pytest.raises(JournalError, match="changed: bot_commands"):
+        prepare(t4, tmp_path / "results")
+    (t5,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 4\n    clock: {move_ms: 500}")))
+    with pytest.raises(JournalError, match="changed: clock"):
+        prepare(t5, tmp_path / "results")
     (t3,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 6")))
-    _, specs3 = prepare(t3, tmp_path / "results")
+    j3, specs3 = prepare(t3, tmp_path / "results")
+    j3.close()
     assert {s.match_id: s.fingerprint for s in specs}.items() <= {s.match_id: s.fingerprint for s in specs3}.items()
 
 
@@ -194,3 +206,11 @@ def test_read_records_names_a_corrupt_line_and_drops_repeats(tmp_path):
     (tmp_path / "matches.jsonl").write_text('{"match_id": "a"}\ngarbage line\n{"match_id": "b"}\n')
     with pytest.raises(JournalError, match="line 2 is not valid JSON"):
         read_records(tmp_path)
+
+
+def test_results_folder_is_locked_against_a_second_run(tmp_path):
+    j = Journal(tmp_path)
+    with pytest.raises(JournalError, match=f"in use by another arena run \\(pid {os.getpid()}\\)"):
+        Journal(tmp_path)
+    j.close()
+    Journal(tmp_path).close()  # free again once the first run closed it
