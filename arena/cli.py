@@ -49,9 +49,20 @@ def run(
         def warn(msg):
             err_console.print(f"[yellow]warning:[/] {msg}")
 
-        with LiveProgress(err_console, t, quiet=quiet) as live:
-            summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
-                                     on_result=live.on_result, on_start=live.on_start, warn=warn)
+        try:
+            with LiveProgress(err_console, t, quiet=quiet) as live:
+                summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
+                                         on_result=live.on_result, on_start=live.on_start, warn=warn)
+        except KeyboardInterrupt:
+            folder = results / m.name
+            done = 0
+            if (folder / "tournament.json").exists():
+                st = standings(folder)
+                export(folder, st)
+                done = len(st.records)
+            err_console.print(f"[yellow]interrupted[/]: {done} matches of {m.name} are recorded in {folder}/ "
+                              "(tables updated); run the same command again to play the rest")
+            raise typer.Exit(130) from None
         st = standings(summary.folder)
         export(summary.folder, st)
         console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
