@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -347,6 +348,53 @@ def test_rules_copy_matches_shared():
         text = shared.read_text()
         marker = "\n## Rulings added by cardarena"
         assert ours.split(marker)[0].rstrip() == text.rstrip()
+
+
+# ---------------------------------------------------------------- behaviour fingerprint
+
+#: sha256 of :func:`replay_fingerprint` for seeds 0..199, recorded with the code before the
+#: hot-path rewrite (precomputed tables, cached completions); any change of a legal set, its
+#: order, an observation or an outcome changes it.
+REPLAY_FINGERPRINT = "b02cd33993be279effd488b53135ff8c64ede64998630885b73e3c89ef9cbfc5"
+
+
+def replay_fingerprint(seeds: range) -> str:
+    """Random matches over every ``Game.configs`` entry: legal sets, observations, outcomes.
+
+    Match ``seed`` uses config ``seed % len(configs)``, deal seed ``seed`` and actions drawn by
+    ``random.Random(seed)``; now and then the match continues on a clone (the original must
+    agree with it), and some mid-match observations (JSON) enter the hash as well.
+    """
+    h = hashlib.sha256()
+    configs = GAME.configs
+    for seed in seeds:
+        n, opts = configs[seed % len(configs)]
+        s = GAME.new_match(n, seed, **opts)
+        rng = random.Random(seed)
+        ply = 0
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            h.update(bytes(legal) + b"|")
+            a = legal[rng.randrange(len(legal))]
+            if ply % 37 == 5:
+                c = s.clone()
+                c.apply(a)
+                s.apply(a)
+                assert c.is_terminal() or c.legal_actions() == s.legal_actions()
+                s = c
+            else:
+                s.apply(a)
+            if ply % 41 == 7:
+                h.update(json.dumps(s.observation(ply % n), sort_keys=True).encode())
+            ply += 1
+        out = s.outcome()
+        h.update(repr((seed, ply, out.ranks, out.scores, s.hand_history())).encode())
+    return h.hexdigest()
+
+
+def test_replay_fingerprint_is_unchanged():
+    """The engine's behaviour (legal sets in order, observations, outcomes) is what it was."""
+    assert replay_fingerprint(range(200)) == REPLAY_FINGERPRINT
 
 
 # ---------------------------------------------------------------- information sets
