@@ -21,6 +21,7 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
+from engine.seeds import hand_rng
 
 Action = Hashable
 Seat = int
@@ -148,6 +149,24 @@ def int_at_least(lo: int) -> Callable[[Any], bool]:
     return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= lo
 
 
+def seat_or_random(below: int | None = None) -> Callable[[Any], bool]:
+    """Predicate: ``"random"``, or a seat number (an ``int``, not bool, ``>= 0`` and ``< below`` if given)."""
+    def check(v: Any) -> bool:
+        return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                 and (below is None or v < below))
+    return check
+
+
+def seat_option(name: str, doc: str, expected: str, below: int | None = None) -> Option:
+    """An option naming a seat (default 0) or ``"random"`` (``first_dealer``, ``first_start``).
+
+    :param below: seats accepted at validation are ``0..below-1`` (usually ``max_players``);
+        ``None``: any seat, checked against the player count by :meth:`Game.seat_from_option`.
+    :param expected: wording of what is accepted, for error messages.
+    """
+    return Option(name, 0, doc, check=seat_or_random(below), expected=expected)
+
+
 # ---------------------------------------------------------------- game
 
 class Game(ABC):
@@ -202,6 +221,22 @@ class Game(ABC):
         for key, opt in self.options.items():
             out[key] = opt.validate(self.name, options[key]) if key in options else opt.default
         return out
+
+    def seat_from_option(self, opts: Mapping[str, Any], key: str, n: int, deal_seed: int,
+                         purpose: str | None = None) -> int:
+        """The seat a validated seat-or-``"random"`` option (:func:`seat_option`) gives for ``n`` players.
+
+        ``"random"`` draws ``hand_rng(deal_seed, 0, purpose or key).randrange(n)``, so the
+        seat comes from the deal seed and never shifts another stream.
+
+        :raises OptionError: naming the game, the key and the value if the seat is ``>= n``.
+        """
+        value = opts[key]
+        if value == "random":
+            return hand_rng(deal_seed, 0, purpose or key).randrange(n)
+        if value >= n:
+            raise OptionError(f"{self.name}: option {key!r} got {value!r}; expected a seat 0..{n - 1} or 'random'")
+        return int(value)
 
     @abstractmethod
     def new_match(self, n: int, deal_seed: int, **options: Any) -> State:
@@ -409,5 +444,5 @@ from engine.sampling import SamplingProblem  # noqa: E402
 __all__ = [
     "Action", "Game", "InfoSet", "Option", "Outcome", "SamplingProblem", "Seat", "State",
     "InconsistentObservationError", "int_at_least", "rank_rewards", "ranks_from_results",
-    "seat_ranks_from_sides", "field",
+    "seat_option", "seat_or_random", "seat_ranks_from_sides", "field",
 ]

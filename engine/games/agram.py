@@ -19,11 +19,20 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from engine.cards import FRENCH_SUIT_MASKS, FRENCH_SUITS, french_str, parse_french
-from engine.core import Game, InfoSet, Option, Outcome, State, rank_rewards, ranks_from_results
+from engine.core import (
+    Game,
+    InfoSet,
+    Option,
+    Outcome,
+    State,
+    int_at_least,
+    rank_rewards,
+    ranks_from_results,
+    seat_option,
+)
 from engine.deal import deal_hands, shuffled
-from engine.errors import ActionParseError, GameOverError, InconsistentObservationError, OptionError
+from engine.errors import ActionParseError, GameOverError, InconsistentObservationError
 from engine.sampling import SamplingProblem
-from engine.seeds import hand_rng
 
 # ---------------------------------------------------------------- tables (§4.1)
 
@@ -70,14 +79,6 @@ def parse_play(text: str) -> int:
             return c
         raise ActionParseError(f"agram: {text!r}: {parts[1]} is not in the 35-card Agram deck")
     raise ActionParseError(f"agram: {text!r} is not an action; expected 'play <card>', e.g. 'play Ah'")
-
-
-def _first_dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 5)
-
-
-def _match_wins_ok(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
 
 
 # ---------------------------------------------------------------- match constants
@@ -511,12 +512,12 @@ class Agram(Game):
     min_players = 2
     max_players = 5
     options = {
-        "first_dealer": Option(
-            "first_dealer", 0, "seat of the first dealer, or 'random' (drawn from the deal seed)",
-            check=_first_dealer_ok, expected="a seat number 0..n-1 or 'random'"),
+        "first_dealer": seat_option(
+            "first_dealer", "seat of the first dealer, or 'random' (drawn from the deal seed)",
+            expected="a seat number 0..n-1 or 'random'", below=5),
         "match_wins": Option(
             "match_wins", 1, "deals a player must win to win the match (1: one deal is one match)",
-            check=_match_wins_ok, expected="an integer >= 1"),
+            check=int_at_least(1), expected="an integer >= 1"),
     }
     summary = (
         "Agram (West Africa), 2-5 players, 35 cards (A, T..3 of clubs, diamonds, hearts; T..3 of spades).\n"
@@ -551,13 +552,7 @@ class Agram(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        elif fd >= n:
-            raise OptionError(f"agram: option 'first_dealer' got {fd!r}; expected a seat 0..{n - 1} or 'random'")
-        else:
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         m = _Match(self, n, opts["match_wins"], deal_seed, opts)
         st = AgramState._blank(m, dealer, [0] * n, 0, ())
         st._deal()

@@ -14,11 +14,19 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from engine.core import Game, InfoSet, Option, Outcome, State, int_at_least, ranks_from_results
+from engine.core import (
+    Game,
+    InfoSet,
+    Option,
+    Outcome,
+    State,
+    int_at_least,
+    ranks_from_results,
+    seat_option,
+)
 from engine.deal import deal_hands, shuffled
-from engine.errors import ActionParseError, GameOverError, InconsistentObservationError, OptionError
+from engine.errors import ActionParseError, GameOverError, InconsistentObservationError
 from engine.sampling import SamplingProblem
-from engine.seeds import hand_rng
 
 COPIES = 7
 VALUES = 6
@@ -82,10 +90,6 @@ def win_test(scores: Sequence[int], target: int) -> bool:
     """True if exactly one player has the highest score and it is ``>= target`` (§1.3 "Match end")."""
     top = max(scores)
     return top >= target and list(scores).count(top) == 1
-
-
-def _first_dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 7)
 
 
 class _Match:
@@ -514,9 +518,9 @@ class Argute(Game):
     min_players = 2
     max_players = 7
     options = {
-        "first_dealer": Option(
-            "first_dealer", 0, "seat of the first dealer, or 'random' (drawn from the deal seed)",
-            check=_first_dealer_ok, expected="a seat number 0..n-1 or 'random'"),
+        "first_dealer": seat_option(
+            "first_dealer", "seat of the first dealer, or 'random' (drawn from the deal seed)",
+            expected="a seat number 0..n-1 or 'random'", below=7),
         "target_score": Option(
             "target_score", 6, "a unique leader on at least this score after a hand wins",
             check=int_at_least(1), expected="an integer >= 1"),
@@ -563,13 +567,7 @@ class Argute(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        elif fd >= n:
-            raise OptionError(f"argute: option 'first_dealer' got {fd!r}; expected a seat 0..{n - 1} or 'random'")
-        else:
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         st = ArguteState._blank(_Match(self, n, opts, deal_seed), dealer, [0] * n, 0, ())
         st._deal()
         return st

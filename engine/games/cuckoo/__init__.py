@@ -10,19 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, Option, int_at_least
-from engine.errors import OptionError
-from engine.seeds import hand_rng
+from engine.core import Game, Option, int_at_least, seat_option
 
 from .actions import ACCEPT, BLOCK, CUT, KEEP, NAMES, SWAP, format_action, parse_action
 from .infoset import CuckooInfoSet
 from .state import CuckooState
 
 __all__ = ["ACCEPT", "BLOCK", "CUT", "Cuckoo", "CuckooInfoSet", "CuckooState", "KEEP", "NAMES", "SWAP"]
-
-
-def _first_dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
 
 
 class Cuckoo(Game):
@@ -40,9 +34,9 @@ class Cuckoo(Game):
                              choices=("optional", "automatic")),
         "max_hands": Option("max_hands", 1000, "safety cap on hands; survivors then share first (§3.4.6)",
                             check=int_at_least(1), expected="an int >= 1"),
-        "first_dealer": Option("first_dealer", 0,
-                               "seat of the first dealer, or 'random' (drawn from the deal seed) (§3.2)",
-                               check=_first_dealer_ok, expected="a seat number or 'random'"),
+        "first_dealer": seat_option("first_dealer",
+                                    "seat of the first dealer, or 'random' (drawn from the deal seed) (§3.2)",
+                                    expected="a seat number or 'random'"),
     }
     summary = (
         "Cuckoo (Ranter-Go-Round, Chase the Ace), 2-20 players, 52 cards, aces low, kings high.\n"
@@ -94,13 +88,7 @@ class Cuckoo(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        elif fd >= n:
-            raise OptionError(f"cuckoo: option 'first_dealer' got {fd!r}; expected a seat 0..{n - 1} or 'random'")
-        else:
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         state = CuckooState(self, n, opts, deal_seed)
         state.dealer = dealer
         state._deal()

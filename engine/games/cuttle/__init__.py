@@ -12,7 +12,6 @@ from typing import Any
 
 from engine.core import Game, Option, int_at_least
 from engine.deal import shuffled
-from engine.seeds import hand_rng
 
 from .actions import format_action, parse_action
 from .infoset import CuttleInfoSet
@@ -99,8 +98,7 @@ class Cuttle(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        dealer = hand_rng(deal_seed, 0, "dealer").randrange(2) if fd == "random" else int(fd)
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed, purpose="dealer")
         deck = shuffled(range(52), deal_seed, 0)
         hands = [0, 0]
         for c in deck[:5]:

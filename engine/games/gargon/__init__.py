@@ -9,22 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, Option
+from engine.core import Game, Option, seat_option
 from engine.deal import deal_hands, shuffled
-from engine.errors import OptionError
 from engine.games.gargon import rules
 from engine.games.gargon.infoset import GargonInfoSet
 from engine.games.gargon.state import GargonState
-from engine.seeds import hand_rng
 
 
 def _amulet_table(v: Any) -> bool:
     return (isinstance(v, (list, tuple)) and len(v) == 16
             and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v))
-
-
-def _first_start(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 5)
 
 
 class Gargon(Game):
@@ -44,8 +38,8 @@ class Gargon(Game):
         "replacement": Option("replacement", "played_count",
                               "after the battles each player who played draws as many cards (or nobody draws)",
                               choices=("played_count", "none")),
-        "first_start": Option("first_start", 0, "the first start player: a seat, or 'random' (from the deal seed)",
-                              check=_first_start, expected="a seat number 0..players-1 or 'random'"),
+        "first_start": seat_option("first_start", "the first start player: a seat, or 'random' (from the deal seed)",
+                                   expected="a seat number 0..players-1 or 'random'", below=5),
     }
     configs = (
         (3, {}),
@@ -88,12 +82,7 @@ class Gargon(Game):
         self.check_players(n)
         opts = self.resolve_options(options)
         first = opts["first_start"]
-        if first == "random":
-            start = hand_rng(deal_seed, 0, "first_start").randrange(n)
-        else:
-            if first >= n:
-                raise OptionError(f"gargon: option 'first_start' got {first!r}; expected a seat 0..{n - 1} or 'random'")
-            start = first
+        start = self.seat_from_option(opts, "first_start", n, deal_seed)
         deck = shuffled(range(rules.NCARDS), deal_seed, 0)
         hands, rest = deal_hands(deck, n, 10)
         half = len(rest) // 2

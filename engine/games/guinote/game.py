@@ -5,15 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, InfoSet, Option
-from engine.errors import OptionError
+from engine.core import Game, InfoSet, Option, seat_option
 from engine.games.guinote import tables
 from engine.games.guinote.state import GuinoteState
-from engine.seeds import hand_rng
-
-
-def _dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 3)
 
 
 class Guinote(Game):
@@ -30,9 +24,9 @@ class Guinote(Game):
     min_players = 2
     max_players = 4
     options = {
-        "first_dealer": Option(
-            "first_dealer", 0, "dealer of the first hand: a seat, or 'random' (drawn from the deal)",
-            check=_dealer_ok, expected="a seat number below the player count, or 'random'"),
+        "first_dealer": seat_option(
+            "first_dealer", "dealer of the first hand: a seat, or 'random' (drawn from the deal)",
+            expected="a seat number below the player count, or 'random'", below=4),
         "target": Option("target", 101, "points a side needs to win (rules §1.7)", choices=(101, 151, 201)),
         "must_undertrump": Option(
             "must_undertrump", False,
@@ -105,13 +99,7 @@ class Guinote(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        elif fd >= n:
-            raise OptionError(f"guinote: option 'first_dealer' got {fd!r}; expected a seat below {n} or 'random'")
-        else:
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         state = GuinoteState(self, n, opts, deal_seed)
         state.dealer = dealer
         state.deal()

@@ -10,19 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, Option, int_at_least
-from engine.errors import OptionError
-from engine.seeds import hand_rng
+from engine.core import Game, Option, int_at_least, seat_option
 
 from .actions import CONTINUE, END, PLAY, RANKS, format_action, parse_action
 from .infoset import SedmaInfoSet
 from .state import SedmaState, sides_for
 
 __all__ = ["CONTINUE", "END", "PLAY", "RANKS", "Sedma", "SedmaInfoSet", "SedmaState"]
-
-
-def _first_dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
 
 
 class Sedma(Game):
@@ -33,9 +27,9 @@ class Sedma(Game):
     min_players = 2
     max_players = 4
     options: Mapping[str, Option] = {
-        "first_dealer": Option("first_dealer", 0,
-                               "seat of the first dealer, or 'random' (drawn from the deal seed) (§2.2)",
-                               check=_first_dealer_ok, expected="a seat number or 'random'"),
+        "first_dealer": seat_option("first_dealer",
+                                    "seat of the first dealer, or 'random' (drawn from the deal seed) (§2.2)",
+                                    expected="a seat number or 'random'"),
         "match": Option("match", "single", "single: one hand is the match; vp: play hands for victory points (§2.5)",
                         choices=("single", "vp")),
         "vp_target": Option("vp_target", 10, "vp only: the match ends once a side reaches this many VP (§2.5)",
@@ -101,13 +95,7 @@ class Sedma(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        elif fd >= n:
-            raise OptionError(f"sedma: option 'first_dealer' got {fd!r}; expected a seat 0..{n - 1} or 'random'")
-        else:
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         state = SedmaState(self, n, opts, deal_seed)
         state.dealer = dealer
         state._deal()

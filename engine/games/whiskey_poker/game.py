@@ -5,16 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, Option, int_at_least
-from engine.errors import OptionError
+from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.infoset import WhiskeyInfoSet
 from engine.games.whiskey_poker.state import Rules, WhiskeyState
-from engine.seeds import hand_rng
-
-
-def _first_dealer_ok(v: Any) -> bool:
-    return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 9)
 
 
 def _hands_ok(v: Any) -> bool:
@@ -37,9 +31,9 @@ class WhiskeyPoker(Game):
                        "BETTING: fixed-limit betting, net chips over hands_per_match hands; "
                        "LOWEST_PAYS: no betting, the lowest hand pays 1 chip (§2.2)",
                        choices=("BETTING", "LOWEST_PAYS")),
-        "first_dealer": Option("first_dealer", 0,
-                               "seat of the first dealer, or 'random' (drawn from the deal seed) (§2.3)",
-                               check=_first_dealer_ok, expected="a seat number 0..8 or 'random'"),
+        "first_dealer": seat_option("first_dealer",
+                                    "seat of the first dealer, or 'random' (drawn from the deal seed) (§2.3)",
+                                    expected="a seat number 0..8 or 'random'", below=9),
         "ante": Option("ante", 1, "BETTING: chips each player antes per hand (§2.4)", **_int_at_least(0)),
         "small_bet": Option("small_bet", 2, "BETTING: bet unit in betting rounds 1 and 2 (§2.4)",
                             **_int_at_least(1)),
@@ -133,13 +127,7 @@ class WhiskeyPoker(Game):
         """
         self.check_players(n)
         opts = self.resolve_options(options)
-        fd = opts["first_dealer"]
-        if fd == "random":
-            dealer = hand_rng(deal_seed, 0, "first_dealer").randrange(n)
-        else:
-            if fd >= n:
-                raise OptionError(f"{self.name}: option 'first_dealer' got {fd!r}; expected a seat 0..{n - 1} or 'random'")
-            dealer = fd
+        dealer = self.seat_from_option(opts, "first_dealer", n, deal_seed)
         return WhiskeyState.new(self, Rules(n, opts), deal_seed, dealer)
 
     def infoset(self, observation: Mapping[str, Any]) -> WhiskeyInfoSet:
