@@ -18,7 +18,14 @@ import random
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from engine.cards import FRENCH_SUIT_MASKS, FRENCH_SUITS, french_str, parse_french
+from engine.cards import (
+    FRENCH_SUIT_MASKS,
+    FRENCH_SUITS,
+    cards_of,
+    french_str,
+    mask_of,
+    parse_french,
+)
 from engine.core import (
     Game,
     InfoSet,
@@ -52,16 +59,6 @@ CARD_STR: dict[int, str] = {c: french_str(c) for c in DECK}
 _PARSE: dict[str, int] = {s: c for c, s in ACTION_STR.items()}
 TRICKS_PER_DEAL = 6
 HAND_SIZE = 6
-
-
-def _cards(mask: int) -> list[int]:
-    """Card ids of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def parse_play(text: str) -> int:
@@ -171,14 +168,7 @@ class AgramState(State):
         n = self.m.n
         deck = shuffled(DECK, self.m.deal_seed, self.hidx)
         hands, rest = deal_hands(deck, n, HAND_SIZE, first=(self.dealer + 1) % n)
-        masks = [0] * n
-        for i, h in enumerate(hands):
-            for c in h:
-                masks[i] |= 1 << c
-        und = 0
-        for c in rest:
-            und |= 1 << c
-        self._begin_deal(masks, und)
+        self._begin_deal([mask_of(h) for h in hands], mask_of(rest))
 
     def clone(self) -> AgramState:
         s = object.__new__(AgramState)
@@ -383,7 +373,7 @@ class AgramState(State):
             "actions": actions,
             "dealer": self.dealer,
             "to_act": self.cur,
-            "hand": [CARD_STR[c] for c in _cards(self.hands[seat])],
+            "hand": [CARD_STR[c] for c in cards_of(self.hands[seat])],
             "hand_sizes": [h.bit_count() for h in self.hands],
             "undealt": len(DECK) - HAND_SIZE * n,
             "trick_number": min(self.tno + 1, TRICKS_PER_DEAL),
@@ -452,7 +442,7 @@ class AgramInfoSet(InfoSet):
         self.played = played
         self.plays = plays
         self.voids = voids
-        self.unseen = _cards(DECK_MASK & ~seen)
+        self.unseen = cards_of(DECK_MASK & ~seen)
         sizes = [int(x) for x in obs["hand_sizes"]]
         self.caps = [sizes[o] for o in self.opps] + [len(DECK) - HAND_SIZE * n]
         if own.bit_count() != sizes[seat]:

@@ -14,6 +14,7 @@ import random
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+from engine.cards import cards_of
 from engine.core import (
     Game,
     InfoSet,
@@ -387,7 +388,7 @@ class ArguteState(State):
             "dealer": self.dealer,
             "to_act": self.cur,
             "phase": PHASES[self.phase],
-            "hand": [value_of(c) for c in _ids(h)],
+            "hand": [value_of(c) for c in cards_of(h)],
             "bid": self.bids[seat] if self.bids[seat] >= 0 else None,
             "has_bid": [b >= 0 for b in self.bids],
             "trick_number": min(self.tno + 1, 3),
@@ -404,15 +405,6 @@ class ArguteState(State):
                         for d, b, w, c in self.past],
             "match_over": self.phase == 2,
         }
-
-
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 # ---------------------------------------------------------------- information set

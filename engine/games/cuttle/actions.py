@@ -12,7 +12,7 @@ search-tree edges across determinizations.
 
 from __future__ import annotations
 
-from engine.cards import FRENCH_RANKS, french_str, parse_french
+from engine.cards import FRENCH_RANKS, cards_of, french_str, parse_french
 from engine.errors import ActionParseError
 
 # ---------------------------------------------------------------- card tables (§3.1)
@@ -148,11 +148,6 @@ def parse_action(text: str) -> int:
 
 def card_list(mask: int) -> list[str]:
     """The cards of ``mask`` as strings, in scuttle order (for observations)."""
-    out = []
-    m = mask
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
+    out = cards_of(mask)
     out.sort(key=ORDER.__getitem__)
     return [french_str(c) for c in out]

@@ -28,7 +28,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.cards import parse_french
+from engine.cards import cards_of, parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.sampling import Sampler, SamplingProblem
@@ -41,15 +41,6 @@ def _mask(cards) -> int:
     for t in cards:
         m |= 1 << parse_french(t)
     return m
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class CuttleInfoSet(InfoSet):
@@ -76,7 +67,7 @@ class CuttleInfoSet(InfoSet):
             known |= _mask(obs["oneoff"]["suspended"]) | _mask(obs["oneoff"]["counters"])
         if obs["seven_card"]:
             known |= _mask([obs["seven_card"]])
-        self.unknown = _cards(ALL_CARDS & ~known)
+        self.unknown = cards_of(ALL_CARDS & ~known)
         h_u = obs["hand_sizes"][opp] - len(obs["opponent_known"])
         self.seven_slot = obs["phase"] == "seven" and obs["turn_player"] == opp
         caps = [h_u]

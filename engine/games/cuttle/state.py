@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import french_str
+from engine.cards import cards_of, french_str
 from engine.core import Outcome, State, ranks_from_results
 from engine.errors import GameOverError
 
@@ -56,15 +56,6 @@ from .actions import (
 MAIN, COUNTER, TAKE, DISCARD, SEVEN, OVER = range(6)
 PHASE_NAMES = ("main", "counter", "take", "discard", "seven", "over")
 DRAW_KINDS = ("draw", "five", "seven")
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def points_of(ctrl_mask: int) -> int:
@@ -354,7 +345,7 @@ class CuttleState(State):
                 out.append(K_TAKE << 12 | (low.bit_length() - 1) << 6)
                 m ^= low
         elif ph == DISCARD:
-            cs = _bits(self.hands[p])
+            cs = cards_of(self.hands[p])
             for i in range(len(cs)):
                 for j in range(i + 1, len(cs)):
                     out.append(discard_action(cs[i], cs[j]))
@@ -537,7 +528,7 @@ class CuttleState(State):
                 self.phase = DISCARD
                 self.to_act = o
                 return
-            for x in _bits(self.hands[o]):
+            for x in cards_of(self.hands[o]):
                 self._from_hand(o, x, stamp)
                 self.scrap |= 1 << x
         elif FIVES & b:
@@ -625,7 +616,7 @@ class CuttleState(State):
             draws.append([p, stamp, DRAW_KINDS[kind],
                           [french_str(x) for x in cards] if vis else ["?"] * len(cards)])
         stacks = []
-        for base in sorted(_bits(self.ctrl[0] | self.ctrl[1]), key=ORDER.__getitem__):
+        for base in sorted(cards_of(self.ctrl[0] | self.ctrl[1]), key=ORDER.__getitem__):
             js = self.jacks.get(base, ())
             side = self._side_of_base(base)
             stacks.append({"base": french_str(base), "controller": side, "owner": side ^ (len(js) & 1),

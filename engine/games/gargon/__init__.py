@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.cards import mask_of
 from engine.core import Game, Option, seat_option
 from engine.deal import deal_hands, shuffled
 from engine.games.gargon import rules
@@ -86,7 +87,7 @@ class Gargon(Game):
         deck = shuffled(range(rules.NCARDS), deal_seed, 0)
         hands, rest = deal_hands(deck, n, 10)
         half = len(rest) // 2
-        masks = [rules_mask(h) for h in hands]
+        masks = [mask_of(h) for h in hands]
         return GargonState.from_deal(self, n, opts, masks, (rest[:half], rest[half:]), start, deal_seed, first)
 
     def infoset(self, observation: Mapping[str, Any]) -> GargonInfoSet:
@@ -101,14 +102,6 @@ class Gargon(Game):
 
     def format_action(self, action: int) -> str:
         return rules.format_action(action)
-
-
-def rules_mask(cards: list[int]) -> int:
-    """The mask of a list of card ids."""
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 __all__ = ["Gargon", "GargonInfoSet", "GargonState"]

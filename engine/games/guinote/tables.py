@@ -14,7 +14,14 @@ Actions are small ints (state-independent, DESIGN "Engine contract"):
 
 from __future__ import annotations
 
-from engine.cards import SPANISH_SUIT_MASKS, SPANISH_SUITS, parse_spanish, spanish, spanish_str
+from engine.cards import (
+    SPANISH_SUIT_MASKS,
+    SPANISH_SUITS,
+    iter_cards,
+    parse_spanish,
+    spanish,
+    spanish_str,
+)
 from engine.errors import ActionParseError
 
 NCARDS = 40
@@ -94,9 +101,4 @@ def parse_action(text: str) -> int:
 
 def card_list(mask: int) -> list[str]:
     """The cards of ``mask`` as notation strings, ascending by id (suit o c e b, then rank)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(CARD_STR[low.bit_length() - 1])
-        mask ^= low
-    return out
+    return [CARD_STR[c] for c in iter_cards(mask)]

@@ -16,6 +16,7 @@ Actions (state-independent ints):
 
 from __future__ import annotations
 
+from engine.cards import iter_cards
 from engine.errors import ActionParseError
 
 RANKS = "789TJQKA"
@@ -82,12 +83,7 @@ def rank_of(card: int) -> int:
 
 def ranks_str(mask: int) -> list[str]:
     """The rank strings of the cards of ``mask``, in rank order (``['7', '8', '8', 'A']``)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(RANK_STR[(low.bit_length() - 1) >> 2])
-        mask ^= low
-    return out
+    return [RANK_STR[c >> 2] for c in iter_cards(mask)]
 
 
 def parse_rank(text: str) -> int:

@@ -73,6 +73,7 @@ from collections.abc import Mapping
 from math import comb, factorial
 from typing import Any
 
+from engine.cards import mask_of
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.sampling import Sampler, SamplingProblem
@@ -572,10 +573,7 @@ class SedmaInfoSet(InfoSet):
         for s in range(n):
             if len(recv[s]) < 4:
                 raise InconsistentObservationError(f"sedma: seat {s} would receive fewer than 4 cards")
-            m = 0
-            for c in recv[s][:4]:
-                m |= 1 << c
-            hands.append(m)
+            hands.append(mask_of(recv[s][:4]))
         ptr = [4] * n
         stock = []
         for s in self.schedule:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from engine.cards import mask_of
 from engine.core import Outcome, State, rank_rewards, seat_ranks_from_sides
 from engine.deal import shuffled
 from engine.errors import GameOverError
@@ -69,10 +70,7 @@ class SedmaState(State):
         self.max_hands = opts["max_hands"]
         self.deal_seed = deal_seed
         self.deck = deck_for(n)
-        m = 0
-        for c in self.deck:
-            m |= 1 << c
-        self.full_mask = m
+        self.full_mask = mask_of(self.deck)
         self.dealer = 0
         self.hidx = 0
         self.vp = [0] * self.nsides
@@ -99,13 +97,7 @@ class SedmaState(State):
         """Deal hand ``hidx`` from ``(deal_seed, hidx)``: 4 cards each, the rest is the stock (§2.2)."""
         deck = shuffled(self.deck, self.deal_seed, self.hidx)
         n = self.n
-        hands = []
-        for i in range(n):
-            m = 0
-            for c in deck[4 * i:4 * i + 4]:
-                m |= 1 << c
-            hands.append(m)
-        self._set_hand(hands, deck[4 * n:])
+        self._set_hand([mask_of(deck[4 * i:4 * i + 4]) for i in range(n)], deck[4 * n:])
 
     def _set_hand(self, hands: list[int], stock: list[int]) -> None:
         """Install a freshly dealt hand (``hands`` masks, ``stock`` in draw order) and snapshot it."""
