@@ -383,6 +383,33 @@ class State(ABC):
             raise GameOverError(f"{self.game.name}: the match is over; no action can be applied")
 
 
+class SnapshotState(State):
+    """A state that records its hand as a snapshot plus the actions since.
+
+    Subclasses keep ``start`` (a copy taken right after the deal by :meth:`_snapshot`; the
+    copy is its own ``start``) and ``hist`` (the actions applied since the deal, reset by
+    the deal); clones share ``start``. A subclass naming its action list otherwise
+    overrides :meth:`hand_history`.
+    """
+
+    __slots__ = ()
+
+    def _snapshot(self) -> None:
+        """Keep a copy of this state, taken right after the deal, as the hand's ``start``."""
+        self.start = None  # set before the first deal's clone; the copy never keeps the old snapshot
+        snap = self.clone()
+        snap.start = snap
+        self.start = snap
+
+    def hand_start(self) -> State:
+        """A copy of this state right after the current hand was dealt."""
+        return self.start.clone()
+
+    def hand_history(self) -> list[Action]:
+        """The actions applied since the current hand was dealt, in order."""
+        return list(self.hist)
+
+
 # ---------------------------------------------------------------- information set
 
 class InfoSet(ABC):
@@ -444,5 +471,5 @@ from engine.sampling import SamplingProblem  # noqa: E402
 __all__ = [
     "Action", "Game", "InfoSet", "Option", "Outcome", "SamplingProblem", "Seat", "State",
     "InconsistentObservationError", "int_at_least", "rank_rewards", "ranks_from_results",
-    "seat_option", "seat_or_random", "seat_ranks_from_sides", "field",
+    "SnapshotState", "seat_option", "seat_or_random", "seat_ranks_from_sides", "field",
 ]

@@ -31,7 +31,7 @@ from engine.core import (
     InfoSet,
     Option,
     Outcome,
-    State,
+    SnapshotState,
     int_at_least,
     rank_rewards,
     ranks_from_results,
@@ -101,7 +101,7 @@ class _Match:
 
 # ---------------------------------------------------------------- state
 
-class AgramState(State):
+class AgramState(SnapshotState):
     """A complete Agram world (§4.2–4.5).
 
     Fields: ``hands`` (per seat a card mask), ``cur`` (seat to act, -1 when terminal),
@@ -159,9 +159,7 @@ class AgramState(State):
         self.k = 0
         self.tno = 0
         self.hist = []
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
+        self._snapshot()
 
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)`` and deal 6 cards to each seat (§4.2)."""
@@ -303,12 +301,6 @@ class AgramState(State):
 
     def hand_index(self) -> int:
         return self.hidx
-
-    def hand_start(self) -> AgramState:
-        return self.start.clone()
-
-    def hand_history(self) -> list[int]:
-        return list(self.hist)
 
     def world_key(self) -> Hashable:
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt,

@@ -20,7 +20,7 @@ from engine.core import (
     InfoSet,
     Option,
     Outcome,
-    State,
+    SnapshotState,
     int_at_least,
     ranks_from_results,
     seat_option,
@@ -109,7 +109,7 @@ class _Match:
 
 # ---------------------------------------------------------------- state
 
-class ArguteState(State):
+class ArguteState(SnapshotState):
     """A complete Argute world (§1.2–1.4).
 
     Fields: ``hands`` (per seat a mask of physical ids), ``bids`` (per seat, -1 = not yet
@@ -173,9 +173,7 @@ class ArguteState(State):
         self.won = [0] * n
         self.hist = []
         self.actors = []
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
+        self._snapshot()
 
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)``, 6 cards each from the dealer's left (§1.2)."""
@@ -322,12 +320,6 @@ class ArguteState(State):
 
     def hand_index(self) -> int:
         return self.hidx
-
-    def hand_start(self) -> ArguteState:
-        return self.start.clone()
-
-    def hand_history(self) -> list[int]:
-        return list(self.hist)
 
     def world_key(self) -> Hashable:
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt, tuple(self.bids),

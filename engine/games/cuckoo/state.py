@@ -13,7 +13,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from engine.cards import french_str
-from engine.core import Outcome, State, rank_rewards, ranks_from_results
+from engine.core import Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import shuffled
 from engine.errors import GameOverError
 
@@ -45,7 +45,7 @@ def _code(card: int) -> str | None:
     return _CODES[card]
 
 
-class CuckooState(State):
+class CuckooState(SnapshotState):
     """A complete Cuckoo world: lives, dealer, the current hand's deal and play.
 
     Cards are French ids (``engine.cards``); ``cards[s]`` is seat ``s``'s card now
@@ -119,12 +119,6 @@ class CuckooState(State):
         self.phase = TURN
         self.history = []
         self._snapshot()
-
-    def _snapshot(self) -> None:
-        """Keep a copy of the state right after the deal as the hand's start (its own start)."""
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
 
     def _end_hand(self) -> None:
         """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended."""
@@ -300,9 +294,6 @@ class CuckooState(State):
 
     def hand_index(self) -> int:
         return self.hidx
-
-    def hand_start(self) -> CuckooState:
-        return self.start.clone()
 
     def hand_history(self) -> list[int]:
         return list(self.history)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.cards import cards_of, french_str
-from engine.core import Outcome, State, ranks_from_results
+from engine.core import Outcome, SnapshotState, ranks_from_results
 from engine.errors import GameOverError
 
 from .actions import (
@@ -68,7 +68,7 @@ def points_of(ctrl_mask: int) -> int:
     return total
 
 
-class CuttleState(State):
+class CuttleState(SnapshotState):
     """One Cuttle match (a single hand) — see the module docstring for the table model.
 
     Hidden-information bookkeeping kept for observations and information sets:
@@ -142,8 +142,7 @@ class CuttleState(State):
         s.glimpses = [[], []]
         s.exposed = [0, 0]
         s._legal = None
-        s.start = None
-        s.start = s.clone()
+        s._snapshot()
         return s
 
     def clone(self) -> CuttleState:
@@ -199,10 +198,6 @@ class CuttleState(State):
     def hand_index(self) -> int:
         """0 until the match ends, then 1 (a match is one hand, §3.3)."""
         return 1 if self.phase == OVER else 0
-
-    def hand_start(self) -> CuttleState:
-        """A copy of the state right after the deal."""
-        return self.start.clone()
 
     def hand_history(self) -> list[int]:
         """The actions applied since the deal."""

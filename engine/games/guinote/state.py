@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import SPANISH_SUITS, mask_of
-from engine.core import Outcome, State, rank_rewards, seat_ranks_from_sides
+from engine.core import Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
 from engine.deal import deal_hands, shuffled
 from engine.errors import GameOverError
 from engine.games.guinote.public import OVER, PLAY, WINDOW, walk
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _SEVEN_POWER = POWER[SEVEN_OF[0]]
 
 
-class GuinoteState(State):
+class GuinoteState(SnapshotState):
     """One Guiñote match in progress (2 players, or 4 in partnerships {0,2} vs {1,3}).
 
     Sides are indexed by ``seat % 2`` for both player counts. ``stock[0]`` is the face-up
@@ -104,9 +104,7 @@ class GuinoteState(State):
         self.tricks_done = 0
         self.hand_pts = [0, 0]
         self.history = []
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
+        self._snapshot()
 
     # ------------------------------------------------------------ contract
 
@@ -122,9 +120,6 @@ class GuinoteState(State):
 
     def hand_index(self) -> int:
         return self.hand_no
-
-    def hand_start(self) -> GuinoteState:
-        return self.start.clone()
 
     def hand_history(self) -> list[int]:
         return list(self.history)

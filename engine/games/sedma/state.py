@@ -11,7 +11,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from engine.cards import mask_of
-from engine.core import Outcome, State, rank_rewards, seat_ranks_from_sides
+from engine.core import Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
 from engine.deal import shuffled
 from engine.errors import GameOverError
 
@@ -42,7 +42,7 @@ def hand_rewards_from_points(n: int, points: list[int]) -> tuple[float, ...]:
     return tuple(rank_rewards(seat_ranks_from_sides(points, teams), teams))
 
 
-class SedmaState(State):
+class SedmaState(SnapshotState):
     """A Sedma match in progress (one hand, or a VP match of several hands; §2.5).
 
     Turn structure (§2.3): in ``PHASE_PLAY`` the current seat plays a rank (the leader
@@ -113,9 +113,7 @@ class SedmaState(State):
         self.ntricks = 0
         self.lastw = -1
         self.hist = []
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
+        self._snapshot()
 
     # ------------------------------------------------------------ contract
 
@@ -337,14 +335,6 @@ class SedmaState(State):
         c.start = self.start
         c.hist = self.hist[:]
         return c
-
-    def hand_start(self) -> SedmaState:
-        """A copy of this state right after the current hand was dealt."""
-        return self.start.clone()
-
-    def hand_history(self) -> list[int]:
-        """The actions applied since the current hand was dealt."""
-        return self.hist[:]
 
     def world_key(self) -> Hashable:
         """The whole current-hand world in physical ids: deal, stock order, history, match score."""

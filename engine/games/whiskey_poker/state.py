@@ -17,7 +17,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from engine.cards import cards_of, french_str
-from engine.core import Outcome, State, rank_rewards, ranks_from_results
+from engine.core import Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import shuffled
 from engine.errors import GameOverError
 from engine.games.whiskey_poker import actions as A
@@ -64,7 +64,7 @@ def _cards(mask: int) -> list[str]:
     return [french_str(c) for c in cards_of(mask)]
 
 
-class WhiskeyState(State):
+class WhiskeyState(SnapshotState):
     """A complete Whiskey Poker world (see the module docstring).
 
     Chips: ``score`` is each seat's net chips so far (``BETTING``) or chips left
@@ -157,10 +157,7 @@ class WhiskeyState(State):
             self.put = [0] * n
             self.pot = 0
             self._start_phase(EX1)
-        self.start = None
-        snap = self.clone()
-        snap.start = snap
-        self.start = snap
+        self._snapshot()
 
     def _start_phase(self, phase: int) -> None:
         self.phase = phase
@@ -209,12 +206,6 @@ class WhiskeyState(State):
 
     def hand_index(self) -> int:
         return self.hidx
-
-    def hand_start(self) -> WhiskeyState:
-        return self.start.clone()
-
-    def hand_history(self) -> list[int]:
-        return list(self.hist)
 
     def public_action(self, action: int, seat: int) -> str:
         """Every Whiskey Poker action is public in full (an ``exchange`` shows no card, §2.9)."""
