@@ -164,40 +164,41 @@ class Sampler:
             val = 1 if not any(rem) else 0
             memo[key] = val
             return val
-        cls = self.loc_classes[j]
-        cap = self.problem.capacities[j]
         total = 0
-        for k in _compositions(cap, [rem[c] for c in cls]):
+        for _k, w, nxt in self._branches(j, rem):
+            total += w * self._count(j + 1, nxt)
+        memo[key] = total
+        return total
+
+    def _branches(self, j: int, rem: tuple[int, ...]) -> list[tuple[tuple[int, ...], int, tuple[int, ...]]]:
+        """The ways location ``j`` can be filled from the remaining class counts ``rem``.
+
+        :returns: per composition ``k`` of the location's capacity over the classes it may
+            hold, ``(k, ways, rem_after)``: the number of ways to choose those cards
+            (product of binomials, never 0) and the class counts left for later locations.
+        """
+        cls = self.loc_classes[j]
+        out = []
+        for k in _compositions(self.problem.capacities[j], [rem[c] for c in cls]):
             w = 1
             nxt = list(rem)
             for c, kc in zip(cls, k):
                 if kc:
                     w *= comb(rem[c], kc)
                     nxt[c] -= kc
-            if w:
-                sub = self._count(j + 1, tuple(nxt))
-                total += w * sub
-        memo[key] = total
-        return total
+            out.append((k, w, tuple(nxt)))
+        return out
 
     def _step(self, j: int, rem: tuple[int, ...]) -> tuple[list[int], list[tuple[int, ...]]]:
         key = (j, rem)
         got = self._steps.get(key)
         if got is not None:
             return got
-        cls = self.loc_classes[j]
-        cap = self.problem.capacities[j]
         cum: list[int] = []
         ks: list[tuple[int, ...]] = []
         acc = 0
-        for k in _compositions(cap, [rem[c] for c in cls]):
-            w = 1
-            nxt = list(rem)
-            for c, kc in zip(cls, k):
-                if kc:
-                    w *= comb(rem[c], kc)
-                    nxt[c] -= kc
-            w *= self._count(j + 1, tuple(nxt))
+        for k, w, nxt in self._branches(j, rem):
+            w *= self._count(j + 1, nxt)
             if w:
                 acc += w
                 cum.append(acc)
