@@ -21,11 +21,14 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bots import sdk  # noqa: E402
 from engine import registry  # noqa: E402
+from engine.core import Game  # noqa: E402
 from engine.search.ismcts import ISMCTS  # noqa: E402
 
 #: the share of the remaining bank one decision may spend beyond ``move_ms``.
@@ -90,14 +93,18 @@ def choose(result_action, visits: dict, legal: list[str], fmt) -> str:
     return legal[0]
 
 
-def make_act(iterations: int | None, time_ms: float | None, c: float, variant: str, hand_rollouts: bool):
-    """An ``act(observation, legal, ctx)`` function for :func:`bots.sdk.run` searching with ISMCTS.
+def search_act(new_searcher: Callable[[Game], Any], iterations: int | None, time_ms: float | None,
+               counts_key: str = "visits"):
+    """An ``act(observation, legal, ctx)`` function for :func:`bots.sdk.run` around a searcher.
 
-    With neither budget, 1,000 iterations. Searchers are cached per game.
+    :param new_searcher: builds the searcher of a game (one is cached per game); it has
+        ``game`` and ``search(observation, rng, iterations=, time_ms=) -> SearchResult``.
+    :param iterations: the iteration budget (None: time only).
+    :param time_ms: the bot's own time budget (None: iterations, with the clock as a hard
+        cap only, see :func:`hard_cap_ms`); else capped by the clock (:func:`time_budget_ms`).
+    :param counts_key: the ``info`` key of the five largest ``SearchResult.visits``.
     """
-    if iterations is None and time_ms is None:
-        iterations = 1000
-    searchers: dict[str, ISMCTS] = {}
+    searchers: dict[str, Any] = {}
 
     def act(observation: dict, legal: list[str], ctx: sdk.Context):
         t0 = time.perf_counter()
@@ -106,8 +113,7 @@ def make_act(iterations: int | None, time_ms: float | None, c: float, variant: s
         game_name = ctx.game or observation["game"]
         search = searchers.get(game_name)
         if search is None:
-            search = searchers[game_name] = ISMCTS(registry.get_game(game_name), c=c, variant=variant,
-                                                   hand_rollouts=hand_rollouts)
+            search = searchers[game_name] = new_searcher(registry.get_game(game_name))
         spent = (time.perf_counter() - t0) * 1000
         if time_ms is not None:
             budget = time_budget_ms(time_ms, ctx.clock, spent)
@@ -119,10 +125,21 @@ def make_act(iterations: int | None, time_ms: float | None, c: float, variant: s
         top = sorted(res.visits.items(), key=lambda kv: -kv[1])[:5]
         info = {"iterations": res.iterations, "value": round(res.value, 4),
                 "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
-                "visits": {fmt(a): v for a, v in top}}
+                counts_key: {fmt(a): v for a, v in top}}
         return action, info
 
     return act
+
+
+def make_act(iterations: int | None, time_ms: float | None, c: float, variant: str, hand_rollouts: bool):
+    """An ``act(observation, legal, ctx)`` function for :func:`bots.sdk.run` searching with ISMCTS.
+
+    With neither budget, 1,000 iterations. Searchers are cached per game.
+    """
+    if iterations is None and time_ms is None:
+        iterations = 1000
+    return search_act(lambda game: ISMCTS(game, c=c, variant=variant, hand_rollouts=hand_rollouts),
+                      iterations, time_ms, "visits")
 
 
 def main(argv: list[str] | None = None) -> int:

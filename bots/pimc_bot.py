@@ -27,10 +27,10 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bots import sdk  # noqa: E402
-from bots.ismcts_bot import choose, hard_cap_ms, time_budget_ms  # noqa: E402
-from engine import registry  # noqa: E402
-from engine.core import Game, State  # noqa: E402
+from bots.ismcts_bot import search_act  # noqa: E402
+from engine.core import Game  # noqa: E402
 from engine.search.ismcts import SearchResult  # noqa: E402
+from engine.search.rollout import rollout_rewards  # noqa: E402
 
 
 class PIMC:
@@ -51,22 +51,6 @@ class PIMC:
         self.hand_rollouts = hand_rollouts
         self.rollouts_per_move = rollouts_per_move
 
-    def _reward(self, state: State, seat: int, teams: list[list[int]], hand0: int, rng: random.Random) -> float:
-        """Roll ``state`` out (in place) and return ``seat``'s reward in [0, 1]."""
-        roll = self.game.rollout_action
-        apply = state.apply
-        is_terminal = state.is_terminal
-        if self.hand_rollouts:
-            hand_index = state.hand_index
-            while not is_terminal() and hand_index() == hand0:
-                apply(roll(state, rng))
-            if not is_terminal():
-                return state.hand_rewards()[seat]
-        else:
-            while not is_terminal():
-                apply(roll(state, rng))
-        return state.outcome().rewards(teams)[seat]
-
     def search(self, observation: Mapping[str, Any], rng: random.Random, iterations: int | None = 1000,
                time_ms: float | None = None) -> SearchResult:
         """Choose a move for the observing seat.
@@ -82,7 +66,9 @@ class PIMC:
             raise ValueError("give an iteration or a time budget")
         t0 = time.perf_counter()
         deadline = t0 + time_ms / 1000.0 if time_ms is not None else None
-        info = self.game.infoset(observation)
+        game = self.game
+        hand_rollouts = self.hand_rollouts
+        info = game.infoset(observation)
         seat = info.seat
         teams = self.game.teams(int(observation["players"]))
         world = info.sample(rng)
@@ -108,7 +94,7 @@ class PIMC:
                 for _ in range(per):
                     s = world.clone()
                     s.apply(a)
-                    acc += self._reward(s, seat, teams, hand0, rng)
+                    acc += rollout_rewards(game, s, rng, teams, hand0, hand_rollouts)[seat]
                 done += per
                 total[a] = total.get(a, 0.0) + acc
                 count[a] = count.get(a, 0) + per
@@ -123,32 +109,13 @@ def make_act(iterations: int | None, time_ms: float | None, determinizations: in
              rollouts_per_move: int = 5):
     """An ``act(observation, legal, ctx)`` function for :func:`bots.sdk.run` searching with PIMC.
 
-    With neither budget, 1,000 rollouts. Clock handling as :func:`bots.ismcts_bot.make_act`.
+    With neither budget, 1,000 rollouts. Clock handling as :func:`bots.ismcts_bot.make_act`;
+    the reply's ``info`` holds the five largest vote counts as ``votes``.
     """
     if iterations is None and time_ms is None:
         iterations = 1000
-    searchers: dict[str, PIMC] = {}
-
-    def act(observation: dict, legal: list[str], ctx: sdk.Context):
-        t0 = time.perf_counter()
-        if len(legal) == 1:
-            return legal[0], {"iterations": 0, "value": None, "elapsed_ms": 0.0}
-        game_name = ctx.game or observation["game"]
-        search = searchers.get(game_name)
-        if search is None:
-            search = searchers[game_name] = PIMC(registry.get_game(game_name), determinizations,
-                                                 hand_rollouts, rollouts_per_move)
-        spent = (time.perf_counter() - t0) * 1000
-        budget = time_budget_ms(time_ms, ctx.clock, spent) if time_ms is not None else hard_cap_ms(ctx.clock, spent)
-        res = search.search(observation, ctx.rng, iterations=iterations, time_ms=budget)
-        fmt = search.game.format_action
-        action = choose(res.action, res.visits, legal, fmt)
-        info = {"iterations": res.iterations, "value": round(res.value, 4),
-                "elapsed_ms": round((time.perf_counter() - t0) * 1000, 1),
-                "votes": {fmt(a): v for a, v in sorted(res.visits.items(), key=lambda kv: -kv[1])[:5]}}
-        return action, info
-
-    return act
+    return search_act(lambda game: PIMC(game, determinizations, hand_rollouts, rollouts_per_move),
+                      iterations, time_ms, "votes")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core import Game, State
+from engine.search.rollout import rollout_rewards
 
 
 class Node:
@@ -121,20 +122,7 @@ class ISMCTS:
         With ``hand_rollouts`` the rollout stops when the hand ``hand0`` ends
         (``State.hand_rewards()``); otherwise at the end of the match (``Outcome.rewards``).
         """
-        roll = self.game.rollout_action
-        rng = self._rng
-        apply = state.apply
-        is_terminal = state.is_terminal
-        if self.hand_rollouts:
-            hand_index = state.hand_index
-            while not is_terminal() and hand_index() == hand0:
-                apply(roll(state, rng))
-            if not is_terminal():
-                return state.hand_rewards()
-        else:
-            while not is_terminal():
-                apply(roll(state, rng))
-        return state.outcome().rewards(teams)
+        return rollout_rewards(self.game, state, self._rng, teams, hand0, self.hand_rollouts)
 
     # ------------------------------------------------------------------ search
 

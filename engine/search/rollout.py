@@ -1,0 +1,31 @@
+"""Rollouts shared by the searchers (ISMCTS, the PIMC bot): play a state out, return rewards."""
+
+from __future__ import annotations
+
+import random
+
+from engine.core import Game, State
+
+
+def rollout_rewards(game: Game, state: State, rng: random.Random, teams: list[list[int]], hand0: int,
+                    hand_rollouts: bool) -> list[float]:
+    """Play ``state`` out in place with ``game.rollout_action`` and return the reward per seat.
+
+    :param teams: the sides (``game.teams(n)``) for :meth:`Outcome.rewards`.
+    :param hand0: the hand index the rollout started in.
+    :param hand_rollouts: stop when hand ``hand0`` ends and return ``State.hand_rewards()``;
+        otherwise play to the end of the match (``Outcome.rewards(teams)``).
+    """
+    roll = game.rollout_action
+    apply = state.apply
+    is_terminal = state.is_terminal
+    if hand_rollouts:
+        hand_index = state.hand_index
+        while not is_terminal() and hand_index() == hand0:
+            apply(roll(state, rng))
+        if not is_terminal():
+            return state.hand_rewards()
+    else:
+        while not is_terminal():
+            apply(roll(state, rng))
+    return state.outcome().rewards(teams)
