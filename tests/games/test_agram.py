@@ -21,6 +21,7 @@ from engine.errors import (
 from engine.games.agram import DECK, Agram
 from engine.seeds import hand_rng
 from tests import conformance as cf
+from tests.games.helpers import conformance_suite, play_out
 
 G = Agram()
 P = G.parse_action
@@ -295,16 +296,8 @@ def test_greedy_beats_random():
     rng = random.Random(2)
     wins = 0
     for d in range(300):
-        st = G.new_match(3, d)
-        gseat = d % 3
-        while not st.is_terminal():
-            p = st.current_player()
-            if p == gseat:
-                a = greedy.act(st.observation(p), st.legal_strings(), rng)
-                st.apply_string(a)
-            else:
-                st.apply(G.rollout_action(st, rng))
-        wins += st.outcome().ranks[gseat] == 0
+        st = play_out(G.new_match(3, d), greedy.act, {d % 3}, rng, opponent=G.rollout_action)
+        wins += st.outcome().ranks[d % 3] == 0
     assert wins > 130  # random play wins about 100 of 300
 
 
@@ -312,14 +305,7 @@ def test_greedy_beats_random():
 
 @pytest.mark.parametrize("n,opts", G.configs)
 def test_conformance_suite(n, opts):
-    for seed in range(6):
-        final = cf.random_playout(G, n, opts, seed)
-        cf.check_observation_shape(G, final)
-    cf.check_determinism(G, n, opts, 1)
-    cf.check_public_actions(G, n, opts, 2)
-    for i, state in enumerate(cf.random_positions(G, n, opts, seed=11, count=4)):
-        for seat in range(n):
-            cf.audit_position(G, state, seat, samples=8, seed=i)
+    conformance_suite(G, n, opts, playouts=6, determinism_seed=1, public_seed=2, positions_seed=11, samples=8)
 
 
 def test_rules_copy_matches_shared():

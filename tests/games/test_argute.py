@@ -24,6 +24,7 @@ from engine.errors import (
 from engine.games.argute import BID, Argute, hand_score, trick_winner, win_test
 from engine.seeds import hand_rng
 from tests import conformance as cf
+from tests.games.helpers import conformance_suite, play_out
 
 G = Argute()
 
@@ -390,14 +391,8 @@ def test_greedy_scores_better_than_random():
     rng = random.Random(1)
     greedy_total = random_total = 0
     for d in range(150):
-        st = G.new_match(3, d, max_hands=1)
         gs = d % 3
-        while not st.is_terminal():
-            p = st.current_player()
-            if p == gs:
-                st.apply_string(greedy.act(st.observation(p), st.legal_strings(), rng))
-            else:
-                st.apply(G.rollout_action(st, rng))
+        st = play_out(G.new_match(3, d, max_hands=1), greedy.act, {gs}, rng, opponent=G.rollout_action)
         greedy_total += st.scores[gs]
         random_total += st.scores[(gs + 1) % 3]
     assert greedy_total > random_total + 60
@@ -407,14 +402,7 @@ def test_greedy_scores_better_than_random():
 
 @pytest.mark.parametrize("n,opts", G.configs)
 def test_conformance_suite(n, opts):
-    for seed in range(4):
-        final = cf.random_playout(G, n, opts, seed)
-        cf.check_observation_shape(G, final)
-    cf.check_determinism(G, n, opts, 1)
-    cf.check_public_actions(G, n, opts, 2)
-    for i, state in enumerate(cf.random_positions(G, n, opts, seed=13, count=4)):
-        for seat in range(n):
-            cf.audit_position(G, state, seat, samples=8, seed=i)
+    conformance_suite(G, n, opts, playouts=4, determinism_seed=1, public_seed=2, positions_seed=13, samples=8)
 
 
 def test_chi2_last_card_two_players():

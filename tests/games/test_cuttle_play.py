@@ -15,6 +15,7 @@ from engine.games.cuttle.actions import JACKS, K_TAKE
 from engine.games.cuttle.state import SEVEN
 from tests import conformance as cf
 from tests.games.cuttle_helpers import GAME, M, play, position
+from tests.games.helpers import play_out
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -202,18 +203,8 @@ def test_greedy_three_and_four_choices():
 def test_greedy_beats_random():
     wins = 0
     for i in range(60):
-        s = GAME.new_match(2, 1000 + i)
-        rng = random.Random(i)
-        me = i % 2
-        while not s.is_terminal():
-            legal = s.legal_strings()
-            if s.current_player() == me:
-                a = greedy.act(s.observation(me), legal, rng)
-                assert a in legal
-            else:
-                a = legal[rng.randrange(len(legal))]
-            s.apply_string(a)
-        wins += s.winner == me
+        s = play_out(GAME.new_match(2, 1000 + i), greedy.act, {i % 2}, random.Random(i))
+        wins += s.winner == i % 2
     assert wins >= 45
 
 

@@ -15,15 +15,14 @@ from engine.errors import ActionParseError, IllegalActionError, OptionError
 from engine.games.gargon import rules as R
 from engine.games.gargon.state import GargonState
 from tests import conformance as cf
+from tests.games.helpers import play_out
 
 GAME = registry.get_game("gargon")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make(n: int, hands: list[str], a: str = "v13 v14 v15 w13 w14 w15", b: str = "y13 y14 y15 g13 g14 g15",
-         start: int = 0, **options) -> GargonState:
-    """A state from an explicit deal: hands and piles as face strings (piles top first)."""
-    used: set[int] = set()
+def _face_ids(used: set[int]):
+    """``cid(face)``: the next physical id of a face string not in ``used`` (added to it)."""
 
     def cid(text: str) -> int:
         c, v = divmod(R.parse_face(text), 16)
@@ -32,6 +31,15 @@ def make(n: int, hands: list[str], a: str = "v13 v14 v15 w13 w14 w15", b: str = 
                 used.add(x)
                 return x
         raise AssertionError(f"{text} used too often")
+
+    return cid
+
+
+def make(n: int, hands: list[str], a: str = "v13 v14 v15 w13 w14 w15", b: str = "y13 y14 y15 g13 g14 g15",
+         start: int = 0, **options) -> GargonState:
+    """A state from an explicit deal: hands and piles as face strings (piles top first)."""
+    used: set[int] = set()
+    cid = _face_ids(used)
 
     masks = []
     for h in hands:
@@ -504,16 +512,8 @@ def test_greedy_follower_passes_with_weak_match():
 def test_greedy_beats_random():
     wins = 0
     for seed in range(30):
-        st = GAME.new_match(3, seed)
-        rng = random.Random(seed)
-        me = seed % 3
-        while not st.is_terminal():
-            legal = st.legal_strings()
-            p = st.current_player()
-            a = greedy.act(st.observation(p), legal, rng) if p == me else legal[rng.randrange(len(legal))]
-            assert a in legal
-            st.apply_string(a)
-        wins += st.outcome().ranks[me] == 0
+        st = play_out(GAME.new_match(3, seed), greedy.act, {seed % 3}, random.Random(seed))
+        wins += st.outcome().ranks[seed % 3] == 0
     assert wins >= 14
 
 
@@ -526,14 +526,7 @@ def full_deal(hands: list[str], a_top: str, b_top: str, start: int = 0) -> Gargo
     """A full 102-card deal: explicit hands (10 each) and pile tops; every red card placed explicitly."""
     n = len(hands)
     used: set[int] = set()
-
-    def cid(text: str) -> int:
-        c, v = divmod(R.parse_face(text), 16)
-        for x in ([c * 17, c * 17 + 1] if v == 0 else [c * 17 + v + 1]):
-            if x not in used:
-                used.add(x)
-                return x
-        raise AssertionError(f"{text} used too often")
+    cid = _face_ids(used)
 
     masks = []
     for h in hands:

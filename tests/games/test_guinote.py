@@ -13,6 +13,7 @@ from engine.cards import parse_spanish
 from engine.errors import ActionParseError, IllegalActionError, OptionError, PlayerCountError
 from engine.registry import get_game
 from tests import conformance as cf
+from tests.games.helpers import play_out
 
 G = get_game("guinote")
 O, C, E, B = range(4)  # noqa: E741 - the suits o c e b
@@ -600,26 +601,14 @@ def test_greedy_leads_cheap_and_loads_points_on_partner_trick():
 def test_greedy_returns_a_legal_action_in_random_play():
     for n in (2, 4):
         for seed in range(5):
-            st = G.new_match(n, seed)
-            rng = random.Random(seed)
-            while not st.is_terminal():
-                legal = st.legal_strings()
-                a = greedy(st.observation(st.current_player()), legal, rng)
-                assert a in legal
-                st.apply_string(a)
+            play_out(G.new_match(n, seed), greedy, range(n), random.Random(seed))
 
 
 def test_greedy_beats_random():
     wins = 0
     for seed in range(40):
-        st = G.new_match(2, seed)
-        rng = random.Random(seed)
-        gseat = seed % 2
-        while not st.is_terminal():
-            legal = st.legal_strings()
-            p = st.current_player()
-            st.apply_string(greedy(st.observation(p), legal, rng) if p == gseat else legal[rng.randrange(len(legal))])
-        wins += st.outcome().ranks[gseat] == 0
+        st = play_out(G.new_match(2, seed), greedy, {seed % 2}, random.Random(seed))
+        wins += st.outcome().ranks[seed % 2] == 0
     assert wins >= 32
 
 

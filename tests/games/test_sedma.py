@@ -20,6 +20,7 @@ from engine.games.sedma import Sedma, SedmaState
 from engine.games.sedma.actions import END, RANKS
 from engine.registry import get_game
 from tests import conformance as cf
+from tests.games.helpers import play_out
 
 GAME: Sedma = get_game("sedma")  # type: ignore[assignment]
 
@@ -703,13 +704,6 @@ def test_greedy_beats_random():
     rng = random.Random(5)
     wins = 0
     for d in range(60):
-        s = GAME.new_match(2, d)
-        me = d % 2
-        while not s.is_terminal():
-            p = s.current_player()
-            legal = s.legal_strings()
-            a = greedy.act(s.observation(p), legal, rng) if p == me else legal[rng.randrange(len(legal))]
-            assert a in legal
-            s.apply_string(a)
-        wins += s.outcome().ranks[me] == 0
+        s = play_out(GAME.new_match(2, d), greedy.act, {d % 2}, rng)
+        wins += s.outcome().ranks[d % 2] == 0
     assert wins >= 36

@@ -25,6 +25,7 @@ from engine.games.whiskey_poker.hands import BACKEND, category_name, reference_s
 from engine.games.whiskey_poker.state import BET2, BET3, EX1, EX2, Rules, WhiskeyState
 from engine.registry import get_game
 from tests import conformance as cf
+from tests.games.helpers import conformance_suite, play_out
 
 GAME: WhiskeyPoker = get_game("whiskey_poker")
 
@@ -543,14 +544,7 @@ def test_determinization_audit_in_scripted_positions():
 
 @pytest.mark.parametrize("n,opts", GAME.configs)
 def test_conformance_functions_on_configs(n, opts):
-    for seed in range(3):
-        final = cf.random_playout(GAME, n, opts, seed)
-        cf.check_observation_shape(GAME, final)
-    cf.check_determinism(GAME, n, opts, 4)
-    cf.check_public_actions(GAME, n, opts, 4)
-    for i, state in enumerate(cf.random_positions(GAME, n, opts, seed=21, count=4)):
-        for seat in range(n):
-            cf.audit_position(GAME, state, seat, samples=4, seed=i)
+    conformance_suite(GAME, n, opts, playouts=3, determinism_seed=4, public_seed=4, positions_seed=21, samples=4)
 
 
 def test_sample_respects_exposed_widow_and_phase_two_pins():
@@ -636,12 +630,6 @@ def test_greedy_returns_legal_strings_everywhere():
 def test_greedy_beats_random_players():
     wins = 0
     for seed in range(6):
-        s = GAME.new_match(3, seed, hands_per_match=6)
-        rng = random.Random(seed)
-        while not s.is_terminal():
-            p = s.current_player()
-            legal_now = s.legal_strings()
-            a = greedy.act(s.observation(p), legal_now, rng) if p == 0 else legal_now[rng.randrange(len(legal_now))]
-            s.apply_string(a)
+        s = play_out(GAME.new_match(3, seed, hands_per_match=6), greedy.act, {0}, random.Random(seed))
         wins += s.outcome().ranks[0] == 0
     assert wins >= 5
