@@ -157,9 +157,12 @@ def seat_or_random(below: int | None = None) -> Callable[[Any], bool]:
     return check
 
 
-def seat_option(name: str, doc: str, expected: str, below: int | None = None) -> Option:
+def seat_option(name: str = "first_dealer",
+                doc: str = "seat of the first dealer, or 'random' (drawn from the deal seed)",
+                expected: str = "a seat number 0..n-1 or 'random'", below: int | None = None) -> Option:
     """An option naming a seat (default 0) or ``"random"`` (``first_dealer``, ``first_start``).
 
+    :param doc: the line for ``arena rules`` (default: the first dealer's).
     :param below: seats accepted at validation are ``0..below-1`` (usually ``max_players``);
         ``None``: any seat, checked against the player count by :meth:`Game.seat_from_option`.
     :param expected: wording of what is accepted, for error messages.

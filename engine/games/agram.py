@@ -494,9 +494,7 @@ class Agram(Game):
     min_players = 2
     max_players = 5
     options = {
-        "first_dealer": seat_option(
-            "first_dealer", "seat of the first dealer, or 'random' (drawn from the deal seed)",
-            expected="a seat number 0..n-1 or 'random'", below=5),
+        "first_dealer": seat_option(below=5),
         "match_wins": Option(
             "match_wins", 1, "deals a player must win to win the match (1: one deal is one match)",
             check=int_at_least(1), expected="an integer >= 1"),

@@ -502,9 +502,7 @@ class Argute(Game):
     min_players = 2
     max_players = 7
     options = {
-        "first_dealer": seat_option(
-            "first_dealer", "seat of the first dealer, or 'random' (drawn from the deal seed)",
-            expected="a seat number 0..n-1 or 'random'", below=7),
+        "first_dealer": seat_option(below=7),
         "target_score": Option(
             "target_score", 6, "a unique leader on at least this score after a hand wins",
             check=int_at_least(1), expected="an integer >= 1"),
