@@ -335,11 +335,11 @@ class _Match:
         """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
         move_index = len(self.actions)
         clock = self.clock
+        obs = self.state.observation(seat)  # the state does not change while this seat decides
         while True:
             proc = self.pool.get(seat) if self.pool.procs[seat] is None else self.pool.procs[seat]
             self.request_id += 1
             rid = self.request_id
-            obs = self.state.observation(seat)
             data = encode_act(rid, obs, legal, clock.move_ms, int(self.bank[seat]))
             self.thinking = seat
             try:

@@ -11,6 +11,8 @@ byte search, so its own cost is the same in both phases).
   polled, ``parse_action`` (decode + validation) and the legal-set check.
 
 Run on one core (both processes pinned to CPU 0) and on two (arena on CPU 0, bot on CPU 1).
+Besides the wall times, the arena side's own CPU time per round trip is printed for each phase
+(``time.thread_time``, read outside the timed spans): the difference is the arena's Python work.
 Usage: ``python bench/protocol_overhead.py [--n 20000] [--game agram]``
 """
 
@@ -79,6 +81,8 @@ def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
         raw_line = encode_act(1, obs, legal, 1000, 10000)
         raw: list[float] = []
         arena: list[float] = []
+        cpu_raw = cpu_arena = 0.0
+        cpu = time.thread_time
         wfd = proc.stdin_fd
         # a second open file description of the same pipe, blocking, for the raw phase
         rfd = os.open(f"/proc/self/fd/{proc.stdout_fd}", os.O_RDONLY)
@@ -86,18 +90,23 @@ def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
             # alternate the two phases round trip by round trip, so load from other
             # processes hits both alike
             for rid in range(2, n + 2):
+                c0 = cpu()
                 t0 = time.perf_counter()
                 os.write(wfd, raw_line)
                 buf = os.read(rfd, 65536)
                 while not buf.endswith(b"\n"):
                     buf += os.read(rfd, 65536)
                 raw.append(time.perf_counter() - t0)
+                c1 = cpu()
                 t0 = time.perf_counter()
                 proc.send(encode_act(rid, obs, legal, 1000, 10000))
                 line, _t = hub.wait_line(proc, t0 + 1.02, None)
                 reply = parse_action(line, rid)
                 legal.index(reply.action)
                 arena.append(time.perf_counter() - t0)
+                c2 = cpu()
+                cpu_raw += c1 - c0
+                cpu_arena += c2 - c1
         finally:
             os.close(rfd)
     finally:
@@ -108,7 +117,8 @@ def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
     raw_us = statistics.median(raw) * 1e6
     arena_us = statistics.median(arena) * 1e6
     return {"bytes": len(raw_line), "raw_us": raw_us, "arena_us": arena_us, "ratio": arena_us / raw_us,
-            "raw_mean_us": statistics.fmean(raw) * 1e6, "arena_mean_us": statistics.fmean(arena) * 1e6}
+            "raw_mean_us": statistics.fmean(raw) * 1e6, "arena_mean_us": statistics.fmean(arena) * 1e6,
+            "raw_cpu_us": cpu_raw / n * 1e6, "arena_cpu_us": cpu_arena / n * 1e6}
 
 
 def main() -> None:
@@ -119,11 +129,13 @@ def main() -> None:
     ncpu = len(os.sched_getaffinity(0))
     setups = [("1 core", (0, 0))] + ([("2 cores", (0, 1))] if ncpu >= 2 else [])
     print(f"act -> action round trip, {args.game} observation, {args.n} round trips per phase (median)")
-    print(f"{'setup':8} {'bytes':>6} {'raw µs':>8} {'arena µs':>9} {'ratio':>6}  (means: raw / arena µs)")
+    print(f"{'setup':8} {'bytes':>6} {'raw µs':>8} {'arena µs':>9} {'ratio':>6}  "
+          "(means: raw / arena µs; arena-side CPU per round trip: raw / arena µs)")
     for label, cpus in setups:
         r = run(args.n, args.game, cpus)
         print(f"{label:8} {r['bytes']:6d} {r['raw_us']:8.1f} {r['arena_us']:9.1f} {r['ratio']:6.2f}  "
-              f"({r['raw_mean_us']:.1f} / {r['arena_mean_us']:.1f})")
+              f"({r['raw_mean_us']:.1f} / {r['arena_mean_us']:.1f}; cpu {r['raw_cpu_us']:.1f} / "
+              f"{r['arena_cpu_us']:.1f})")
 
 
 if __name__ == "__main__":

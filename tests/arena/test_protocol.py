@@ -100,3 +100,103 @@ def test_decode_request():
     assert p.decode_request(b'{"type":"end","outcome":{}}')["type"] == "end"
     with pytest.raises(ValueError):
         p.decode_request(b"[1]")
+
+
+# ---------------------------------------------------------------- fast paths (issue 8)
+
+def _outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except ProtocolError as e:
+        return ("error", str(e))
+
+
+def test_encode_act_same_bytes_as_a_plain_dump():
+    obs = {"hand": ["6h", "Th"], "n": 3, "nested": {"a": [1, None, True]}}
+    expected = orjson.dumps({"type": "act", "id": 9, "observation": obs, "legal": ["a", "b"],
+                             "clock": {"move_ms": 1000, "bank_ms": 250}}, option=orjson.OPT_APPEND_NEWLINE)
+    assert p.encode_act(9, obs, ["a", "b"], 1000, 250) == expected
+    assert p.encode_act(9, obs, ("a", "b"), 1000, 250) == expected  # any sequence of strings
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type":"action","id":3,"action":"play 1"}',
+    b'{"action":"play 1","id":3,"type":"action"}',
+    b'{"type":"action","id":3,"action":"play 1","info":{"v":1}}',
+    b'{"type":"action","id":3,"action":"play 1","info":null}',
+    b'{"type":"action","id":2,"action":"play 1"}',
+    b'{"type":"action","id":3,"action":"x","type":"ready"}',
+    b'{"type":"action","id":3.0,"action":"x"}',
+    b'{"type":"action","id":true,"action":"x"}',
+    b'{"type":"action","id":3,"action":null}',
+    b'{"type":"action","id":3}',
+    b'{"type":"act","id":3,"action":"x"}',
+    b'{"type":"action","id":3,"action":"x"} {}',
+    b'["type","action"]',
+])
+def test_parse_action_fast_path_agrees_with_full_validation(line):
+    assert _outcome(p.parse_action, line, 3) == _outcome(p._parse_action_full, line, 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["type", "id", "action", "info", "x"]),
+                       st.sampled_from(["action", "ready", 3, 4, True, None, 3.0, "play 1", {}, {"k": 1}, [1]]),
+                       max_size=5))
+def test_fuzz_fast_path_agrees(obj):
+    line = orjson.dumps(obj)
+    assert _outcome(p.parse_action, line, 3) == _outcome(p._parse_action_full, line, 3)
+
+
+def test_action_reply_is_a_normal_frozen_reply():
+    import dataclasses
+    a = p.parse_action(b'{"type":"action","id":5,"action":"play 7"}', 5)
+    assert a == p.ActionReply(5, "play 7", None) and hash(a) == hash(p.ActionReply(5, "play 7", None))
+    assert repr(a) == repr(p.ActionReply(5, "play 7", None))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.action = "play 8"  # type: ignore[misc]
+
+
+FRAMING_BOT = r'''
+import os, sys, time
+replies = [b"A\r\n", b"B\nC\n", b"D", b"E\n", b"x" * 70000 + b"\n"]
+for line in sys.stdin.buffer:
+    n = int(line)
+    if n == 2:
+        os.write(1, replies[2]); time.sleep(0.05); os.write(1, replies[3])
+    elif n == 4:
+        sys.exit(0)
+    else:
+        os.write(1, replies[n if n < 2 else n + 1])
+'''
+
+
+def test_line_framing_through_the_hub():
+    """Lines from the pipe: CRLF, two lines in one read, a line in two reads, a line longer
+    than one read, EOF (the fast paths of ``BotProcess._on_stdout`` and ``Hub.wait_line``)."""
+    import sys
+    import time
+
+    from arena.errors import BotCrashed
+    from arena.process import BotProcess, Hub, new_workdir
+    from arena.specs import BotSpec, Limits
+
+    proc = BotProcess(BotSpec("framing", (sys.executable, "-c", FRAMING_BOT)), Limits(), new_workdir("framing"), 0)
+    hub = Hub()
+    hub.add(proc)
+    try:
+        def ask(n):
+            t0 = time.perf_counter()
+            proc.send(b"%d\n" % n)
+            line, t1 = hub.wait_line(proc, t0 + 10)
+            assert t1 >= t0
+            return line
+        assert ask(0) == b"A"
+        assert ask(1) == b"B"
+        assert hub.wait_line(proc, time.perf_counter() + 10)[0] == b"C"
+        assert ask(2) == b"DE"
+        assert ask(3) == b"x" * 70000
+        with pytest.raises(BotCrashed):
+            ask(4)
+    finally:
+        proc.kill()
+        hub.close()
