@@ -134,7 +134,8 @@ class Option:
 
         :raises OptionError: naming the game, the key, the value and what is expected.
         """
-        if self.choices is not None and value in self.choices:
+        # the type must match too: True == 1 and 1.0 == 1 in Python, but are not seat 1
+        if self.choices is not None and any(value == c and type(value) is type(c) for c in self.choices):
             return value
         if self.check is not None and self.check(value):
             return value
@@ -256,9 +257,13 @@ class Game(ABC):
         """
 
     def rollout_action(self, state: State, rng: random.Random) -> Action:
-        """The action a rollout plays in ``state`` (default: uniform among legal actions)."""
+        """The action a rollout plays in ``state`` (default: uniform among legal actions).
+
+        ``int(rng.random() * n)`` is uniform on ``0..n-1`` for the small ``n`` of a legal set
+        and about twice as fast as ``rng.randrange`` (a quarter of an Agram search's time).
+        """
         legal = state.legal_actions()
-        return legal[rng.randrange(len(legal))]
+        return legal[int(rng.random() * len(legal))]
 
     @abstractmethod
     def parse_action(self, text: str) -> Action:

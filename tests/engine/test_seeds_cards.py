@@ -61,3 +61,14 @@ def test_masks():
     assert cards.lowest(m) == 0 and cards.highest(m) == 9
     cs = cards.CardSet.of([1, 2]) | cards.CardSet.of([5])
     assert list(cs) == [1, 2, 5] and 5 in cs and 4 not in cs and len(cs) == 3
+
+
+def test_option_choices_require_the_same_type():
+    from engine import registry
+    from engine.errors import OptionError
+
+    game = registry.get_game("cuttle")
+    assert game.resolve_options({"first_dealer": 1})["first_dealer"] == 1
+    for bad in (True, 1.0, "1"):
+        with pytest.raises(OptionError, match="first_dealer"):
+            game.resolve_options({"first_dealer": bad})
