@@ -14,7 +14,7 @@ from engine.core import Game, Option, seat_option
 from engine.deal import deal_hands, shuffled
 from engine.games.gargon import rules
 from engine.games.gargon.infoset import GargonInfoSet
-from engine.games.gargon.state import GargonState
+from engine.games.gargon.state import GargonState, rollout_action
 
 
 def _amulet_table(v: Any) -> bool:
@@ -74,6 +74,9 @@ class Gargon(Game):
         "draws_taken (current pass draw), draws_left (current replacement draw); rounds ([{start, plays: "
         "per seat faces or null for a pass}] of every battled round); stash (per seat faces); discard; "
         "scores (totals of §4.6 so far); ended (a pile has run out)")
+
+    #: uniform among the legal actions like ``Game.rollout_action``, without the list copy
+    rollout_action = staticmethod(rollout_action)
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> GargonState:
         """The deal of §4.2: 10 cards each, the rest split into piles A and B.

@@ -169,6 +169,101 @@ def completable(sel_counts: Sequence[int], last_colour: int, same_after: int, ha
     return False
 
 
+# ---------------------------------------------------------------- hot-path tables (state.py)
+
+#: a selection (at most 3 cards, canonical order) is coded by its colour sequence:
+#: ``code = code * 7 + colour + 1`` per selected card (0 = empty).
+SEL_STEP = 7
+#: per selection code: ``(colour counts, last colour or 0, pattern, colour bitmask)``;
+#: every sequence of up to 3 colours (the engine only builds non-decreasing ones).
+SEL_INFO: dict[int, tuple[tuple[int, ...], int, tuple[int, ...], int]] = {}
+
+
+def _build_sel_info() -> None:
+    seqs: list[tuple[int, ...]] = [()]
+    for size in (1, 2, 3):
+        seqs += [s + (c,) for s in seqs if len(s) == size - 1 for c in range(NCOL)]
+    for s in seqs:
+        code = 0
+        counts = [0] * NCOL
+        cols = 0
+        for c in s:
+            code = code * SEL_STEP + c + 1
+            counts[c] += 1
+            cols |= 1 << c
+        SEL_INFO[code] = (tuple(counts), s[-1] if s else 0, pattern_of(counts), cols)
+
+
+def _seg_faces(colour: int, first: int, bits: int) -> tuple[tuple[int, ...], ...]:
+    """Per value of ``bits`` bits, the distinct faces of colour ``colour`` held in its ids
+    ``17 * colour + first ...`` (canonical order; two zeros give one face)."""
+    table: list[tuple[int, ...]] = [()]
+    for k in range(first, first + bits):
+        f = colour * 16 + max(0, k - 1)
+        # the values with top bit k: the faces below, then f (a second zero adds nothing)
+        table += [prev if prev and prev[-1] == f else prev + (f,) for prev in table]
+    return tuple(table)
+
+
+#: per colour, the faces of the ids ``17c + 0..8`` (9 bits, the two zeros merged) and of
+#: ``17c + 9..16`` (8 bits), each as a tuple in canonical order, indexed by the bits.
+SEG_LO: tuple[tuple[tuple[int, ...], ...], ...] = tuple(_seg_faces(c, 0, 9) for c in range(NCOL))
+SEG_HI: tuple[tuple[tuple[int, ...], ...], ...] = tuple(_seg_faces(c, 9, 8) for c in range(NCOL))
+
+#: ``(pattern, selection code, caps)`` -> ``(((colour, need), ...), done)`` of :func:`select_plan`,
+#: caps reduced to what the plan depends on (bounded: 6 patterns x 259 codes x 3^6 caps).
+_PLAN_CACHE: dict[tuple, tuple[tuple[tuple[int, int], ...], bool]] = {}
+
+
+def select_plan(pattern: tuple[int, ...] | None, code: int, caps: tuple[int, ...]
+                ) -> tuple[tuple[tuple[int, int], ...], bool]:
+    """Which next ``SELECT``s keep a selection completable, per colour (cached).
+
+    The legal next cards of colour ``c`` (``c`` at least the selection's last colour) are
+    the hand cards after the last selected card whose number of same-colour hand cards
+    after them is at least ``need``: :func:`completable` depends on the card only through
+    its colour and that number (capped at 2), and is monotone in it.
+
+    :param pattern: the start player's pattern (follower) or ``None`` (start player).
+    :param code: the selection's code (:data:`SEL_INFO`).
+    :param caps: per colour, ``min(2, hand count)`` for the colours the player may use, 0
+        for the others (``()`` for the start player, who may use every colour).
+    :returns: ``((colour, need), ...)`` in colour order for colours with some completion
+        (``need`` in 0..2), and whether ``DONE`` is legal.
+    """
+    counts, last, sel_pat, _ = SEL_INFO[code]
+    if caps:
+        # colours before the last selected one cannot be used; of that colour only whether
+        # the player may use it counts (its later cards are the ``need``)
+        caps = (0,) * last + (min(caps[last], 1),) + tuple(caps[last + 1:])
+    key = (pattern, code, caps)
+    plan = _PLAN_CACHE.get(key)
+    if plan is not None:
+        return plan
+    size = sum(counts) + 1
+    entries: list[tuple[int, int]] = []
+    if size > (3 if pattern is None else sum(pattern)):
+        done = True  # nothing more to select
+    elif pattern is None:
+        entries = [(c, 0) for c in range(last, NCOL) if counts[c] < 2]
+        done = size > 1
+    else:
+        sc = list(counts)
+        for c in range(last, NCOL):
+            if not caps[c]:
+                continue  # not allowed, or no card of c in hand
+            sc[c] += 1
+            for need in (0, 1, 2):
+                if completable(sc, c, need, caps, 0b111111, pattern, size):
+                    entries.append((c, need))
+                    break
+            sc[c] -= 1
+        done = size > 1 and sel_pat == pattern
+    plan = (tuple(entries), done)
+    _PLAN_CACHE[key] = plan
+    return plan
+
+
 def legal_plays(hand_faces: Sequence[int], pattern: tuple[int, ...] | None, allowed_colours: int = 0b111111
                 ) -> list[tuple[int, ...]]:
     """Every complete legal play from a hand, as canonical face tuples (§4.3).
@@ -205,38 +300,53 @@ def resolve_battles(played: Sequence[int]) -> tuple[list[int], int]:
     n = len(played)
     won = [0] * n
     discarded = 0
+    every = 0
+    for m in played:
+        every |= m
     for c in range(NCOL):
         cm = COLOUR_MASK[c]
-        battle1: list[tuple[int, int]] = []  # (value, card id)
-        battle2: list[tuple[int, int]] = []
-        owner: dict[int, int] = {}
-        for s in range(n):
-            m = played[s] & cm
-            if not m:
-                continue
-            hi = m.bit_length() - 1
-            battle1.append((VALUE_OF[hi], hi))
-            owner[hi] = s
-            rest = m ^ (1 << hi)
-            if rest:
-                lo = rest.bit_length() - 1
-                battle2.append((VALUE_OF[lo], lo))
-                owner[lo] = s
+        if not every & cm:
+            continue
+        battle1 = battle2 = 0  # masks of the cards in each battle (one per seat)
+        for m in played:
+            m &= cm
+            if m:
+                hi = 1 << (m.bit_length() - 1)
+                battle1 |= hi
+                m ^= hi
+                if m:
+                    battle2 |= 1 << (m.bit_length() - 1)
         for battle in (battle1, battle2):
             if not battle:
                 continue
-            top = max(v for v, _ in battle)
-            winners = [card for v, card in battle if v == top]
-            if len(winners) == 1:
-                w = winners[0]
-                won[owner[w]] |= 1 << w
-                for _, card in battle:
-                    if card != w:
-                        discarded |= 1 << card
-            else:
-                for _, card in battle:
-                    discarded |= 1 << card
+            top = battle.bit_length() - 1
+            if battle & (battle - 1) and VALUE_OF[top] == 0:
+                discarded |= battle  # only zeros: a tie at the top discards them all
+                continue
+            for s in range(n):
+                if played[s] >> top & 1:
+                    won[s] |= 1 << top
+                    break
+            discarded |= battle ^ (1 << top)
     return won, discarded
+
+
+_build_sel_info()
+
+
+#: per amulet table: the amulet sums of the 9 low and 8 high bits of a colour's 17-id segment.
+_AMULET_SUMS: dict[tuple[int, ...], tuple[list[int], list[int]]] = {}
+
+
+def _amulet_sums(amulets: Sequence[int]) -> tuple[list[int], list[int]]:
+    key = tuple(amulets)
+    sums = _AMULET_SUMS.get(key)
+    if sums is None:
+        seg = [amulets[VALUE_OF[k]] for k in range(PER_COLOUR)]  # per id within a colour
+        lo = [sum(seg[j] for j in range(9) if b >> j & 1) for b in range(512)]
+        hi = [sum(seg[9 + j] for j in range(8) if b >> j & 1) for b in range(256)]
+        sums = _AMULET_SUMS[key] = (lo, hi)
+    return sums
 
 
 def scores(stashes: Sequence[int], amulets: Sequence[int]) -> list[int]:
@@ -248,21 +358,15 @@ def scores(stashes: Sequence[int], amulets: Sequence[int]) -> list[int]:
     n = len(stashes)
     total = [0] * n
     mult = (1, 2, 4)
+    lo, hi = _amulet_sums(amulets)
     for c in range(NCOL):
-        cm = COLOUR_MASK[c]
-        zero_mask = 0b11 << (17 * c)
+        shift = PER_COLOUR * c
         counts = []
         for s in range(n):
-            m = stashes[s] & cm
+            m = stashes[s] >> shift & 0x1FFFF
             counts.append(m.bit_count())
             if m:
-                am = 0
-                mm = m
-                while mm:
-                    low = mm & -mm
-                    am += amulets[VALUE_OF[low.bit_length() - 1]]
-                    mm ^= low
-                total[s] += am * mult[(m & zero_mask).bit_count()]
+                total[s] += (lo[m & 511] + hi[m >> 9]) * mult[(m & 3).bit_count()]
         top = max(counts)
         if top >= 1:
             leaders = [s for s in range(n) if counts[s] == top]

@@ -8,6 +8,7 @@ zero of colour ``c`` (the two zeros are one identity, §0.1).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -18,6 +19,55 @@ from engine.games.gargon import rules as R
 PLAY, PASS_DRAW, REPLACE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("play", "pass_draw", "replacement", "over")
 
+_CM0, _CM1, _CM2, _CM3, _CM4, _CM5 = R.COLOUR_MASK
+#: per colour bitmask, the mask of those colours' card ids.
+_ALLOWED_MASK = tuple(sum(R.COLOUR_MASK[c] for c in range(R.NCOL) if a >> c & 1) for a in range(64))
+_SEL_STEP = R.SEL_STEP
+_FACE_MASK = R.FACE_MASK
+_DONE = R.DONE
+_PASS = R.PASS
+_DRAW_A = R.DRAW_A
+_STOP = R.STOP
+#: per player count and start seat, the seats in turn order from the start seat.
+_ROTATION = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) if n else () for n in range(6))
+_DRAWS = [R.DRAW_A, R.DRAW_B]
+_DRAW_OR_STOP = [R.DRAW_A, R.DRAW_B, R.STOP]
+
+# The legal SELECTs come from rules.select_plan, compiled for the hot path as
+# ``(((colour shift, need, SEG_LO[colour], SEG_HI[colour]), ...), done)``: for the start
+# player by selection code, for a follower by an int key (pattern, selection code, caps).
+_Plan = tuple[tuple[tuple[int, int, tuple, tuple], ...], bool]
+_NCODES = _SEL_STEP ** 3  # selection codes are below 7^3
+_NCAPS = 3 ** R.NCOL
+#: every pattern a start player's selection can have, and its follower key offset.
+_PATTERNS = tuple(sorted({info[2] for info in R.SEL_INFO.values() if info[2]}))
+_PATTERN_KEY = {pat: i * _NCODES * _NCAPS for i, pat in enumerate(_PATTERNS)}
+#: per colour, the follower key term of a hand count: ``min(2, count) * 3^colour``, or
+#: ``min(1, count) * 3^colour`` for the patterns whose completions only need one more card
+#: of another colour (``(1)``, ``(2)``, ``(1, 1)``: fewer keys, the same plans).
+_CAPS2 = tuple(tuple(min(k, 2) * 3 ** c for k in range(R.NCARDS + 1)) for c in range(R.NCOL))
+_CAPS1 = tuple(tuple(min(k, 1) * 3 ** c for k in range(R.NCARDS + 1)) for c in range(R.NCOL))
+#: per selection code (at ``DONE``): ``(colour bitmask, pattern, follower key offset, key terms)``.
+_DONE_INFO = {code: (info[3], info[2], _PATTERN_KEY.get(info[2], 0),
+                     _CAPS1 if info[2] in ((1,), (2,), (1, 1)) else _CAPS2) for code, info in R.SEL_INFO.items()}
+
+
+def _compile(entries: tuple[tuple[int, int], ...], done: bool) -> _Plan:
+    return tuple((c * R.PER_COLOUR, need, R.SEG_LO[c], R.SEG_HI[c]) for c, need in entries), done
+
+
+_START_PLANS = [_compile(*R.select_plan(None, code, ())) if code in R.SEL_INFO else None for code in range(_NCODES)]
+_FOLLOWER_PLANS: dict[int, _Plan] = {}
+
+
+def _follower_plan(key: int) -> _Plan:
+    """The compiled plan of a follower key (a cache miss: decode the key, ask the rules)."""
+    rest, capkey = divmod(key, _NCAPS)
+    pat, code = divmod(rest, _NCODES)
+    caps = tuple(capkey // 3 ** c % 3 for c in range(R.NCOL))
+    plan = _FOLLOWER_PLANS[key] = _compile(*R.select_plan(_PATTERNS[pat], code, caps))
+    return plan
+
 
 class GargonState(State):
     """One Gargon match (a single hand).
@@ -27,14 +77,15 @@ class GargonState(State):
     :ivar stash: per seat, the mask of won cards; ``discard``: mask of discarded cards.
     :ivar start: the round's start player S; ``turn``: how many of the round's n turns
         have begun (the actor in step 1 is ``(start + turn) % n``).
-    :ivar sel: the current actor's selection (card ids in canonical order).
+    :ivar sel: the current actor's selection (card ids in canonical order); ``sel_code``
+        codes its colour sequence (:data:`rules.SEL_INFO`).
     :ivar played: per seat, the mask played face down this round (complete plays only).
     """
 
     __slots__ = (
         "game", "n", "first_opt", "amulets", "pass_choice", "replacement", "first_start", "deal_seed",
-        "hands", "piles", "stash", "discard", "start", "turn", "phase", "sel", "sel_mask",
-        "played", "passed", "pattern", "col_played", "drawn_now", "draw_target",
+        "hands", "piles", "stash", "discard", "start", "turn", "phase", "sel", "sel_mask", "sel_code",
+        "played", "passed", "pattern", "pkey", "capw", "col_played", "drawn_now", "draw_target",
         "repl", "repl_i", "repl_left", "ended", "round_no", "rounds", "dealt", "dealt_piles",
         "draws", "hist", "hist_len", "snapshot", "hand_no", "_legal",
     )
@@ -70,9 +121,12 @@ class GargonState(State):
         s.phase = PLAY
         s.sel = []
         s.sel_mask = 0
+        s.sel_code = 0
         s.played = [0] * n
         s.passed = 0
         s.pattern = None
+        s.pkey = 0
+        s.capw = _CAPS2
         s.col_played = 0
         s.drawn_now = 0
         s.draw_target = 0
@@ -113,9 +167,12 @@ class GargonState(State):
         s.phase = self.phase
         s.sel = self.sel[:]
         s.sel_mask = self.sel_mask
+        s.sel_code = self.sel_code
         s.played = self.played[:]
         s.passed = self.passed
         s.pattern = self.pattern
+        s.pkey = self.pkey
+        s.capw = self.capw
         s.col_played = self.col_played
         s.drawn_now = self.drawn_now
         s.draw_target = self.draw_target
@@ -163,66 +220,59 @@ class GargonState(State):
 
     def legal_actions(self) -> list[int]:
         """Legal actions in canonical order (ascending ints: selects by face, done, pass, draws, stop)."""
-        if self._legal is not None:
-            return self._legal[:]
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._play_actions() if self.phase == PLAY else self._compute_legal()
+        return legal[:]
+
+    def _compute_legal(self) -> list[int]:
+        """The legal set (``_legal`` holds it; lists from here are never mutated)."""
         ph = self.phase
         if ph == PLAY:
-            out = self._play_actions()
-        elif ph == PASS_DRAW:
-            out = [R.DRAW_A, R.DRAW_B]
-            if self.pass_choice and self.drawn_now:
-                out.append(R.STOP)
-        elif ph == REPLACE:
-            out = [R.DRAW_A, R.DRAW_B]
-        else:
-            out = []
-        self._legal = out
-        return out[:]
+            return self._play_actions()
+        if ph == PASS_DRAW:
+            return _DRAW_OR_STOP if self.pass_choice and self.drawn_now else _DRAWS
+        if ph == REPLACE:
+            return _DRAWS
+        return []
 
     def _play_actions(self) -> list[int]:
-        p = (self.start + self.turn) % self.n
+        """The legal ``SELECT``s (per colour from :func:`rules.select_plan`), ``DONE``, ``PASS``."""
+        start = self.start
+        n = self.n
+        p = (start + self.turn) % n
         hand = self.hands[p]
         sel = self.sel
-        is_start = p == self.start
-        pattern = None if is_start else self.pattern
-        allowed = self.allowed_colours(p)
+        if sel:
+            cut = sel[-1] + 1
+            hand = hand >> cut << cut  # the cards after the last selected one
+        if p == start:
+            entries, done = _START_PLANS[self.sel_code]
+        else:
+            # caps of the cards after the selection (the plan ignores earlier colours, and of
+            # the last selected colour only whether the player may still use it)
+            h = hand & _ALLOWED_MASK[self.col_played] if p == (start - 1) % n else hand
+            w0, w1, w2, w3, w4, w5 = self.capw
+            key = (self.pkey + self.sel_code * _NCAPS + w0[(h & _CM0).bit_count()] + w1[(h & _CM1).bit_count()]
+                   + w2[(h & _CM2).bit_count()] + w3[(h & _CM3).bit_count()] + w4[(h & _CM4).bit_count()]
+                   + w5[(h & _CM5).bit_count()])
+            plan = _FOLLOWER_PLANS.get(key)
+            entries, done = plan if plan is not None else _follower_plan(key)
         out: list[int] = []
-        size = len(sel) + 1
-        if pattern is None and size > 3:
-            return [R.DONE]
-        if pattern is not None and size > sum(pattern):
-            return [R.DONE]
-        cand = hand if not sel else hand & ~((1 << (sel[-1] + 1)) - 1)
-        sel_counts = R.colour_counts(self.sel_mask)
-        hand_counts = R.colour_counts(hand)
-        last_face = -1
-        colour_of = R.COLOUR_OF
-        face_of = R.FACE_OF
-        after = R.AFTER_MASK
-        while cand:
-            low = cand & -cand
-            x = low.bit_length() - 1
-            cand ^= low
-            f = face_of[x]
-            if f == last_face:
-                continue
-            last_face = f
-            cx = colour_of[x]
-            if not allowed >> cx & 1:
-                # skip the whole colour
-                cand &= ~R.COLOUR_MASK[cx]
-                continue
-            sel_counts[cx] += 1
-            hand_counts[cx] -= 1
-            ok = R.completable(sel_counts, cx, (hand & after[x]).bit_count(), hand_counts, allowed, pattern, size)
-            sel_counts[cx] -= 1
-            hand_counts[cx] += 1
-            if ok:
-                out.append(f)
-        if sel and (is_start or R.pattern_of(sel_counts) == pattern):
-            out.append(R.DONE)
-        if not sel and not is_start:
-            out.append(R.PASS)
+        for shift, need, lo, hi in entries:
+            m = hand >> shift & 0x1FFFF
+            if m:
+                if need:
+                    # the colour's last ``need`` cards lack enough later cards of it
+                    m ^= 1 << (m.bit_length() - 1)
+                    if need == 2 and m:
+                        m ^= 1 << (m.bit_length() - 1)
+                out += lo[m & 511]
+                out += hi[m >> 9]
+        if done:
+            out.append(_DONE)
+        if not sel and p != start:
+            out.append(_PASS)
         return out
 
     # ------------------------------------------------------------ apply
@@ -233,90 +283,112 @@ class GargonState(State):
         :raises IllegalActionError: naming the action and the legal set.
         :raises GameOverError: if the match is over.
         """
-        if self.phase == OVER:
+        ph = self.phase
+        if ph == OVER:
             raise GameOverError("gargon: the match is over; no action can be applied")
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._play_actions() if ph == PLAY else self._compute_legal()
         if action not in legal:
             raise self._illegal(action)
-        p = self.current_player()
+        p = self.repl[self.repl_i] if ph == REPLACE else (self.start + self.turn) % self.n
         self.hist = (self.hist, p, action)
         self.hist_len += 1
-        self._legal = None
-        if action < R.DONE:
-            hand = self.hands[p]
-            m = R.FACE_MASK[action] & hand
+        if action < _DONE:
+            self._legal = None
+            hands = self.hands
+            hand = hands[p]
+            m = _FACE_MASK[action] & hand
             low = m & -m
-            self.hands[p] = hand ^ low
+            hands[p] = hand ^ low
             self.sel.append(low.bit_length() - 1)
             self.sel_mask |= low
-        elif action == R.DONE:
-            m = self.sel_mask
-            self.played[p] = m
-            for c in range(R.NCOL):
-                if m & R.COLOUR_MASK[c]:
-                    self.col_played |= 1 << c
+            self.sel_code = self.sel_code * _SEL_STEP + (action >> 4) + 1
+        elif action > _PASS:
+            if action == _STOP:
+                self._legal = None
+                self.phase = PLAY
+                self._next_turn()
+            else:
+                # draw the top card of pile A or B; an emptied pile triggers the end (§4.5)
+                pl = self.piles[action - _DRAW_A]
+                card = pl.pop()
+                self.hands[p] |= 1 << card
+                self.draws[p] += (card,)
+                if not pl:
+                    self.ended = True
+                if ph == PASS_DRAW:
+                    self.drawn_now += 1
+                    if self.ended or self.drawn_now >= self.draw_target:
+                        self._legal = None
+                        self.phase = PLAY
+                        self._next_turn()
+                    else:
+                        self._legal = _DRAW_OR_STOP if self.pass_choice else _DRAWS
+                else:
+                    self.repl_left -= 1
+                    if self.ended:
+                        self._legal = None
+                        self._end_round()
+                    elif self.repl_left == 0:
+                        self.repl_i += 1
+                        if self.repl_i >= len(self.repl):
+                            self._legal = None
+                            self._end_round()
+                        else:
+                            self.repl_left = self.played[self.repl[self.repl_i]].bit_count()
+                            # the next seat's replacement draws: _legal stays _DRAWS
+        elif action == _DONE:
+            self._legal = None
+            self.played[p] = self.sel_mask
+            cols, pattern, pkey, capw = _DONE_INFO[self.sel_code]
+            self.col_played |= cols
             if p == self.start:
-                self.pattern = R.pattern_of(R.colour_counts(m))
+                self.pattern = pattern
+                self.pkey = pkey
+                self.capw = capw
             self.sel = []
             self.sel_mask = 0
-            self._next_turn()
-        elif action == R.PASS:
+            self.sel_code = 0
+            if self.turn + 1 < self.n:
+                self.turn += 1
+            else:
+                self._next_turn()
+        else:  # PASS
             self.passed |= 1 << p
             if self.ended:
+                self._legal = None
                 self._next_turn()
             else:
                 self.phase = PASS_DRAW
                 self.drawn_now = 0
                 self.draw_target = 3 if self.pass_choice else sum(self.pattern)
-        elif action == R.STOP:
-            self.phase = PLAY
-            self._next_turn()
-        else:
-            self._draw(p, action - R.DRAW_A)
-            if self.phase == PASS_DRAW:
-                self.drawn_now += 1
-                if self.ended or self.drawn_now >= self.draw_target:
-                    self.phase = PLAY
-                    self._next_turn()
-            else:
-                self.repl_left -= 1
-                if self.ended:
-                    self._end_round()
-                elif self.repl_left == 0:
-                    self.repl_i += 1
-                    if self.repl_i >= len(self.repl):
-                        self._end_round()
-                    else:
-                        self.repl_left = self.played[self.repl[self.repl_i]].bit_count()
-
-    def _draw(self, p: int, pile: int) -> None:
-        """Top card of pile ``pile`` (0 = A) to ``p``'s hand; an emptied pile triggers the end (§4.5)."""
-        pl = self.piles[pile]
-        card = pl.pop()
-        self.hands[p] |= 1 << card
-        self.draws[p] = self.draws[p] + (card,)
-        if not pl:
-            self.ended = True
+                self._legal = _DRAWS
 
     def _next_turn(self) -> None:
-        self.turn += 1
-        if self.turn < self.n:
+        turn = self.turn = self.turn + 1
+        n = self.n
+        if turn < n:
             return
         # step 2: battles
-        won, disc = R.resolve_battles(self.played)
-        for s in range(self.n):
-            self.stash[s] |= won[s]
+        played = self.played
+        won, disc = R.resolve_battles(played)
+        stash = self.stash
+        for s in range(n):
+            if won[s]:
+                stash[s] |= won[s]
         self.discard |= disc
-        self.rounds = self.rounds + ((self.start, tuple(-1 if self.passed >> s & 1 else self.played[s]
-                                                          for s in range(self.n))),)
+        passed = self.passed
+        start = self.start
+        self.rounds = self.rounds + ((start, tuple([-1 if passed >> s & 1 else played[s] for s in range(n)])),)
         # step 3: replacement draws
         if self.ended or not self.replacement:
             self._end_round()
             return
-        order = tuple(s for s in ((self.start + i) % self.n for i in range(self.n)) if self.played[s])
+        order = tuple([s for s in _ROTATION[n][start] if played[s]])
         self.repl = order
         self.repl_i = 0
-        self.repl_left = self.played[order[0]].bit_count()
+        self.repl_left = played[order[0]].bit_count()
         self.phase = REPLACE
 
     def _end_round(self) -> None:
@@ -329,6 +401,7 @@ class GargonState(State):
         self.played = [0] * self.n
         self.passed = 0
         self.pattern = None
+        self.pkey = 0
         self.col_played = 0
         self.repl = ()
         self.repl_i = 0
@@ -456,6 +529,15 @@ class GargonState(State):
             "scores": self.totals(),
             "ended": self.ended,
         }
+
+
+def rollout_action(state: GargonState, rng: random.Random) -> int:
+    """``Gargon.rollout_action``: uniform among the legal actions, the same draw as the default
+    ``legal[rng.randrange(len(legal))]`` of ``Game.rollout_action``, without copying the list."""
+    legal = state._legal
+    if legal is None:
+        legal = state._legal = state._play_actions() if state.phase == PLAY else state._compute_legal()
+    return legal[rng.randrange(len(legal))]
 
 
 def _ids(mask: int) -> list[int]:
