@@ -400,6 +400,31 @@ def replay_fingerprint(seeds: range) -> str:
     return h.hexdigest()
 
 
+def test_legal_selects_are_the_next_cards_of_complete_plays():
+    """Every SELECT extends the selection towards some complete legal play, and only those (§4.3)."""
+    rng = random.Random(11)
+    checked = 0
+    for seed in range(60):
+        n, opts = GAME.configs[seed % len(GAME.configs)]
+        s = GAME.new_match(n, 500 + seed, **opts)
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            if s.phase == 0:
+                p = s.current_player()
+                sel = [R.FACE_OF[c] for c in s.sel]
+                hand = [R.FACE_OF[c] for c in range(R.NCARDS) if s.hands[p] >> c & 1]
+                is_start = p == s.start
+                plays = R.legal_plays(hand + sel, None if is_start else s.pattern, s.allowed_colours(p))
+                k = len(sel)
+                nxt = sorted({play[k] for play in plays if len(play) > k and list(play[:k]) == sel})
+                expected = nxt + ([R.DONE] if sel and tuple(sel) in plays else []) + \
+                    ([R.PASS] if not sel and not is_start else [])
+                assert legal == expected, (seed, R.faces_of(s.hands[p]), sel, s.pattern)
+                checked += 1
+            s.apply(legal[rng.randrange(len(legal))])
+    assert checked > 3000
+
+
 def test_replay_fingerprint_is_unchanged():
     """The engine's behaviour (legal sets in order, observations, outcomes) is what it was."""
     assert replay_fingerprint(range(200)) == REPLAY_FINGERPRINT

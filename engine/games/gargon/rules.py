@@ -210,14 +210,15 @@ def _seg_faces(colour: int, first: int, bits: int) -> tuple[tuple[int, ...], ...
 SEG_LO: tuple[tuple[tuple[int, ...], ...], ...] = tuple(_seg_faces(c, 0, 9) for c in range(NCOL))
 SEG_HI: tuple[tuple[tuple[int, ...], ...], ...] = tuple(_seg_faces(c, 9, 8) for c in range(NCOL))
 
-#: ``(pattern, selection code, caps)`` -> ``(((colour, need), ...), done)`` of :func:`select_plan`,
-#: caps reduced to what the plan depends on (bounded: 6 patterns x 259 codes x 3^6 caps).
-_PLAN_CACHE: dict[tuple, tuple[tuple[tuple[int, int], ...], bool]] = {}
+#: ``(pattern, selection code, colour, caps of the later colours)`` -> the colour's ``need``
+#: in :func:`select_plan` (3: no completion); a completion through colour ``c`` uses only
+#: ``c``'s later cards and the later colours.
+_NEED_CACHE: dict[tuple, int] = {}
 
 
-def select_plan(pattern: tuple[int, ...] | None, code: int, caps: tuple[int, ...]
+def select_plan(pattern: tuple[int, ...] | None, code: int, caps: Sequence[int]
                 ) -> tuple[tuple[tuple[int, int], ...], bool]:
-    """Which next ``SELECT``s keep a selection completable, per colour (cached).
+    """Which next ``SELECT``s keep a selection completable, per colour.
 
     The legal next cards of colour ``c`` (``c`` at least the selection's last colour) are
     the hand cards after the last selected card whose number of same-colour hand cards
@@ -227,19 +228,12 @@ def select_plan(pattern: tuple[int, ...] | None, code: int, caps: tuple[int, ...
     :param pattern: the start player's pattern (follower) or ``None`` (start player).
     :param code: the selection's code (:data:`SEL_INFO`).
     :param caps: per colour, ``min(2, hand count)`` for the colours the player may use, 0
-        for the others (``()`` for the start player, who may use every colour).
+        for the others (``()`` for the start player, who may use every colour); a colour
+        with 0 is skipped.
     :returns: ``((colour, need), ...)`` in colour order for colours with some completion
         (``need`` in 0..2), and whether ``DONE`` is legal.
     """
     counts, last, sel_pat, _ = SEL_INFO[code]
-    if caps:
-        # colours before the last selected one cannot be used; of that colour only whether
-        # the player may use it counts (its later cards are the ``need``)
-        caps = (0,) * last + (min(caps[last], 1),) + tuple(caps[last + 1:])
-    key = (pattern, code, caps)
-    plan = _PLAN_CACHE.get(key)
-    if plan is not None:
-        return plan
     size = sum(counts) + 1
     entries: list[tuple[int, int]] = []
     if size > (3 if pattern is None else sum(pattern)):
@@ -248,20 +242,24 @@ def select_plan(pattern: tuple[int, ...] | None, code: int, caps: tuple[int, ...
         entries = [(c, 0) for c in range(last, NCOL) if counts[c] < 2]
         done = size > 1
     else:
-        sc = list(counts)
         for c in range(last, NCOL):
             if not caps[c]:
                 continue  # not allowed, or no card of c in hand
-            sc[c] += 1
-            for need in (0, 1, 2):
-                if completable(sc, c, need, caps, 0b111111, pattern, size):
-                    entries.append((c, need))
-                    break
-            sc[c] -= 1
+            key = (pattern, code, c, tuple(caps[c + 1:]))
+            need = _NEED_CACHE.get(key)
+            if need is None:
+                sc = list(counts)
+                sc[c] += 1
+                need = 3
+                for k in (0, 1, 2):
+                    if completable(sc, c, k, caps, 0b111111, pattern, size):
+                        need = k
+                        break
+                _NEED_CACHE[key] = need
+            if need < 3:
+                entries.append((c, need))
         done = size > 1 and sel_pat == pattern
-    plan = (tuple(entries), done)
-    _PLAN_CACHE[key] = plan
-    return plan
+    return tuple(entries), done
 
 
 def legal_plays(hand_faces: Sequence[int], pattern: tuple[int, ...] | None, allowed_colours: int = 0b111111
