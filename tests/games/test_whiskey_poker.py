@@ -21,6 +21,7 @@ from engine.errors import (
 )
 from engine.games.whiskey_poker import WhiskeyPoker
 from engine.games.whiskey_poker import actions as A
+from engine.games.whiskey_poker import rollout as rollout_policy
 from engine.games.whiskey_poker.hands import BACKEND, category_name, reference_strength, strength
 from engine.games.whiskey_poker.state import BET2, BET3, EX1, EX2, Rules, WhiskeyState
 from engine.registry import get_game
@@ -633,3 +634,117 @@ def test_greedy_beats_random_players():
         s = play_out(GAME.new_match(3, seed, hands_per_match=6), greedy.act, {0}, random.Random(seed))
         wins += s.outcome().ranks[0] == 0
     assert wins >= 5
+
+
+# ---------------------------------------------------------------- rollout policy
+
+def _roll(state: WhiskeyState, seed: int = 0) -> str:
+    return A.format_action(GAME.rollout_action(state, random.Random(seed)))
+
+
+def test_rollout_policy_is_the_games_rollout_action():
+    assert GAME.rollout_action is rollout_policy.rollout_action
+
+
+def test_rollout_tier_matches_the_reference_categories():
+    rng = random.Random(11)
+    for _ in range(3000):
+        m = sum(1 << c for c in rng.sample(range(52), 5))
+        cat = reference_strength(cards_of(m)) >> 20
+        if cat == 1:
+            ranks = [c % 13 for c in cards_of(m)]
+            pair = max(r for r in ranks if ranks.count(r) == 2)
+            want = 2 if pair >= 9 else 1
+        else:
+            want = {0: 0, 2: 3, 3: 4}.get(cat, 5)
+        assert rollout_policy.tier(m) == want
+    assert rollout_policy.tier(mask("Ah 2c 3d 4s 5h")) == 5                       # the wheel
+    assert rollout_policy.tier(mask("Jh Jc 3d 4s 5h")) == 2
+
+
+@pytest.mark.parametrize("n,opts", GAME.configs)
+def test_rollout_policy_returns_legal_actions_on_random_states(n, opts):
+    rng = random.Random(n)
+    seen = 0
+    for _ in range(6):
+        s = GAME.new_match(n, rng.getrandbits(32), **opts)
+        steps = 0
+        while not s.is_terminal() and steps < 600:
+            legal_now = s.legal_actions()
+            a = GAME.rollout_action(s, rng)
+            assert a in legal_now
+            # mixing in uniform moves, to reach states the policy alone would not
+            s.apply(a if rng.random() < 0.7 else legal_now[rng.randrange(len(legal_now))])
+            steps += 1
+            seen += 1
+    assert seen > 50
+
+
+def test_rollout_policy_is_deterministic_given_the_rng():
+    def run(seed: int) -> list[int]:
+        rng = random.Random(seed)
+        s = GAME.new_match(3, 99, hands_per_match=3)
+        out = []
+        while not s.is_terminal():
+            a = GAME.rollout_action(s, rng)
+            out.append(a)
+            s.apply(a)
+        return out
+    assert run(5) == run(5)
+
+
+def test_rollout_policy_folds_junk_to_a_bet_more_than_strong_hands():
+    def folds(hand: str, final: bool) -> int:
+        count = 0
+        for seed in range(400):
+            s = setup(3, {1: "3c 3d Qh Qs Kc", 0: hand})                          # seat 0 deals, acts last
+            if final:
+                play(s, "check", "check", "check", "knock", "stand", "stand",
+                     "check", "check", "check", "knock", "stand", "stand")
+                assert s.phase == BET3
+            play(s, "check", "bet")
+            assert s.current_player() == 0
+            count += _roll(s, seed) == "fold"
+        return count
+    for final in (False, True):
+        junk, pair, trips = folds("2c 5d 8h Js Kh", final), folds("9c 9d 4h 6s Ah", final), \
+            folds("Ah Ad As 7c 2d", final)
+        assert junk > pair >= trips == 0
+    assert folds("2c 5d 8h Js Kh", True) > 300                                  # junk folds at the end
+    assert folds("2c 5d 8h Js Kh", False) < 300                                 # but calls often in round 1
+
+
+def test_rollout_policy_bets_and_raises_with_strength():
+    def count(hand: str, facing: bool, want: str) -> int:
+        n = 0
+        for seed in range(200):
+            s = setup(3, {1: "3c 3d Qh Qs Kc", 0: hand})
+            play(s, "check", "bet") if facing else play(s, "check", "check")
+            n += _roll(s, seed) == want
+        return n
+    assert count("Ah Ad As 7c 2d", False, "bet") == 200
+    assert count("2c 5d 8h Js Kh", False, "bet") < 30
+    assert count("Ah Ad As 7c 2d", True, "raise") > count("9c 9d 4h 6s Ah", True, "raise")
+
+
+def test_rollout_policy_exchanges():
+    # phase 1: junk exchanges a fresh widow, a pair passes, two pair knocks
+    s = setup(3, {1: "2c 5d 9h Js Kc", 2: "9c 9d 4h 4s Ac", 0: "7c 7d 2h 3s 5c"}, mode="LOWEST_PAYS")
+    assert _roll(s) == "exchange"
+    play(s, "exchange")
+    assert _roll(s) == "knock"
+    play(s, "pass")
+    assert _roll(s) == "pass"
+    # own previous hand in the widow: taken back only when better
+    s = setup(3, {1: "Kc Kd 9h 5s 2c"}, widow="3c 4d 7h 8s Tc", mode="LOWEST_PAYS")
+    play(s, "exchange", "pass", "pass")
+    assert _roll(s) == "exchange"
+    # phase 2: the improving card, a completed flush, else knock
+    s = _to_phase2(hands={1: "9h 9c 5s 7d Jc"}, widow="2c 9d 9s Kh 4d")
+    assert _roll(s) == "take 9d give 5s"
+    s = _to_phase2(hands={1: "2h 5h 9h Jh Kc"}, widow="2c 3d 4c 6s Ah")
+    assert _roll(s) == "take Ah give Kc"
+    s = _to_phase2(hands={1: "As Ks Qs Js Ts"}, widow="2c 3d 4h 6s 8c")
+    assert _roll(s) == "knock"
+    s = _to_phase2(hands={1: "2c 3d 4h 7s 8c"}, widow="Ac Ad Ah As 8d")
+    assert _roll(s) == "take all"

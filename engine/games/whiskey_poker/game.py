@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.infoset import WhiskeyInfoSet
+from engine.games.whiskey_poker.rollout import rollout_action
 from engine.games.whiskey_poker.state import Rules, WhiskeyState
 
 
@@ -118,6 +119,9 @@ class WhiskeyPoker(Game):
         (5, {"mode": "LOWEST_PAYS", "lowest_pays_end": "last_standing", "start_chips": 2,
              "no_consecutive_pass": True}),
     )
+
+    #: hand-strength-aware rollouts (:mod:`.rollout`) instead of uniform ones
+    rollout_action = staticmethod(rollout_action)
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> WhiskeyState:
         """The first hand of a match of ``n`` players, dealt from ``deal_seed``.

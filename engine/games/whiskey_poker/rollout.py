@@ -1,0 +1,250 @@
+"""The Whiskey Poker rollout policy: cheap, hand-strength-aware play for search rollouts.
+
+``WhiskeyPoker.rollout_action`` (used by ISMCTS and PIMC rollouts) plays from the
+determinized state, so it looks at the actor's real hand (never at the face-down widow,
+the stub or other hands, which the actor could not see). Uniformly random rollouts made
+every bet look profitable (a random opponent facing a bet folds a third of the time
+whatever it holds); this policy folds weak hands and calls or raises with strong ones.
+
+The actor's hand is put in a **tier** by a few bit operations on the 52-bit mask (no
+evaluator call):
+
+==== =========================================================
+tier hand
+==== =========================================================
+0    high card (no pair, straight or flush)
+1    one pair below jacks
+2    one pair of jacks or better
+3    two pair
+4    three of a kind
+5    straight, flush, full house, four of a kind, straight flush
+==== =========================================================
+
+* **Betting** (``_BET`` / ``_CALL`` / ``_RAISE`` tables, per round and tier): bet with a
+  probability rising with the tier (a small bluff rate with junk); facing a bet fold junk
+  (it calls more often in round 1, when the exchanges can still help), call pairs, raise
+  with two pair or better. Facing two or more bets weak hands fold more.
+* **Exchange phase 1** (blind): take back the widow if it is our own previous hand and
+  better (the only widow content the actor knows); otherwise exchange junk (rarely when
+  the widow is another player's discarded hand), keep a pair (``pass``, or ``stand``),
+  ``knock`` with two pair or better (and with a high pair half of the time).
+* **Exchange phase 2** (open): a handful of candidate moves built from rank and suit masks
+  (``take all``; a widow card that pairs one of ours, giving our lowest odd card; a card
+  completing a four-flush or a four-card straight; with junk, the widow's highest card for
+  our lowest), compared with the exact evaluator (a few calls per turn); the best one if it
+  beats the current hand, else ``knock`` / ``stand``.
+
+Every random choice is one ``rng.random()`` call, so a rollout is reproducible given the
+rng. The function is kept apart from the game's option and glue code on purpose.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.games.whiskey_poker import actions as A
+from engine.games.whiskey_poker.hands import strength
+from engine.games.whiskey_poker.state import BET1, BET2, EX1, EX2, OVER
+
+__all__ = ["rollout_action", "tier"]
+
+_R = 0x1FFF                      # the 13 ranks of one suit (card id = 13 * suit + rank, rank 0 = 2 ... 12 = A)
+_JACKS = 1 << 9                  # rank bit of the jack
+#: the ten 5-rank masks that are straights (A-2-3-4-5 included)
+_STRAIGHTS = frozenset([0x1F << k for k in range(9)] + [0x100F])
+
+
+def tier(mask: int) -> int:
+    """The rollout tier 0..5 of the 5-card hand ``mask`` (see the module docstring)."""
+    s0 = mask & _R
+    s1 = (mask >> 13) & _R
+    s2 = (mask >> 26) & _R
+    s3 = mask >> 39
+    u = s0 | s1 | s2 | s3
+    d = u.bit_count()
+    if d == 5:
+        if u in _STRAIGHTS or u == s0 or u == s1 or u == s2 or u == s3:
+            return 5
+        return 0
+    if d == 4:
+        pair = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
+        return 2 if pair >= _JACKS else 1
+    if d == 3:
+        return 4 if (s0 & s1 & s2) | (s0 & s1 & s3) | (s0 & s2 & s3) | (s1 & s2 & s3) else 3
+    return 5
+
+
+def _four_straights() -> dict[int, tuple[tuple[int, int], ...]]:
+    """For every mask of 5 distinct ranks: the ``(need, drop)`` rank pairs that make it a straight."""
+    table: dict[int, tuple[tuple[int, int], ...]] = {}
+    for u in range(1 << 13):
+        if u.bit_count() != 5:
+            continue
+        pairs = []
+        for drop in range(13):
+            if not u >> drop & 1:
+                continue
+            rest = u & ~(1 << drop)
+            for need in range(13):
+                if not rest >> need & 1 and (rest | 1 << need) in _STRAIGHTS:
+                    pairs.append((need, drop))
+        if pairs:
+            table[u] = tuple(pairs)
+    return table
+
+
+#: 5-rank mask -> ((needed rank, rank to give), ...): the hands one card short of a straight
+_DRAWS = _four_straights()
+
+# Betting probabilities by tier (0..5), per round: bet1 / bet2 / bet3.
+#: no bet yet this round: probability of ``bet`` (else ``check``)
+_BET = ((0.05, 0.15, 0.4, 0.8, 1.0, 1.0),
+        (0.05, 0.15, 0.4, 0.8, 1.0, 1.0),
+        (0.03, 0.1, 0.3, 0.8, 1.0, 1.0))
+#: facing one bet: probability of continuing (call or raise; else ``fold``)
+_CALL = ((0.5, 1.0, 1.0, 1.0, 1.0, 1.0),
+         (0.25, 0.9, 1.0, 1.0, 1.0, 1.0),
+         (0.05, 0.6, 0.95, 1.0, 1.0, 1.0))
+#: facing two or more bets: probability of continuing
+_CALL2 = ((0.2, 0.7, 0.95, 1.0, 1.0, 1.0),
+          (0.1, 0.5, 0.9, 1.0, 1.0, 1.0),
+          (0.02, 0.25, 0.6, 0.95, 1.0, 1.0))
+#: continuing: probability of ``raise`` rather than ``call`` (when under the cap)
+_RAISE = ((0.0, 0.05, 0.2, 0.5, 0.8, 0.9),
+          (0.0, 0.05, 0.2, 0.5, 0.8, 0.9),
+          (0.0, 0.0, 0.1, 0.5, 0.8, 0.95))
+
+
+def rollout_action(state, rng: random.Random) -> int:
+    """``WhiskeyPoker.rollout_action``: a legal action of ``state`` by the policy of the module docstring.
+
+    :param state: a :class:`~engine.games.whiskey_poker.state.WhiskeyState` not over.
+    :param rng: the only source of randomness.
+    """
+    ph = state.phase
+    p = state.turn
+    hand = state.hands[p]
+    if ph == EX2:
+        return _exchange2(state, hand)
+    if ph == EX1:
+        return _exchange1(state, p, hand, rng)
+    if ph == OVER:
+        raise ValueError("whiskey_poker: no rollout action in a finished match")
+    rnd = 0 if ph == BET1 else (1 if ph == BET2 else 2)
+    t = tier(hand)
+    bets = state.bets
+    if bets == 0:
+        return A.BET if rng.random() < _BET[rnd][t] else A.CHECK
+    go = (_CALL if bets == 1 else _CALL2)[rnd][t]
+    if go < 1.0 and rng.random() >= go:
+        return A.FOLD
+    if bets < state.rules.cap:
+        r = _RAISE[rnd][t]
+        if r > 0.0 and rng.random() < r:
+            return A.RAISE
+    return A.CALL
+
+
+def _exchange1(state, p: int, hand: int, rng: random.Random) -> int:
+    """Phase 1 (blind): see the module docstring."""
+    knocked = state.knocker >= 0
+    rx = state.rx
+    if rx and rx[-1][0] == p:
+        # the widow holds the hand we gave up: the only case where we know its content
+        if strength(state.widow) > strength(hand):
+            return A.EXCHANGE
+        t = tier(hand)
+    else:
+        t = tier(hand)
+        if t == 0:
+            # a fresh widow is a random hand; another player's discard is most likely junk
+            if not rx or rng.random() < 0.3:
+                return A.EXCHANGE
+    if knocked:
+        return A.STAND
+    if t >= 3 or (t == 2 and rng.random() < 0.5):
+        return A.KNOCK
+    if state.rules.no_double_pass and state.passed >> p & 1:
+        return A.KNOCK
+    return A.PASS
+
+
+def _exchange2(state, hand: int) -> int:
+    """Phase 2 (open widow): the best of a few candidate moves if it improves the hand, else knock / stand."""
+    widow = state.widow
+    s0 = hand & _R
+    s1 = (hand >> 13) & _R
+    s2 = (hand >> 26) & _R
+    s3 = hand >> 39
+    u = s0 | s1 | s2 | s3
+    w0 = widow & _R
+    w1 = (widow >> 13) & _R
+    w2 = (widow >> 26) & _R
+    w3 = widow >> 39
+    wu = w0 | w1 | w2 | w3
+    suits = (s0, s1, s2, s3)
+    wsuits = (w0, w1, w2, w3)
+    cands: list[tuple[int, int]] = []          # (action, resulting hand)
+    # the lowest card of a rank held once (a kicker), to give away
+    multi = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
+    single = u & ~multi
+    give = -1
+    if single:
+        low = (single & -single).bit_length() - 1
+        for k in range(4):
+            if suits[k] >> low & 1:
+                give = 13 * k + low
+                break
+    # a widow card pairing (or tripling) one of our ranks, for our lowest kicker
+    match = wu & u
+    if match and give >= 0:
+        while match:
+            b = match & -match
+            match ^= b
+            r = b.bit_length() - 1
+            if r == give % 13:
+                continue
+            for k in range(4):
+                if wsuits[k] >> r & 1:
+                    w = 13 * k + r
+                    cands.append((A.TAKE[w][give], hand ^ (1 << w) ^ (1 << give)))
+                    break
+    d = u.bit_count()
+    if d == 5:
+        # four to a flush: take a widow card of that suit for the odd card out
+        for k in range(4):
+            sk = suits[k]
+            if sk.bit_count() == 4 and wsuits[k]:
+                odd = hand & ~(sk << (13 * k))
+                h = odd.bit_length() - 1
+                w = 13 * k + wsuits[k].bit_length() - 1      # the suit's highest widow card
+                cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
+                break
+        # four to a straight: a widow card of the needed rank for the rank that does not fit
+        draws = _DRAWS.get(u)
+        if draws:
+            for need, drop in draws:
+                if wu >> need & 1:
+                    w = next(13 * k + need for k in range(4) if wsuits[k] >> need & 1)
+                    h = next(13 * k + drop for k in range(4) if suits[k] >> drop & 1)
+                    cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
+        # junk: the widow's highest card for our lowest
+        if not cands and u not in _STRAIGHTS and not (u == s0 or u == s1 or u == s2 or u == s3):
+            top = wu.bit_length() - 1
+            low = (u & -u).bit_length() - 1
+            if top > low and not u >> top & 1:
+                w = next(13 * k + top for k in range(4) if wsuits[k] >> top & 1)
+                h = next(13 * k + low for k in range(4) if suits[k] >> low & 1)
+                cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
+    best_a = -1
+    best = strength(hand)
+    ws = strength(widow)
+    if ws > best:
+        best_a, best = A.TAKE_ALL, ws
+    for a, m in cands:
+        v = strength(m)
+        if v > best:
+            best_a, best = a, v
+    if best_a >= 0:
+        return best_a
+    return A.KNOCK if state.knocker < 0 else A.STAND
