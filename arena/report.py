@@ -8,9 +8,9 @@ latency p50/p99 per bot), ``crosstable.json``. Timing never goes to ``leaderboar
 from __future__ import annotations
 
 import csv
-import math
 import io
 import json
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path

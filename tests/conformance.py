@@ -282,7 +282,6 @@ def chi2_conditioned(game: Game, state: State, seat: int, free: int = 5, limit: 
     prob = info.problem()
     rng = random.Random(seed)
     ref, ref_choices = info.sampler.sample(rng)
-    where = {c: j for j, loc in enumerate(ref) for c in loc}
     cards = list(prob.cards)
     rng.shuffle(cards)
     chosen = sorted(cards[:free])
