@@ -69,6 +69,7 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
 
             def sink(seat: int, move: int, info: dict, _spec: MatchSpec = spec,
                      infos: list[bytes] = infos) -> None:
+                """Append ``{seat, bot, move, info}`` to ``infos`` as one JSON line."""
                 infos.append(orjson.dumps({"seat": seat, "bot": _spec.seats[seat], "move": move,
                                            "info": info}, option=orjson.OPT_APPEND_NEWLINE))
 

@@ -47,6 +47,7 @@ def run(
         m = t.model
 
         def warn(msg):
+            """Print ``msg`` to stderr as a yellow ``warning:`` line."""
             err_console.print(f"[yellow]warning:[/] {msg}")
 
         try:

@@ -238,6 +238,7 @@ def _remote_batch(ray):
     if _REMOTE is None:
         @ray.remote(num_cpus=1, max_retries=0)
         def run_batch(specs, bots, results_dir):
+            """Ray task: play ``specs`` (:func:`arena.batch.play_batch`), yielding each result as JSON."""
             from arena.batch import play_batch
 
             for res in play_batch(specs, bots, results_dir):
@@ -546,6 +547,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         on_start(summary)
 
     def write(rec: dict) -> None:
+        """Journal ``rec``; if new, count it and its faults in ``summary`` and call ``on_result``."""
         if journal.append(rec):
             summary.played += 1
             for f in rec["faults"]:
@@ -554,6 +556,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                 on_result(rec, summary)
 
     def next_batch() -> list[MatchSpec] | None:
+        """The next unjournaled specs (a disabled bot's journaled as ``disabled``); None at the end."""
         while True:
             batch = batcher.next()
             if batch is None:

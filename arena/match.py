@@ -229,6 +229,7 @@ class _Match:
             raise WallBudgetExceeded(self.thinking)
 
     def record(self, seat: int, fault: BotFault) -> None:
+        """Append a :class:`Fault` of ``seat`` at the current move index, with the tail of its stderr."""
         proc = self.pool.procs[seat]
         if proc is not None:
             self.pool.hub.pump(0)
@@ -237,6 +238,7 @@ class _Match:
                                  fault.detail, tail))
 
     def fault_seat(self, fault: BotFault, default: int) -> int:
+        """The seat to blame for ``fault``: its process's seat, else ``fault.seat``, else ``default``."""
         proc = getattr(fault, "process", None)
         if proc is not None and proc.seat >= 0:
             return proc.seat
@@ -293,6 +295,7 @@ class _Match:
             return
 
     def start_all(self) -> None:
+        """Send ``start`` to every seat, then await every ``ready`` (each step under the fault policy)."""
         for seat in range(self.n):
             self.guard(seat, lambda s=seat: self.start_seat(s))
         for seat in range(self.n):
@@ -401,6 +404,7 @@ class _Match:
                 self.thinking = None
 
     def play(self) -> MatchResult:
+        """Play, then send ``end``; the :class:`MatchResult` (``time_ms`` in ms). Bot faults never raise."""
         spec = self.spec
         status = "ok"
         outcome: dict[str, list] | None = None

@@ -123,6 +123,7 @@ class _RateColumn(ProgressColumn):
         self.live = live
 
     def render(self, task) -> Text:
+        """This run's throughput, ``N.N matches/s`` (a dash before the first match)."""
         dt = time.monotonic() - self.live.t0
         played = self.live.played
         return Text(f"{played / dt:7.1f} matches/s" if dt > 0 and played else "      – matches/s")
@@ -134,6 +135,7 @@ class _BoardProgress(Progress):
         super().__init__(*columns, **kw)
 
     def get_renderables(self):
+        """The progress bars, then the provisional leaderboard below them."""
         yield Group(self.make_tasks_table(self.tasks), self.board)
 
 

@@ -77,6 +77,7 @@ def _treys() -> Callable[[Sequence[str]], Callable[[], int]]:
     five = ev._five  # noqa: SLF001 - the 5-card entry point, skips the 6/7-card dispatch
 
     def prep(cards):
+        """Thunk giving the treys key of these 5 cards, converted once (negated rank, higher is better)."""
         ints = [table[c] for c in cards]
         return lambda: -five(ints)
     return prep
@@ -89,6 +90,7 @@ def _deuces() -> Callable[[Sequence[str]], Callable[[], int]]:
     five = ev._five  # noqa: SLF001
 
     def prep(cards):
+        """Thunk giving the deuces key of these 5 cards, converted once (negated rank, higher is better)."""
         ints = [table[c] for c in cards]
         return lambda: -five(ints)
     return prep
@@ -100,6 +102,7 @@ def _phevaluator() -> Callable[[Sequence[str]], Callable[[], int]]:
     table = {c: RANKS.index(c[0]) * 4 + SUITS.index(c[1]) for c in DECK}
 
     def prep(cards):
+        """Thunk giving the phevaluator key of these 5 cards (negated rank, higher is better)."""
         a, b, c, d, e = (table[x] for x in cards)
         return lambda: -evaluate_cards(a, b, c, d, e)
     return prep
@@ -111,6 +114,7 @@ def _eval7() -> Callable[[Sequence[str]], Callable[[], int]]:
     evaluate = eval7.evaluate
 
     def prep(cards):
+        """Thunk giving the eval7 strength of these 5 cards, converted once (higher is better)."""
         objs = [table[c] for c in cards]
         return lambda: evaluate(objs)
     return prep
@@ -120,6 +124,7 @@ def _pokerkit() -> Callable[[Sequence[str]], Callable[[], object]]:
     from pokerkit import StandardHighHand
 
     def prep(cards):
+        """Thunk building the pokerkit ``StandardHighHand`` of these 5 cards (higher is better)."""
         text = "".join(cards)
         return lambda: StandardHighHand(text)
     return prep
@@ -132,6 +137,7 @@ ADAPTERS = {"treys": _treys, "deuces": _deuces, "phevaluator": _phevaluator, "ev
 # ---------------------------------------------------------------- checks
 
 def h(text: str) -> list[str]:
+    """The card strings of a space-separated hand (``'As Kd'`` -> ``['As', 'Kd']``)."""
     return text.split()
 
 
@@ -169,6 +175,7 @@ W_S10 = (["5c 5d 9s 7h 4c", "3h 3s Qc Td 6s", "Ks Jd 8c 5h 2s", "Kd Jc 8h 5s 2d"
 
 
 def sign(x) -> int:
+    """``1``, ``0`` or ``-1``: the sign of ``x``."""
     return (x > 0) - (x < 0)
 
 
@@ -235,6 +242,7 @@ def all_hands_distinct_classes(prep, limit: int) -> int | None:
 
 
 def main() -> None:
+    """Check and time every library of ``ADAPTERS``; print one row per library (speed in evaluations/s)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=50_000, help="hands in the speed test")
     args = ap.parse_args()

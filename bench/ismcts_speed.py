@@ -163,6 +163,7 @@ def main() -> None:
     ours: dict[tuple[str, int, str], float] = {}
 
     def rate_of(name: str, n: int, opts: dict) -> float:
+        """Our iterations per CPU second for ``name``, ``n`` players, ``opts`` (measured once, cached)."""
         key = (name, n, json.dumps(opts, sort_keys=True))
         if key not in ours:
             ours[key] = measure(registry.get_game(name), n, opts, args.iterations, args.positions)[0]

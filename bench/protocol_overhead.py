@@ -66,6 +66,13 @@ def sample_observation(game_name: str):
 
 
 def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
+    """Time ``n`` ``act`` -> ``action`` round trips per phase (raw, arena) against an echo bot.
+
+    :param cpus: ``(arena CPU, bot CPU)`` to pin the two processes to, or None to leave affinity alone.
+    :returns: ``bytes`` (the ``act`` line's length), medians ``raw_us`` / ``arena_us`` and their ``ratio``,
+        means ``raw_mean_us`` / ``arena_mean_us``, arena-side CPU per round trip ``raw_cpu_us`` /
+        ``arena_cpu_us`` (all in µs).
+    """
     obs, legal = sample_observation(game)
     spec = BotSpec("echo", (sys.executable, "-c", BOT))
     proc = BotProcess(spec, Limits(), new_workdir("echo"), 0)
@@ -122,6 +129,7 @@ def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
 
 
 def main() -> None:
+    """Measure the round trip on one core and (if available) on two; print one row per setup."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20000, help="round trips per phase")
     ap.add_argument("--game", default="agram")

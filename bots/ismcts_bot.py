@@ -107,6 +107,7 @@ def search_act(new_searcher: Callable[[Game], Any], iterations: int | None, time
     searchers: dict[str, Any] = {}
 
     def act(observation: dict, legal: list[str], ctx: sdk.Context):
+        """``(action string, info)`` chosen by the search within the budget (``elapsed_ms`` in ms)."""
         t0 = time.perf_counter()
         if len(legal) == 1:
             return legal[0], {"iterations": 0, "value": None, "elapsed_ms": 0.0}

@@ -153,6 +153,7 @@ def int_at_least(lo: int) -> Callable[[Any], bool]:
 def seat_or_random(below: int | None = None) -> Callable[[Any], bool]:
     """Predicate: ``"random"``, or a seat number (an ``int``, not bool, ``>= 0`` and ``< below`` if given)."""
     def check(v: Any) -> bool:
+        """True for ``"random"`` or a non-bool ``int`` seat ``>= 0`` (and ``< below`` if given)."""
         return v == "random" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0
                                  and (below is None or v < below))
     return check

@@ -88,6 +88,7 @@ def _compositions(total: int, limits: Sequence[int]) -> list[tuple[int, ...]]:
     cur = [0] * m
 
     def rec(i: int, left: int) -> None:
+        """Append to ``out`` every completion of ``cur[i:]`` within ``limits`` that sums to ``left``."""
         if i == m - 1:
             if left <= limits[i]:
                 cur[i] = left

@@ -27,6 +27,7 @@ def keeper(hand: list[int], gone: set[int]) -> int:
     :returns: the card with the fewest unseen higher cards of its suit, then the highest rank.
     """
     def key(c: int) -> tuple[int, int]:
+        """Sort key ``(unseen higher cards of its suit, -rank)`` of card ``c``; the minimum is kept."""
         higher = sum(1 for d in DECK if d // 13 == c // 13 and d > c and d not in gone)
         return (higher, -_rank(c))
     return min(hand, key=key)

@@ -66,6 +66,7 @@ class _View:
         return 0 if card in self.perms[0] else 1
 
     def stack_value(self, base: str) -> int:
+        """Point value of the stack whose base card is ``base`` (A = 1, 2..10 face value)."""
         return _value(base)
 
 

@@ -58,6 +58,7 @@ def act(observation: dict, legal: list[str], rng: random.Random) -> str:
     on_table = sum(POINTS[c] for c in played)
     if len(trick) == n - 1:
         def value(c: int) -> float:
+            """Playing ``c`` last: ± the trick's points (+ if our side takes it) less a trump's cost."""
             ours = partner_winning or _beats(c, win, trump)
             gain = on_table + POINTS[c]
             spend = 2 + POWER[c] / 3 if SUIT[c] == trump else 0

@@ -61,6 +61,7 @@ def act(observation: dict, legal: list[str], rng: random.Random) -> str:
     plays = {a.split()[1]: a for a in legal}
     if not cards:  # leading a trick
         def lead_key(r: str) -> tuple[int, int, float]:
+            """Lead order of rank ``r``: cheapest first, then most copies held, then random."""
             return (_cost(r), -hand.count(r), rng.random())
         return plays[min(plays, key=lead_key)]
 

@@ -118,10 +118,12 @@ class AgramState(SnapshotState):
 
     @property
     def game(self) -> Agram:  # type: ignore[override]
+        """The :class:`Agram` game (kept in the shared match constants)."""
         return self.m.game
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 2..5 (§4.1)."""
         return self.m.n
 
     # ------------------------------------------------------------ construction
@@ -169,6 +171,7 @@ class AgramState(SnapshotState):
         self._begin_deal([mask_of(h) for h in hands], mask_of(rest))
 
     def clone(self) -> AgramState:
+        """An independent copy (card masks and small lists; match constants and snapshot shared)."""
         s = object.__new__(AgramState)
         s.m = self.m
         s.hands = self.hands[:]
@@ -190,9 +193,11 @@ class AgramState(SnapshotState):
     # ------------------------------------------------------------ play
 
     def current_player(self) -> int:
+        """The seat to act (the dealer's left leads the first trick, §4.2), -1 once the match is over."""
         return self.cur
 
     def is_terminal(self) -> bool:
+        """True once a seat has won ``match_wins`` deals (§4.5)."""
         return self.cur < 0
 
     def legal_mask(self) -> int:
@@ -300,9 +305,11 @@ class AgramState(SnapshotState):
         return rank_rewards([0 if i == w else 1 for i in range(n)])
 
     def hand_index(self) -> int:
+        """Deals completed so far in this match (§4.5)."""
         return self.hidx
 
     def world_key(self) -> Hashable:
+        """Deal number, dealer, seat to act, hands, undealt, this deal's plays, deals won, past deals."""
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt,
                 tuple(self.hist), tuple(self.wins), self.past)
 

@@ -126,10 +126,12 @@ class ArguteState(SnapshotState):
 
     @property
     def game(self) -> Argute:  # type: ignore[override]
+        """The :class:`Argute` game (kept in the shared match constants)."""
         return self.m.game
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 2..7 (§1.1)."""
         return self.m.n
 
     @classmethod
@@ -184,6 +186,7 @@ class ArguteState(SnapshotState):
         self._begin_hand(masks, sum(1 << c for c in rest))
 
     def clone(self) -> ArguteState:
+        """An independent copy (masks and small lists; match constants and snapshot shared)."""
         s = object.__new__(ArguteState)
         s.m = self.m
         s.hands = self.hands[:]
@@ -209,9 +212,11 @@ class ArguteState(SnapshotState):
     # ------------------------------------------------------------ play
 
     def current_player(self) -> int:
+        """The seat to bid or play (both start at the dealer's left, §1.3); -1 once over."""
         return self.cur
 
     def is_terminal(self) -> bool:
+        """True once the win test holds or ``max_hands`` hands are played (§1.3 "Match end")."""
         return self.phase == 2
 
     def legal_actions(self) -> list[int]:
@@ -319,9 +324,11 @@ class ArguteState(SnapshotState):
         return [(c + 1) / 4 for c in self.past[-1][3]]
 
     def hand_index(self) -> int:
+        """Hands completed so far in this match."""
         return self.hidx
 
     def world_key(self) -> Hashable:
+        """Hand number, dealer, to act, hands, undealt, bids, this hand's actions, scores, past hands."""
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt, tuple(self.bids),
                 tuple(self.hist), tuple(self.scores), self.past)
 
@@ -424,6 +431,7 @@ class ArguteInfoSet(InfoSet):
         start = [0] * n
 
         def pin(p: int, v: int) -> None:
+            """Pin value ``v``'s next copy to seat ``p``'s deal; InconsistentObservationError if none."""
             if not 0 <= v < VALUES or ptr[v] >= COPIES:
                 raise InconsistentObservationError(f"argute: more than {COPIES} cards of value {v} are known")
             start[p] |= 1 << (COPIES * v + ptr[v])

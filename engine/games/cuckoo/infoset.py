@@ -58,6 +58,7 @@ class CuckooInfoSet(InfoSet):
         pins: dict[int, int] = {}  # origin -> card
 
         def pin(origin: int, card: int) -> None:
+            """Record ``origin`` as dealt ``card``; InconsistentObservationError if seen as another card."""
             if pins.get(origin, card) != card:
                 raise InconsistentObservationError(
                     f"cuckoo: origin {origin} seen as two different cards")
@@ -80,6 +81,7 @@ class CuckooInfoSet(InfoSet):
         seat_bit = 1 << seat
 
         def card(code: str | None) -> int:
+            """The French card id of ``code``, -1 for None."""
             return -1 if code is None else parse_french(code)
 
         self.hands = tuple(

@@ -163,9 +163,11 @@ class CuckooState(SnapshotState):
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 2..20, eliminated ones included (§3.1)."""
         return self.n
 
     def current_player(self) -> int:
+        """The seat on turn, or in ``RESPOND`` the swap's target (§3.3); -1 once the match is over."""
         if self.phase == TURN:
             return self.order[self.pos]
         if self.phase == RESPOND:
@@ -237,6 +239,7 @@ class CuckooState(SnapshotState):
             self._end_hand()
 
     def is_terminal(self) -> bool:
+        """True once at most one player is left or ``max_hands`` hands are played (§3.4)."""
         return self.phase == OVER
 
     def outcome(self) -> Outcome:
@@ -267,6 +270,7 @@ class CuckooState(SnapshotState):
         return rank_rewards(ranks_from_results(res))
 
     def clone(self) -> CuckooState:
+        """An independent copy (lists copied; options, stock tuple, past hands and snapshot shared)."""
         c = CuckooState.__new__(CuckooState)
         c.game = self.game
         c.n = self.n
@@ -293,9 +297,11 @@ class CuckooState(SnapshotState):
         return c
 
     def hand_index(self) -> int:
+        """Hands completed so far in this match."""
         return self.hidx
 
     def hand_history(self) -> list[int]:
+        """This hand's actions since the deal, in order (a swap and its answer are two entries)."""
         return list(self.history)
 
     def public_action(self, action: int, seat: int) -> str:
@@ -303,6 +309,7 @@ class CuckooState(SnapshotState):
         return NAMES[action]
 
     def world_key(self) -> Hashable:
+        """Lives, eliminations, the deal and stock, cards now, cut, discard, history and turn position."""
         return (self.hidx, self.dealer, tuple(self.lives), tuple(self.elim), self.start.cards_key(),
                 self.stock, self.spos, tuple(self.cards), self.cut_card, self.discard,
                 tuple(self.history), self.phase, self.pos, self.blocked)

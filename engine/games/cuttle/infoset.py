@@ -146,6 +146,7 @@ class CuttleInfoSet(InfoSet):
             deadline[c] = inf
 
         def previous_glimpse(t: int) -> int:
+            """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
             lo = -2
             for g in glimpse_stamps:
                 if g < t and g > lo:

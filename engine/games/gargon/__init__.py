@@ -101,9 +101,14 @@ class Gargon(Game):
         return GargonInfoSet(self, observation)
 
     def parse_action(self, text: str) -> int:
+        """The action int of ``text`` (§4.3 "Protocol strings").
+
+        :raises ActionParseError: naming the text and the notation.
+        """
         return rules.parse_action(text)
 
     def format_action(self, action: int) -> str:
+        """The protocol string of an action int (§4.3 "Protocol strings")."""
         return rules.format_action(action)
 
 

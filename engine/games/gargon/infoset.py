@@ -110,6 +110,7 @@ class _Weighted:
                         if acc <= sys.maxsize and len(cum) > 1 else None)
 
     def draw(self, rng: random.Random) -> int:
+        """The index of one option, drawn with probability proportional to its weight."""
         if len(self.cum) == 1:
             return 0
         if self.sampler is not None:
@@ -177,6 +178,7 @@ class GargonInfoSet(InfoSet):
         tok_face: list[int] = []
 
         def new_token(colour: int, face: int = -1) -> int:
+            """Add a card token of ``colour`` (face ``-1`` if unknown); returns its index."""
             tok_colour.append(colour)
             tok_face.append(face)
             return len(tok_colour) - 1
@@ -270,6 +272,7 @@ class GargonInfoSet(InfoSet):
         seen = 0
 
         def pin(f: int) -> int:
+            """Physical id of known face ``f`` (zeros in turn); InconsistentObservationError on a clash."""
             nonlocal seen
             c, v = divmod(f, 16)
             if v == 0:
@@ -524,6 +527,7 @@ class GargonInfoSet(InfoSet):
         full = (1 << len(loc_of)) - 1
 
         def mask(js) -> int:
+            """Bitmask of the local indices of locations ``js`` (negative entries skipped)."""
             m = 0
             for j in js:
                 if j >= 0:

@@ -196,9 +196,11 @@ class GargonState(State):
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 3..5 (§4.1)."""
         return self.n
 
     def current_player(self) -> int:
+        """The seat playing out or pass-drawing, or drawing replacements (§4.3); -1 once over."""
         ph = self.phase
         if ph == PLAY or ph == PASS_DRAW:
             return (self.start + self.turn) % self.n
@@ -207,9 +209,11 @@ class GargonState(State):
         return -1
 
     def is_terminal(self) -> bool:
+        """True once the match (a single hand) is over (§4.5)."""
         return self.phase == OVER
 
     def hand_index(self) -> int:
+        """0 during the match, 1 once it is over (a match is one hand, §4.5)."""
         return self.hand_no
 
     def allowed_colours(self, seat: int) -> int:
@@ -434,6 +438,7 @@ class GargonState(State):
     # ------------------------------------------------------------ history and worlds
 
     def hand_history(self) -> list[int]:
+        """The actions since the deal, in order (the whole match; unrolled from the ``hist`` chain)."""
         out: list[int] = []
         node = self.hist
         while node is not None:
@@ -453,15 +458,18 @@ class GargonState(State):
         return out
 
     def hand_start(self) -> GargonState:
+        """A copy of the state right after the deal (§4.2)."""
         return self.snapshot.clone()
 
     def world_key(self) -> Hashable:
+        """Every card's location, the round and phase state, the deal and the actions so far."""
         return (self.n, self.first_start, tuple(self.hands), tuple(map(tuple, self.piles)), tuple(self.stash),
                 self.discard, tuple(self.sel), tuple(self.played), self.passed, self.start, self.turn, self.phase,
                 self.drawn_now, self.repl, self.repl_i, self.repl_left, self.ended, self.dealt,
                 self.dealt_piles, tuple(self.hand_history()))
 
     def public_action(self, action: int, seat: int) -> str:
+        """``select <colour> ?`` to all but the actor for a ``select`` (§4.7); other actions in full."""
         if action < R.DONE and seat != self.current_player():
             return "select " + R.COLOURS[action // 16] + " ?"
         return R.ACTION_STR[action]

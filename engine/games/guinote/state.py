@@ -110,21 +110,27 @@ class GuinoteState(SnapshotState):
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 2 or 4 (§1.1)."""
         return self.n
 
     def current_player(self) -> int:
+        """The seat to play, or the trick's winner in the post-trick window (§1.3); -1 once over."""
         return -1 if self.phase == OVER else self.turn
 
     def is_terminal(self) -> bool:
+        """True once the match is over (§1.7)."""
         return self.phase == OVER
 
     def hand_index(self) -> int:
+        """Hands completed so far in this match."""
         return self.hand_no
 
     def hand_history(self) -> list[int]:
+        """This hand's actions since the deal, in order."""
         return list(self.history)
 
     def clone(self) -> GuinoteState:
+        """An independent copy (lists copied; options, snapshot and past hands shared)."""
         c = GuinoteState.__new__(GuinoteState)
         c.game = self.game
         c.n = self.n
@@ -154,6 +160,7 @@ class GuinoteState(SnapshotState):
         return c
 
     def world_key(self) -> tuple:
+        """The hand number, dealer, hands, stock, trick, history, scores and this hand's deal."""
         return (self.hand_no, self.dealer, tuple(self.hands), tuple(self.stock), tuple(self.trick),
                 tuple(self.history), tuple(self.scores), tuple(self.start.hands), tuple(self.start.stock))
 

@@ -90,6 +90,7 @@ def _vectors(limits: list[int], total_max: int):
     cur = [0] * m
 
     def rec(i: int, left: int):
+        """Yield every completion of ``cur[i:]`` within ``limits`` whose sum is at most ``left``."""
         if i == m:
             yield tuple(cur)
             return
@@ -238,6 +239,7 @@ class SedmaInfoSet(InfoSet):
         nxt = [0] * 8
 
         def pin(rank: int) -> int:
+            """The next unused physical copy of ``rank``; InconsistentObservationError if none is left."""
             if nxt[rank] >= len(copies[rank]):
                 raise InconsistentObservationError(
                     f"sedma: the observation shows more than {len(copies[rank])} cards of rank {'789TJQKA'[rank]}")

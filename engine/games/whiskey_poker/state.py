@@ -196,15 +196,19 @@ class WhiskeyState(SnapshotState):
 
     @property
     def num_players(self) -> int:
+        """Number of seats, 2..9, eliminated ones included (§2.1)."""
         return self.rules.n
 
     def current_player(self) -> int:
+        """The active seat to bet or exchange (clockwise, §2.3-§2.6), -1 once the match is over."""
         return self.turn if self.phase != OVER else -1
 
     def is_terminal(self) -> bool:
+        """True once over: ``hands_per_match`` hands (``BETTING``), or a seat broke / one left (§2.8)."""
         return self.phase == OVER
 
     def hand_index(self) -> int:
+        """Hands completed so far in this match."""
         return self.hidx
 
     def public_action(self, action: int, seat: int) -> str:
@@ -212,6 +216,7 @@ class WhiskeyState(SnapshotState):
         return A.format_action(action)
 
     def world_key(self) -> Hashable:
+        """Hand number, dealer, seats dealt in, chips, eliminations, the hand's deal and its actions."""
         st = self.start
         return (self.hidx, self.dealer, self.dealt_in, tuple(self.score), self.out,
                 tuple(st.hands), st.widow, st.stub, tuple(self.hist))
@@ -249,6 +254,13 @@ class WhiskeyState(SnapshotState):
     # ------------------------------------------------------------ apply
 
     def apply(self, action: int) -> None:
+        """Bet (§2.4) or exchange (§2.5, §2.6); a hand's last action scores it (§2.7, §2.8).
+
+        That call also deals the next hand, or ends the match.
+
+        :raises IllegalActionError: naming the action and the legal set.
+        :raises GameOverError: if the match is over.
+        """
         ph = self.phase
         if ph == OVER:
             raise GameOverError("whiskey_poker: the match is over; no action can be applied")
