@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import orjson
 
 from arena.match import SeatPool, play_match
-from arena.process import default_sigchld
+from arena.process import default_sigchld, hide_from_sandbox
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -62,6 +62,8 @@ def play_batch(specs: list[MatchSpec], bots: dict[str, BotSpec],
 
 def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ...],
           results_dir: str | None) -> Iterator[MatchResult]:
+    if results_dir is not None:
+        hide_from_sandbox(results_dir)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:

@@ -42,7 +42,7 @@ class FaultsModel(_Strict):
     policy: Literal["forfeit", "random"] = "forfeit"
     disable_after: int | None = Field(None, ge=1)
     max_restarts_per_match: int = Field(2, ge=0)
-    rate_forfeits: bool = False
+    rate_forfeits: bool = True
 
 
 class LimitsModel(_Strict):

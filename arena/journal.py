@@ -36,7 +36,12 @@ class Journal:
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            # results reveal finished deals, which other rotations replay: arena-only (bot_user)
+            os.chmod(self.folder, 0o700)
+        except OSError as e:
+            raise JournalError(f"cannot use {self.folder} as a results folder: {e.strerror}") from e
         self._lock: int | None = self._acquire_lock()
         self.path = self.folder / "matches.jsonl"
         self.attempts_path = self.folder / "attempts.jsonl"
@@ -168,6 +173,21 @@ class Journal:
                 "results folder (--results) or under a new tournament name")
 
 
+def _malformed(rec: Any) -> str | None:
+    """Why a decoded journal line is not a match record (None if it is one)."""
+    if not isinstance(rec, dict):
+        return f"expected a JSON object, got {type(rec).__name__}"
+    for key, kind in (("match_id", str), ("game", str), ("seats", list), ("deal_index", int), ("rotation", int)):
+        if not isinstance(rec.get(key), kind):
+            return f"key {key!r} missing or not a {kind.__name__}"
+    out = rec.get("outcome")
+    if rec.get("status") != "aborted":
+        if not (isinstance(out, dict) and isinstance(out.get("ranks"), list)
+                and len(out["ranks"]) == len(rec["seats"])):
+            return "key 'outcome' missing or without one rank per seat"
+    return None
+
+
 def read_records(folder: str | Path) -> list[dict[str, Any]]:
     """The complete records of ``folder/matches.jsonl`` (read-only; safe while a run writes it).
 
@@ -191,6 +211,9 @@ def read_records(folder: str | Path) -> list[dict[str, Any]]:
         except orjson.JSONDecodeError as e:
             raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
                                "the line") from e
+        problem = _malformed(rec)
+        if problem:
+            raise JournalError(f"{path}: line {lineno}: {problem}; move the file aside or fix the line")
         if rec.get("match_id") in seen:
             continue
         seen.add(rec.get("match_id"))

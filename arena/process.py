@@ -261,6 +261,21 @@ def bot_env(spec: BotSpec, workdir: str) -> dict[str, str]:
 #: folders the sandbox replaces by private, empty tmpfs mounts.
 SANDBOX_TMPFS = ("/tmp", "/dev/shm")
 
+#: the project holding ``engine``/``bots`` (an editable install's source folder): bound into the
+#: sandbox so Python bots importing the SDK or the engine still run when it lies under /tmp.
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_HIDDEN: set[str] = set()
+
+
+def hide_from_sandbox(path: str) -> None:
+    """Hide ``path`` (a results folder: journal, logs, secret) from every later ``bwrap`` sandbox.
+
+    It is covered by an empty tmpfs inside the sandbox, so a bot cannot read the finished
+    matches of the deal it is playing (other rotations and lineups replay the same deals).
+    """
+    _HIDDEN.add(os.path.abspath(path))
+
 
 def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
     """The folders bound read-only into a ``bwrap`` sandbox so that the bot can still run
@@ -273,7 +288,7 @@ def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
 
     :returns: absolute paths, parents before children, without duplicates.
     """
-    cands: list[str] = [sys.prefix, sys.base_prefix]
+    cands: list[str] = [sys.prefix, sys.base_prefix, PROJECT_ROOT]
     if spec is not None:
         cands.append(os.path.abspath(spec.cwd))
     for i, a in enumerate(argv):
@@ -309,6 +324,9 @@ def wrapper_argv(limits: Limits, workdir: str, binds: Iterable[str] = ()) -> lis
             out += ["--tmpfs", t]
         for b in binds:
             out += ["--ro-bind", b, b]
+        for h in sorted(_HIDDEN):
+            if os.path.isdir(h):
+                out += ["--tmpfs", h]
         out += ["--bind", workdir, workdir, "--chdir", workdir, "--unshare-pid", "--unshare-ipc",
                 "--die-with-parent", "--new-session"]
         if limits.network == "deny":

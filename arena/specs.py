@@ -40,7 +40,7 @@ class FaultPolicy:
     policy: str = "forfeit"
     disable_after: int | None = None
     max_restarts_per_match: int = 2
-    rate_forfeits: bool = False
+    rate_forfeits: bool = True
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ class Head:
         self.env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
         cmd = ["ray", "start", "--head", "--port", str(self.port), "--node-ip-address", "127.0.0.1",
                "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
-               "--temp-dir", self.temp, "--ray-client-server-port", str(free_port()),
+               "--temp-dir", self.temp,
                "--dashboard-agent-listen-port", str(free_port())]
         out = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=90)
         if out.returncode != 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -191,3 +192,34 @@ def test_preflight_passes_for_runnable_bots():
     preflight([RANDOM, bot("greedy", "python", "bots/greedy_bot.py")], Limits())
     with pytest.raises(BotSetupError, match="no_such_bot.py"):
         preflight([RANDOM, bot("x", "python", "no_such_bot.py")], Limits())
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
+def test_sandbox_hides_the_results_folder(tmp_path):
+    import tempfile
+    from pathlib import Path
+
+    from arena.process import hide_from_sandbox, wrapper_argv
+    from arena.specs import Limits
+
+    # outside /tmp, which the sandbox hides anyway
+    outside = Path(tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp"))
+    results = outside / "results" / "t"
+    results.mkdir(parents=True)
+    (results / "matches.jsonl").write_text('{"match_id": "finished deal"}\n')
+    hide_from_sandbox(str(results))
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = wrapper_argv(Limits(sandbox="bwrap"), str(work)) + ["cat", str(results / "matches.jsonl")]
+    probe = subprocess.run(wrapper_argv(Limits(sandbox="bwrap"), str(work)) + ["true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"bwrap cannot start here: {probe.stderr.decode()[-200:]}")
+    try:
+        hidden = subprocess.run(argv, capture_output=True, text=True)
+        assert hidden.returncode != 0 and "finished deal" not in hidden.stdout
+        # the same file outside the hidden folder is readable: the hiding is what stops the bot
+        (outside / "other.txt").write_text("finished deal")
+        shown = subprocess.run(argv[:-1] + [str(outside / "other.txt")], capture_output=True, text=True)
+        assert shown.returncode == 0 and "finished deal" in shown.stdout
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -201,9 +201,13 @@ def test_unknown_key_reported_before_its_knock_on_errors(tmp_path):
 def test_read_records_names_a_corrupt_line_and_drops_repeats(tmp_path):
     from arena.journal import read_records
 
-    (tmp_path / "matches.jsonl").write_text('{"match_id": "a"}\n{"match_id": "a"}\n{"match_id": "b"}\n')
+    def rec(mid):
+        return json.dumps({"match_id": mid, "game": "agram", "seats": ["x", "y"], "deal_index": 0,
+                           "rotation": 0, "status": "ok", "outcome": {"ranks": [0, 1], "scores": [1, 0]}})
+
+    (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\n{rec('a')}\n{rec('b')}\n")
     assert [r["match_id"] for r in read_records(tmp_path)] == ["a", "b"]
-    (tmp_path / "matches.jsonl").write_text('{"match_id": "a"}\ngarbage line\n{"match_id": "b"}\n')
+    (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\ngarbage line\n{rec('b')}\n")
     with pytest.raises(JournalError, match="line 2 is not valid JSON"):
         read_records(tmp_path)
 
@@ -214,3 +218,24 @@ def test_results_folder_is_locked_against_a_second_run(tmp_path):
         Journal(tmp_path)
     j.close()
     Journal(tmp_path).close()  # free again once the first run closed it
+
+
+@pytest.mark.parametrize("line,needle", [
+    ("[1, 2, 3]", "expected a JSON object"),
+    ("null", "expected a JSON object"),
+    ('{"match_id": "a", "game": "agram", "seats": 5, "deal_index": 0, "rotation": 0}', "'seats'"),
+    ('{"match_id": "a", "game": "agram", "seats": ["x", "y"], "deal_index": 0, "rotation": 0, '
+     '"status": "ok", "outcomeX": {}}', "'outcome'"),
+])
+def test_read_records_names_malformed_records(tmp_path, line, needle):
+    from arena.journal import read_records
+
+    (tmp_path / "matches.jsonl").write_text(line + "\n")
+    with pytest.raises(JournalError, match=f"line 1: .*{needle}"):
+        read_records(tmp_path)
+
+
+def test_results_path_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(JournalError, match="cannot use .*afile/t as a results folder"):
+        Journal(tmp_path / "afile" / "t")
