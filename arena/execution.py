@@ -546,8 +546,28 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     if on_start:
         on_start(summary)
 
+    announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
+    for rec in journal.records.values():
+        for b, v in zip(rec.get("seats", []), rec.get("bot_versions") or []):
+            if v:
+                announced.setdefault(b, v)
+    warned: set[str] = set()
+
+    def check_versions(rec: dict) -> None:
+        """Warn once per bot whose announced name/version differs from its recorded matches'."""
+        for b, v in zip(rec["seats"], rec.get("bot_versions") or []):
+            if not v:
+                continue
+            old = announced.setdefault(b, v)
+            if old != v and b not in warned:
+                warned.add(b)
+                warn(f"{m.name}: bot {b!r} now announces {v!r} but its recorded matches were played by "
+                     f"{old!r}; the table mixes both. To rate the new version on its own, give it a new "
+                     "bot name, a new tournament name or another --results folder")
+
     def write(rec: dict) -> None:
         """Journal ``rec``; if new, count it and its faults in ``summary`` and call ``on_result``."""
+        check_versions(rec)
         if journal.append(rec):
             summary.played += 1
             for f in rec["faults"]:

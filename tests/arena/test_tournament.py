@@ -171,3 +171,36 @@ def test_sigkill_mid_tournament_then_resume(tmp_path):
     # identical leaderboard to an uninterrupted run
     run_tournament(t, tmp_path / "clean", inline=True)
     assert table(res / "small") == table(tmp_path / "clean" / "small")
+
+
+def test_a_bot_announcing_a_new_version_is_warned_about(tmp_path):
+    bot = tmp_path / "mine.py"
+    bot.write_text(textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {ROOT!r})
+        from bots import sdk
+        sdk.run(lambda obs, legal, ctx: legal[0], name="mine", version=os.environ["V"])
+    """))
+
+    def config(version, deals):
+        path = tmp_path / "v.yaml"
+        path.write_text(textwrap.dedent(f"""
+            bots:
+              random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+              mine: {{cmd: [python, mine.py], env: {{V: "{version}"}}}}
+            tournaments:
+              - name: v
+                game: agram
+                players: 2
+                bots: [random, mine]
+                deals: {deals}
+        """))
+        (t,) = cfg.load(path)
+        return t
+
+    warnings = []
+    run_tournament(config("1", 2), tmp_path / "res", inline=True, warn=warnings.append)
+    assert warnings == []
+    run_tournament(config("2", 3), tmp_path / "res", inline=True, warn=warnings.append)
+    assert len(warnings) == 1
+    assert "'mine' now announces 'mine/2'" in warnings[0] and "'mine/1'" in warnings[0]
