@@ -290,12 +290,14 @@ def to_csv(rows: Sequence[dict[str, Any]]) -> str:
 
 def to_markdown(rows: Sequence[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> str:
     """The leaderboard as a Markdown table; ``notes`` are paragraphs under it."""
-    lines = [f"# {title}", "", "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | faults |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [f"# {title}", "",
+             "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | P(>next) | faults |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['rank']} | {r['bot']} | {_f(r['mu'])} | {_f(r['sigma'])} | {_f(r['conservative'])} | "
                      f"{r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | {_f(r['score'], '.3f')} "
-                     f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | {r['faults']} |")
+                     f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | "
+                     f"{_f(r.get('p_above_next'))} | {r['faults']} |")
     for n in notes:
         lines += ["", n]
     return "\n".join(lines) + "\n"
