@@ -160,15 +160,28 @@ def doctor(
     game: Annotated[str, typer.Argument(help="game to test the bot on")],
     matches: Annotated[int, typer.Option("--matches", min=1, help="full matches against the random bot")] = 3,
     move_ms: Annotated[int, typer.Option("--move-ms", min=1, help="time per move (ms)")] = 1000,
+    players: Annotated[int | None, typer.Option("--players", "-n", min=1, help="seats (default: the game's minimum)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE (YAML value; repeatable)")] = None,
 ) -> None:
-    """Check a bot's protocol compliance: `arena doctor GAME -- CMD ...` (exit 0 = pass)."""
+    """Check a bot's protocol compliance: `arena doctor [OPTIONS] GAME -- CMD ...` (exit 0 = pass).
+
+    Options go before `--`; everything after it is the bot's command.
+    """
+    import yaml
+
     from arena.doctor import doctor as run_doctor
     from arena.specs import Clock
 
     cmd = list(ctx.args)
     if not cmd:
         raise typer.BadParameter("give the bot's command after --, e.g. arena doctor agram -- python my_bot.py")
-    rep = run_doctor(game, cmd, matches=matches, clock=Clock(move_ms=move_ms))
+    opts = {}
+    for o in option or []:
+        key, sep, value = o.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
+        opts[key.strip()] = yaml.safe_load(value)
+    rep = run_doctor(game, cmd, matches=matches, clock=Clock(move_ms=move_ms), players=players, options=opts)
     console.print(rep.render())
     raise typer.Exit(0 if rep.passed else 1)
 

@@ -99,7 +99,8 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
-           cwd: str | None = None, limits: Limits | None = None) -> DoctorReport:
+           cwd: str | None = None, limits: Limits | None = None, players: int | None = None,
+           options: dict | None = None) -> DoctorReport:
     """Check the bot started by ``cmd`` on ``game``.
 
     The first check ("command") says whether the command and its script exist; with
@@ -113,10 +114,17 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     :param matches: full matches against the random bot (the candidate's seat rotates).
     :param clock: time control (default: DESIGN's defaults, 1000 ms per move).
     :param limits: process limits the bot runs under (default: DESIGN's defaults).
+    :param players: seats (default: the game's minimum, at least 2).
+    :param options: game options (default: the game's defaults).
     :returns: the report (never raises for a misbehaving bot).
     :raises UnknownGameError: for an unknown game.
+    :raises PlayerCountError, OptionError: for players or options the game refuses.
     """
     g = registry.get_game(game)
+    n = players or max(2, g.min_players)
+    g.check_players(n)
+    opts = g.resolve_options(options or {})
+    g.new_match(n, 0, **opts)  # options that depend on the player count
     clock = clock or Clock()
     limits = limits or Limits()
     cwd = os.path.abspath(cwd or os.getcwd())
@@ -124,10 +132,9 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     cand = BotSpec("candidate", tuple(cmd), cwd=cwd)
     if not _setup(report, cand, limits):
         return report
-    _handshake(report, cand, game, clock, limits)
+    _handshake(report, cand, game, clock, limits, n, opts)
     if report.checks[-1].status == FAIL:
         return report
-    n = max(2, g.min_players)
     teams = g.teams(n)
     opponent = BotSpec("random", ("python", "bots/random_bot.py"), cwd=_PROJECT)
     bots = {"candidate": cand, "random": opponent}
@@ -136,7 +143,7 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
         seat = m % n
         seats = tuple("candidate" if s == seat else "random" for s in range(n))
         mid = f"doctor/{game}/d{m:05d}/r{seat:02d}"
-        spec = MatchSpec(match_id=mid, tournament="doctor", token=f"doctor-{m}", game=game, options={},
+        spec = MatchSpec(match_id=mid, tournament="doctor", token=f"doctor-{m}", game=game, options=dict(opts),
                          players=n, deal_index=m, deal_seed=deal_seed("doctor", game, m), rotation=seat,
                          lineup=("candidate", "random"), seats=seats,
                          teams=tuple(tuple(t) for t in teams),
@@ -195,13 +202,14 @@ def _setup(report: DoctorReport, cand: BotSpec, limits: Limits) -> bool:
     return True
 
 
-def _start(game: str, n: int, clock: Clock) -> bytes:
-    return encode_start(game=game, options={}, players=n, seat=0, teams=[[i] for i in range(n)],
-                        match="doctor", seed=1, move_ms=clock.move_ms, bank_ms=clock.bank_ms)
+def _start(game: str, n: int, clock: Clock, options: dict | None = None) -> bytes:
+    return encode_start(game=game, options=dict(options or {}), players=n, seat=0,
+                        teams=registry.get_game(game).teams(n), match="doctor", seed=1,
+                        move_ms=clock.move_ms, bank_ms=clock.bank_ms)
 
 
-def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, limits: Limits) -> None:
-    n = max(2, registry.get_game(game).min_players)
+def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, limits: Limits,
+               n: int, options: dict) -> None:
     hub = Hub()
     try:
         proc = BotProcess(cand, limits, new_workdir("doctor"), 0)
@@ -212,7 +220,7 @@ def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, lim
     hub.add(proc)
     try:
         t0 = time.perf_counter()
-        proc.send(_start(game, n, clock))
+        proc.send(_start(game, n, clock, options))
         line, t1 = hub.wait_line(proc, t0 + (clock.startup_ms + clock.grace_ms) / 1000)
         r = parse_ready(line)
         report.add("handshake", PASS, f"'ready' after {(t1 - t0) * 1000:.0f} ms (startup_ms {clock.startup_ms}); "

@@ -130,3 +130,12 @@ def test_missing_bot_command_stops_the_run_before_any_match(tmp_path):
     assert out.returncode == 2
     assert "ghost" in out.stderr and "no_such_bot.py" in out.stderr
     assert not (tmp_path / "res" / "x" / "matches.jsonl").exists()
+
+
+def test_doctor_with_players_and_options():
+    ok = arena("doctor", "sedma", "--players", "4", "--option", "match=single", "--matches", "2", "--",
+               "python", "bots/greedy_bot.py")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "seats [0, 1]" in ok.stdout
+    bad = arena("doctor", "agram", "-o", "bogus=1", "--", "python", "bots/random_bot.py")
+    assert bad.returncode == 2 and "unknown option 'bogus'" in bad.stderr
