@@ -20,6 +20,7 @@ from arena.process import BotSetupError
 from arena.specs import BotSpec, Limits
 from engine import registry
 from tests.arena.conftest import GREEDY, RANDOM, ROOT, ZOO, bot, leftovers, spec, zoo
+from tests.conftest import require
 
 
 def bots_of(*specs):
@@ -87,15 +88,14 @@ def test_stderr_logs_are_capped(tmp_path):
 
 def test_sandbox_and_network_options(tmp_path):
     import shutil
-    if not shutil.which("bwrap"):
-        pytest.skip("bubblewrap is not installed")
+    require(bool(shutil.which("bwrap")), "bubblewrap is not installed")
     env = zoo("env", "misbehave.py", "env")
     for limits in (Limits(sandbox="bwrap", network="deny"), Limits(network="deny")):
         specs = [spec(["env", "random"], deal=0, limits=limits)]
         try:
             (r,) = play_batch(specs, bots_of(env, RANDOM), None)
         except BotSetupError as e:
-            pytest.skip(f"namespaces unavailable: {e}")
+            require(False, f"namespaces unavailable: {e}")
         assert r.status == "ok", r.faults
     assert not leftovers()
 
@@ -136,12 +136,11 @@ def _nobody_can_run(path: str) -> bool:
     return r.returncode == 0
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("node"), reason="needs root and node")
 def test_bot_user_runs_bots_unprivileged(readable_js_bot):
+    require(os.geteuid() == 0 and bool(shutil.which("node")), "needs root and node")
     # the arena's Python may live under /root, so use the JS bot (node is world-readable)
     node = shutil.which("node")
-    if not _nobody_can_run(node):
-        pytest.skip(f"the interpreter {node} is not accessible to user 'nobody'")
+    require(_nobody_can_run(node), f"the interpreter {node} is not accessible to user 'nobody'")
     a = BotSpec("js-a", ("node", "js_random_bot.js"), cwd=readable_js_bot)
     b = BotSpec("js-b", ("node", "js_random_bot.js"), cwd=readable_js_bot)
     for limits in (Limits(bot_user="nobody"), Limits(bot_user="nobody", sandbox="bwrap", network="deny")):
@@ -160,8 +159,8 @@ def test_bot_user_runs_bots_unprivileged(readable_js_bot):
     assert not leftovers()
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("node"), reason="needs root and node")
 def test_bot_user_that_cannot_read_the_bot_is_named(tmp_path, readable_js_bot):
+    require(os.geteuid() == 0 and bool(shutil.which("node")), "needs root and node")
     # a bot in a mode-700 folder (like `mktemp -d`): a clear error before any match, not a crash
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
@@ -218,15 +217,16 @@ def test_sigchld_disposition_restored_after_a_batch():
         signal.signal(signal.SIGCHLD, old)
 
 
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
 def test_sandbox_runs_a_bot_that_lives_under_tmp(tmp_path):
+    require(bool(shutil.which("bwrap")), "bubblewrap is not installed")
     # the sandbox's private /tmp must not hide the bot, its project or the interpreter
     shutil.copy(os.path.join(ZOO, "misbehave.py"), tmp_path)
     env = BotSpec("env", ("python", "misbehave.py", "env"), cwd=str(tmp_path))
     (r,) = play_batch([spec(["env", "random"], deal=0, limits=Limits(sandbox="bwrap"))],
                       bots_of(env, RANDOM), None)
-    if r.status != "ok" and "namespace" in r.faults[0].stderr_tail:
-        pytest.skip(f"namespaces unavailable: {r.faults[0].stderr_tail[-200:]}")
+    if r.status != "ok":
+        require("namespace" not in r.faults[0].stderr_tail,
+                f"namespaces unavailable: {r.faults[0].stderr_tail[-200:]}")
     assert r.status == "ok", r.faults
 
 

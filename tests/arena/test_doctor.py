@@ -10,6 +10,7 @@ import pytest
 from arena.doctor import doctor
 from arena.specs import Clock
 from tests.arena.conftest import ROOT, ZOO
+from tests.conftest import require
 
 FAST = Clock(move_ms=500, bank_ms=0, startup_ms=3000)
 
@@ -21,8 +22,8 @@ def test_python_random_bot_passes():
     assert rep.move_ms and "PASS" in rep.text()
 
 
-@pytest.mark.skipif(not shutil.which("node"), reason="node is not installed")
 def test_js_bot_passes_doctor():
+    require(bool(shutil.which("node")), "node is not installed")
     rep = doctor("toy", ["node", "bots/js_random_bot.js"], matches=2, cwd=ROOT)
     assert rep.passed, rep.text()
     assert all(c.status == "pass" for c in rep.checks), rep.text()
@@ -61,8 +62,8 @@ def test_missing_command_or_script_is_named(cmd, path):
     assert f"{ROOT}/{path}" in rep.checks[0].message and ROOT in rep.checks[0].message, rep.text()
 
 
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
 def test_doctor_checks_the_sandbox():
+    require(bool(shutil.which("bwrap")), "bubblewrap is not installed")
     from arena.specs import Limits
 
     rep = doctor("toy", ["python", "bots/random_bot.py"], matches=1, cwd=ROOT,

@@ -29,6 +29,7 @@ from arena.process import (
 )
 from arena.specs import BotSpec, Limits
 from tests.arena.conftest import RANDOM, ROOT, bot, zoo
+from tests.conftest import require
 
 
 def spawn(spec, limits=None):
@@ -194,8 +195,8 @@ def test_preflight_passes_for_runnable_bots():
         preflight([RANDOM, bot("x", "python", "no_such_bot.py")], Limits())
 
 
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed")
 def test_sandbox_hides_the_results_folder(tmp_path):
+    require(bool(shutil.which("bwrap")), "bubblewrap is not installed")
     import tempfile
     from pathlib import Path
 
@@ -212,8 +213,7 @@ def test_sandbox_hides_the_results_folder(tmp_path):
     work.mkdir()
     argv = wrapper_argv(Limits(sandbox="bwrap"), str(work)) + ["cat", str(results / "matches.jsonl")]
     probe = subprocess.run(wrapper_argv(Limits(sandbox="bwrap"), str(work)) + ["true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip(f"bwrap cannot start here: {probe.stderr.decode()[-200:]}")
+    require(probe.returncode == 0, f"bwrap cannot start here: {probe.stderr.decode()[-200:]}")
     try:
         hidden = subprocess.run(argv, capture_output=True, text=True)
         assert hidden.returncode != 0 and "finished deal" not in hidden.stdout

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 
 import numpy as np
-import pytest
 from matplotlib import colormaps
 from matplotlib.colors import to_rgb
 from PIL import Image
@@ -19,16 +18,14 @@ from PIL import Image
 from arena import report_html
 from arena.results import export, standings
 from tests.arena.test_report import demo_records, make_folder
+from tests.conftest import require
 
 WIDTH, HEIGHT = 1200, 1600
 
 
 def _chromium() -> str:
     exe = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed, and CI is set: install it (apt-get install chromium)")
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    require(exe is not None, "chromium is not installed (Debian: apt-get install chromium)")
     return exe
 
 
