@@ -67,13 +67,16 @@ MARK_BEGIN = "<!-- strength-table:begin -->"
 MARK_END = "<!-- strength-table:end -->"
 
 
-def bot_cmd(kind: str, iterations: int) -> tuple[str, ...]:
+def bot_cmd(kind: str, iterations: int, opponent_model: str = "tree") -> tuple[str, ...]:
     """The command of a bot kind (``ismcts``, ``random``, ``greedy``, ``pimc``).
 
+    :param opponent_model: the measured ISMCTS bot's ``--opponent-model`` (``tree``, the
+        default, or ``rollout``).
     :raises ValueError: for an unknown kind.
     """
     if kind == "ismcts":
-        return ("python", "bots/ismcts_bot.py", "--iterations", str(iterations), "--hand-rollouts")
+        extra = ("--opponent-model", opponent_model) if opponent_model != "tree" else ()
+        return ("python", "bots/ismcts_bot.py", "--iterations", str(iterations), "--hand-rollouts", *extra)
     if kind == "mo":
         return ("python", "bots/ismcts_bot.py", "--iterations", str(iterations), "--hand-rollouts", "--variant", "mo")
     if kind == "pimc":
@@ -97,7 +100,8 @@ def seatings(n: int, teams: list[list[int]]) -> list[tuple[list[int], int]]:
 
 
 def make_specs(label: str, game: str, n: int, options: dict, opponent: str, deals: list[int],
-               rotation: int, ismcts_seats: list[int], iterations: int) -> tuple[list[MatchSpec], dict[str, BotSpec]]:
+               rotation: int, ismcts_seats: list[int], iterations: int,
+               opponent_model: str = "tree") -> tuple[list[MatchSpec], dict[str, BotSpec]]:
     """The match specifications of one rotation over ``deals`` and the bots they name."""
     g = registry.get_game(game)
     teams = g.teams(n)
@@ -112,7 +116,8 @@ def make_specs(label: str, game: str, n: int, options: dict, opponent: str, deal
     bots = {}
     for name in names:
         kind = name.split("-")[0]
-        bots[name] = BotSpec(name=name, cmd=bot_cmd(kind, iterations), cwd=ROOT)
+        model = opponent_model if kind == "ismcts" else "tree"
+        bots[name] = BotSpec(name=name, cmd=bot_cmd(kind, iterations, model), cwd=ROOT)
     seats = tuple(names)
     lineup = tuple(sorted(set(names)))
     specs = []
@@ -134,10 +139,31 @@ def children_cpu_s() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def pairing_path(out: str, label: str, opponent: str, iterations: int) -> str:
-    """The file of one pairing: ``<label>__<opponent>.jsonl`` (``__it<N>`` added unless 1,000 iterations)."""
+def pairing_path(out: str, label: str, opponent: str, iterations: int, opponent_model: str = "tree") -> str:
+    """The file of one pairing: ``<label>__<opponent>.jsonl`` (``__it<N>`` added unless 1,000
+    iterations, ``__om-<model>`` unless the tree opponent model)."""
     suffix = "" if iterations == 1000 else f"__it{iterations}"
+    if opponent_model != "tree":
+        suffix += f"__om-{opponent_model}"
     return os.path.join(out, f"{label}__{opponent}{suffix}.jsonl")
+
+
+def parse_pairing_name(name: str) -> tuple[str, str, int, str] | None:
+    """``(label, opponent, iterations, opponent model)`` of a pairing file name, or None."""
+    if not name.endswith(".jsonl"):
+        return None
+    parts = name[:-len(".jsonl")].split("__")
+    if len(parts) < 2:
+        return None
+    label, opp, iterations, model = parts[0], parts[1], 1000, "tree"
+    for extra in parts[2:]:
+        if extra.startswith("it") and extra[2:].isdigit():
+            iterations = int(extra[2:])
+        elif extra.startswith("om-"):
+            model = extra[3:]
+        else:
+            return None
+    return label, opp, iterations, model
 
 
 def load_blocks(path: str) -> list[dict]:
@@ -158,7 +184,7 @@ def sprt_of(blocks: list[dict]) -> SPRT:
 
 def run_pairing(label: str, game: str, n: int, options: dict, opponent: str, args) -> None:
     """Play chunks of blocks of one pairing until a stopping rule holds; append them to its file."""
-    path = pairing_path(args.out, label, opponent, args.iterations)
+    path = pairing_path(args.out, label, opponent, args.iterations, args.opponent_model)
     os.makedirs(args.out, exist_ok=True)
     g = registry.get_game(game)
     teams = g.teams(n)
@@ -180,7 +206,8 @@ def run_pairing(label: str, game: str, n: int, options: dict, opponent: str, arg
         faults: dict[int, int] = {d: 0 for d in deals}
         c0, w0 = children_cpu_s(), time.time()
         for r, (iseats, scorer) in enumerate(rots):
-            specs, bots = make_specs(label, game, n, options, opponent, deals, r, iseats, args.iterations)
+            specs, bots = make_specs(label, game, n, options, opponent, deals, r, iseats, args.iterations,
+                                     args.opponent_model)
             for spec, res in zip(specs, play_batch(specs, bots, None)):
                 if res.outcome is None:  # aborted: count as a draw-less missing result
                     raise RuntimeError(f"{spec.match_id} aborted: {res.faults}")
@@ -210,12 +237,15 @@ def report(out: str, doc: str) -> str:
     rows = ["| setting | opponent | iterations | blocks | matches | ISMCTS score | 95% interval | SPRT | CPU-min |",
             "|---|---|---:|---:|---:|---:|---|---|---:|"]
     files = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    parsed = {f: parse_pairing_name(f) for f in files}
     for label, *_ in SETTINGS:
         for opp in OPPONENTS + EXTRA_OPPONENTS:
-            found = [f for f in files if f == f"{label}__{opp}.jsonl" or f.startswith(f"{label}__{opp}__it")]
+            found = sorted((f for f, p in parsed.items() if p and p[0] == label and p[1] == opp),
+                           key=lambda f: (parsed[f][3] != "tree", -parsed[f][2]))
             if not found and opp in OPPONENTS:
                 rows.append(f"| {label} | {opp} | 1000 | 0 | 0 | — | — | not run | 0 |")
             for name in found:
+                model = parsed[name][3]
                 blocks = load_blocks(os.path.join(out, name))
                 if not blocks:
                     continue
@@ -228,7 +258,8 @@ def report(out: str, doc: str) -> str:
                 faults = sum(b.get("faults", 0) for b in blocks)
                 fault_note = f" ({faults} faults)" if faults else ""
                 opp_name = "ismcts --variant mo" if opp == "mo" else opp
-                rows.append(f"| {label} | {opp_name} | {blocks[0].get('iterations', 1000)} | {len(blocks)} | "
+                subject = label if model == "tree" else f"{label}, ISMCTS `--opponent-model {model}`"
+                rows.append(f"| {subject} | {opp_name} | {blocks[0].get('iterations', 1000)} | {len(blocks)} | "
                             f"{matches}{fault_note} | {m:.3f} | [{lo:.3f}, {hi:.3f}] | {verdict} | {cpu:.1f} |")
     table = "\n".join(rows)
     if os.path.exists(doc):
@@ -247,6 +278,8 @@ def main() -> None:
     ap.add_argument("--games", default="", help="comma-separated setting labels (default: all); e.g. agram-3p,sedma-4p")
     ap.add_argument("--opponents", default=",".join(OPPONENTS), help="comma-separated: random,greedy,pimc,mo")
     ap.add_argument("--iterations", type=int, default=1000, help="ISMCTS and PIMC iterations per decision")
+    ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
+                    help="the measured ISMCTS bot's --opponent-model (results in <setting>__<opp>__om-<model>.jsonl)")
     ap.add_argument("--cap-cpu-min", type=float, default=20.0, help="CPU-minutes of the bot processes per pairing")
     ap.add_argument("--max-blocks", type=int, default=400, help="blocks per pairing at most")
     ap.add_argument("--min-blocks", type=int, default=8, help="blocks before an SPRT decision is accepted")

@@ -1,7 +1,7 @@
 """The ISMCTS bot: :class:`engine.search.ismcts.ISMCTS` behind the bot protocol.
 
 Run: ``python bots/ismcts_bot.py [--iterations N] [--time-ms T] [--c C] [--variant so|mo]
-[--hand-rollouts]`` (speaks protocol v1 on stdin/stdout).
+[--hand-rollouts] [--opponent-model tree|rollout]`` (speaks protocol v1 on stdin/stdout).
 
 * ``--iterations N`` alone: a fixed budget, reproducible for the match's ``seed`` (the
   SDK reseeds ``ctx.rng`` at every ``start``).
@@ -132,14 +132,17 @@ def search_act(new_searcher: Callable[[Game], Any], iterations: int | None, time
     return act
 
 
-def make_act(iterations: int | None, time_ms: float | None, c: float, variant: str, hand_rollouts: bool):
+def make_act(iterations: int | None, time_ms: float | None, c: float, variant: str, hand_rollouts: bool,
+             opponent_model: str = "tree"):
     """An ``act(observation, legal, ctx)`` function for :func:`bots.sdk.run` searching with ISMCTS.
 
     With neither budget, 1,000 iterations. Searchers are cached per game.
+    ``opponent_model`` is :class:`engine.search.ismcts.ISMCTS`'s (``"tree"`` or ``"rollout"``).
     """
     if iterations is None and time_ms is None:
         iterations = 1000
-    return search_act(lambda game: ISMCTS(game, c=c, variant=variant, hand_rollouts=hand_rollouts),
+    return search_act(lambda game: ISMCTS(game, c=c, variant=variant, hand_rollouts=hand_rollouts,
+                                          opponent_model=opponent_model),
                       iterations, time_ms, "visits")
 
 
@@ -151,9 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--c", type=float, default=0.7, help="exploration constant (rewards in [0, 1])")
     ap.add_argument("--variant", choices=("so", "mo"), default="so", help="single- or multiple-observer trees")
     ap.add_argument("--hand-rollouts", action="store_true", help="stop rollouts at the end of the current hand")
+    ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
+                    help="opponents choose in the tree (UCB) or play the game's rollout policy on each determinization")
     ap.add_argument("--name", default="ismcts", help="name announced in ready")
     args = ap.parse_args(argv)
-    act = make_act(args.iterations, args.time_ms, args.c, args.variant, args.hand_rollouts)
+    act = make_act(args.iterations, args.time_ms, args.c, args.variant, args.hand_rollouts, args.opponent_model)
     return sdk.run(act, name=args.name, version="1")
 
 

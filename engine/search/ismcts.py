@@ -13,6 +13,15 @@
   own tree.
 * Rewards in [0, 1] from ``Outcome.rewards(teams)``; with ``hand_rollouts`` a rollout stops
   at the end of the current hand and uses ``State.hand_rewards()``.
+* Opponent model (``opponent_model``): ``"tree"`` (the default, the algorithm of the paper):
+  the opponents' moves are chosen in the tree like the searcher's, by UCB on statistics
+  shared by every determinization, so the tree models opponents who cannot see their own
+  cards. ``"rollout"``: an opponent (a seat not on the searcher's side) plays
+  ``game.rollout_action`` on the iteration's determinization, i.e. the game's rollout
+  policy acting on the cards the determinization gives it (partners still search in the
+  tree). The edges it takes still enter the tree (they key the nodes below) but no UCB
+  choice is made there. Honest: the determinization is drawn from the searcher's
+  information set, so the policy sees sampled cards, never the true ones.
 * Budget: ``iterations`` (reproducible with a seeded ``rng``) and/or ``time_ms``.
 * Final move: the most visited root edge (ties: higher mean).
 """
@@ -104,15 +113,29 @@ class ISMCTS:
     :param c: exploration constant (default 0.7, rewards in [0, 1]).
     :param variant: ``"so"`` (single observer) or ``"mo"`` (multiple observer).
     :param hand_rollouts: stop rollouts at the end of the current hand (``hand_rewards``).
+    :param opponent_model: ``"tree"`` (UCB at every node) or ``"rollout"`` (opponents play
+        ``game.rollout_action`` on the determinization; see the module docstring).
+    :raises ValueError: for an unknown ``variant`` or ``opponent_model``.
     """
 
-    def __init__(self, game: Game, c: float = 0.7, variant: str = "so", hand_rollouts: bool = False) -> None:
+    def __init__(self, game: Game, c: float = 0.7, variant: str = "so", hand_rollouts: bool = False,
+                 opponent_model: str = "tree") -> None:
         if variant not in ("so", "mo"):
             raise ValueError(f"variant must be 'so' or 'mo', got {variant!r}")
+        if opponent_model not in ("tree", "rollout"):
+            raise ValueError(f"opponent_model must be 'tree' or 'rollout', got {opponent_model!r}")
         self.game = game
         self.c = c
         self.variant = variant
         self.hand_rollouts = hand_rollouts
+        self.opponent_model = opponent_model
+
+    def _opponents(self, seat: int, teams: list[list[int]], n: int) -> list[bool] | None:
+        """Per seat, whether its moves follow the rollout policy (None with the tree model)."""
+        if self.opponent_model == "tree":
+            return None
+        mine = next(t for t in teams if seat in t)
+        return [p not in mine for p in range(n)]
 
     # ------------------------------------------------------------------ rollouts
 
@@ -147,6 +170,7 @@ class ISMCTS:
         n = int(observation["players"])
         teams = self.game.teams(n)
         max_it = iterations if iterations is not None else 1 << 62
+        self._policy_seats = self._opponents(seat, teams, n)
         if self.variant == "so":
             root, done = self._run_so(info, seat, teams, rng, max_it, deadline)
             tree: Node | list[Node] = root
@@ -172,6 +196,8 @@ class ISMCTS:
         randrange = rng.randrange
         clock = time.perf_counter
         backup = self._rewards
+        policy_seats = self._policy_seats
+        roll = self.game.rollout_action
         root = Node()
         done = 0
         while done < max_it:
@@ -184,8 +210,21 @@ class ISMCTS:
             while not state.is_terminal():
                 if hand_rollouts and state.hand_index() != hand0:
                     break
-                legal = state.legal_actions()
                 children = node.children
+                if policy_seats is not None:
+                    player = state.current_player()
+                    if policy_seats[player]:
+                        # an opponent moves by the rollout policy on this determinization's cards
+                        a = roll(state, rng)
+                        child = children.get(a)
+                        if child is None:
+                            child = children[a] = Node(player)
+                        child.avail += 1
+                        node = child
+                        state.apply(a)
+                        path.append(node)
+                        continue
+                legal = state.legal_actions()
                 untried = [a for a in legal if a not in children]
                 if untried:
                     for a in legal:
@@ -235,7 +274,11 @@ class ISMCTS:
                 own = nodes[player]
                 children = own.children
                 untried = [a for a in legal if a not in children]
-                if untried:
+                if self._policy_seats is not None and self._policy_seats[player]:
+                    a = self.game.rollout_action(state, rng)
+                    if a in children:
+                        children[a].avail += 1
+                elif untried:
                     for a in legal:
                         if a in children:
                             children[a].avail += 1

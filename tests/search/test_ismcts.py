@@ -342,6 +342,64 @@ def test_ismcts_prefers_the_obvious_move_in_the_toy():
     assert res.value > 0.9
 
 
+class PickMax(Pick):
+    """The toy with a card-aware rollout policy: a seat always plays its hidden card's value."""
+
+    def rollout_action(self, state, rng):
+        return max(state.legal_actions())
+
+
+@pytest.mark.parametrize("variant", ["so", "mo"])
+def test_rollout_opponent_model_plays_the_policy_on_each_determinization(variant):
+    game = PickMax()
+    state = PickState(game, [3, 5])
+    holder = {}
+    orig = game.infoset
+
+    def infoset(o):
+        holder["info"] = orig(o)
+        return holder["info"]
+
+    game.infoset = infoset
+    res = ISMCTS(game, variant=variant, opponent_model="rollout").search(
+        state.observation(0), random.Random(8), iterations=400)
+    worlds = holder["info"].worlds
+    assert res.iterations == 400 and len(worlds) == 400
+    root = res.tree if variant == "so" else res.tree[0]
+    # seat 1 (the opponent) played its determinized card in every world: under each of seat 0's
+    # edges its children are keyed by the cards it was dealt, visited once per such world (but
+    # the first world through an edge, which expanded it and left the rest to the rollout)
+    key = (lambda v: v) if variant == "so" else (lambda v: f"play {v}")
+    for a0, node in root.children.items():
+        through = [w for w in worlds if w.plays[0] == a0]
+        assert all(w.plays[1] == w.cards[1] for w in through)
+        want: dict = {}
+        for w in through[1:]:
+            want[key(w.cards[1])] = want.get(key(w.cards[1]), 0) + 1
+        assert {k: ch.visits for k, ch in node.children.items()} == want
+        assert set(node.children) <= {key(v) for v in (0, 1, 2, 4, 5)}
+        # the edge's value is seat 0's exact win rate against that opponent in those worlds
+        wins = sum(1.0 if a0 > w.cards[1] else 0.5 if a0 == w.cards[1] else 0.0 for w in through)
+        assert node.mean() == pytest.approx(wins / len(through))
+    # playing 3 beats the opponent holding 0, 1 or 2 of the five unseen cards: 3/5
+    assert res.action == 3
+    assert abs(res.value - 0.6) < 0.1
+
+
+def test_tree_opponent_model_branches_on_every_value_a_determinization_allows():
+    # the same position with the paper's tree model: the opponent's edges are UCB choices over
+    # every value legal in some determinization (a 3 or lower is legal when it holds a 4 or a 5)
+    game = PickMax()
+    state = PickState(game, [3, 5])
+    res = ISMCTS(game).search(state.observation(0), random.Random(8), iterations=400)
+    assert set(res.tree.children[3].children) == {0, 1, 2, 3, 4, 5}
+
+
+def test_unknown_opponent_model_is_refused():
+    with pytest.raises(ValueError, match="opponent_model"):
+        ISMCTS(Pick(), opponent_model="oracle")
+
+
 # ---------------------------------------------------------------- clock arithmetic of the bots
 
 def test_time_budget_stays_inside_the_clock():
