@@ -475,3 +475,61 @@ def test_greedy_beats_random():
             total += st.outcome().ranks[0]
         return total / 150
     assert mean_rank(True) < mean_rank(False) - 0.5  # measured: about 0.5 vs 1.45
+
+
+# ---------------------------------------------------------------- rollout policy
+
+def _roll_counts(st, trials=2000, seed=3):
+    from engine.games.cuckoo.actions import NAMES
+    rng = random.Random(seed)
+    counts: dict[str, int] = {}
+    for _ in range(trials):
+        a = GAME.rollout_action(st, rng)
+        counts[NAMES[a]] = counts.get(NAMES[a], 0) + 1
+    return counts
+
+
+def test_rollout_policy_is_the_games_rollout_action():
+    from engine.games.cuckoo import rollout
+    assert GAME.rollout_action is rollout.rollout_action
+
+
+def test_rollout_swaps_low_keeps_high_and_the_dealer_cuts_low():
+    from engine.games.cuckoo.rollout import NOISE
+    # non-dealer seat 1 on turn: a 6 is exchanged, a 7 and a king are kept
+    for card, word in (("6c", "swap"), ("7c", "keep"), ("Kc", "keep"), ("As", "swap")):
+        st = rigged({1: card, 2: "9d", 0: "5h"}, dealer=0)
+        counts = _roll_counts(st)
+        # the policy's move, plus half of the NOISE share of uniform moves for either word
+        assert counts[word] / 2000 == pytest.approx(1 - NOISE / 2, abs=0.03), (card, counts)
+    # the dealer (seat 0, last to act) with a 4: cut; with a queen: keep
+    st = rigged({1: "9c", 2: "9d", 0: "4h"}, dealer=0)
+    play(st, "keep", "keep")
+    assert _roll_counts(st)["cut"] / 2000 == pytest.approx(1 - NOISE / 2, abs=0.03)
+    st = rigged({1: "9c", 2: "9d", 0: "Qh"}, dealer=0)
+    play(st, "keep", "keep")
+    assert _roll_counts(st)["keep"] / 2000 == pytest.approx(1 - NOISE / 2, abs=0.03)
+
+
+def test_rollout_king_holder_blocks_and_others_accept():
+    from engine.games.cuckoo.rollout import NOISE
+    st = rigged({1: "3c", 2: "Kd", 0: "5h"}, dealer=0)
+    play(st, "swap")
+    assert _roll_counts(st)["block"] / 2000 == pytest.approx(1 - NOISE / 2, abs=0.03)
+    st = rigged({1: "3c", 2: "8d", 0: "5h"}, dealer=0)
+    play(st, "swap")
+    assert _roll_counts(st) == {"accept": 2000}
+
+
+def test_rollout_policy_plays_legal_moves_to_the_end():
+    rng = random.Random(11)
+    for n, lives in ((2, 1), (3, 2), (5, 3)):
+        for seed in range(20):
+            st = GAME.new_match(n, seed, lives=lives)
+            steps = 0
+            while not st.is_terminal():
+                a = GAME.rollout_action(st, rng)
+                assert a in st.legal_actions()
+                st.apply(a)
+                steps += 1
+                assert steps < 10_000

@@ -2,7 +2,8 @@
 (``docs/rules/cuckoo.md``).
 
 Modules: :mod:`.actions` (action values, notation, card values, the public trace of a
-hand), :mod:`.state` (rules and observations), :mod:`.infoset` (determinization).
+hand), :mod:`.state` (rules and observations), :mod:`.infoset` (determinization),
+:mod:`.rollout` (the card-threshold rollout policy).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from engine.core import Game, Option, int_at_least, seat_option
 
 from .actions import ACCEPT, BLOCK, CUT, KEEP, NAMES, SWAP, format_action, parse_action
 from .infoset import CuckooInfoSet
+from .rollout import rollout_action
 from .state import CuckooState
 
 __all__ = ["ACCEPT", "BLOCK", "CUT", "Cuckoo", "CuckooInfoSet", "CuckooState", "KEEP", "NAMES", "SWAP"]
@@ -24,6 +26,8 @@ class Cuckoo(Game):
 
     name = "cuckoo"
     version = 1
+    #: a threshold on the actor's own card (:mod:`.rollout`) instead of uniform rollouts
+    rollout_action = staticmethod(rollout_action)
     min_players = 2
     max_players = 20
     options: Mapping[str, Option] = {
