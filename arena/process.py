@@ -27,6 +27,8 @@ the batch, so exit codes and signals of bots are not lost.
 
 Working directories live under one root per arena process (:func:`workdir_root`); a
 process's directory is deleted when it is killed, and the root with the last of them.
+Roots left by an arena that was killed outright are swept by the next one
+(:func:`sweep_stale_roots`).
 
 Memory is limited by resident size: the RSS of the process and its descendants is polled
 (by :meth:`BotProcess.check_memory`) and the whole group is killed above ``max_rss_mb``.
@@ -46,6 +48,7 @@ import pwd
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -1030,17 +1033,73 @@ def is_bot_home(path: str) -> bool:
     return path.startswith(base) and os.sep in path[len(base):]
 
 
+#: a root is swept as stale only when untouched for this long (s) as well (see :func:`sweep_stale_roots`).
+STALE_ROOT_AGE_S = 600.0
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (on this machine's pid namespace)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_roots(tmp: str | None = None, min_age_s: float = STALE_ROOT_AGE_S) -> list[str]:
+    """Remove the bot working-directory roots left behind by arena processes that died
+    without cleaning up (``kill -9``, a lost Ray worker).
+
+    A root ``<tmp>/cardarena-bots-<pid>-<random>`` is stale when it belongs to this user,
+    process ``pid`` no longer exists and it was not modified for ``min_age_s`` seconds (the
+    age guards against another pid namespace sharing ``/tmp``). Roots of other users and
+    roots without a pid in their name are left alone. Called whenever a root is made.
+
+    :returns: the paths removed.
+    """
+    tmp = tmp or tempfile.gettempdir()
+    removed = []
+    uid = os.geteuid()
+    now = time.time()
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(ROOT_PREFIX):
+            continue
+        pid_text = name[len(ROOT_PREFIX):].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        path = os.path.join(tmp, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if (st.st_uid != uid or not stat.S_ISDIR(st.st_mode) or now - st.st_mtime < min_age_s
+                or int(pid_text) == os.getpid() or _pid_alive(int(pid_text))):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.exists(path):
+            removed.append(path)
+    return removed
+
+
 def workdir_root() -> str:
     """The directory under which every bot working directory of this arena process lives.
 
-    Made on demand (mode 0711) and removed by :func:`remove_workdir` when its last
-    working directory is removed, i.e. when the last process of a batch closes (a later
-    batch makes a new one).
+    ``<tmp>/cardarena-bots-<pid>-<random>``, made on demand (mode 0711) and removed by
+    :func:`remove_workdir` when its last working directory is removed, i.e. when the last
+    process of a batch closes (a later batch makes a new one). Making one first sweeps the
+    roots of dead arena processes (:func:`sweep_stale_roots`).
     """
     global _ROOT
     with _ROOT_LOCK:
         if _ROOT is None or not os.path.isdir(_ROOT):
-            _ROOT = tempfile.mkdtemp(prefix=ROOT_PREFIX)
+            sweep_stale_roots()
+            _ROOT = tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-")
             os.chmod(_ROOT, 0o711)
         return _ROOT
 

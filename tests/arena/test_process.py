@@ -223,3 +223,35 @@ def test_sandbox_hides_the_results_folder(tmp_path):
         assert shown.returncode == 0 and "finished deal" in shown.stdout
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_stale_roots_of_dead_arenas_are_swept_and_nothing_else(tmp_path):
+    from arena.process import ROOT_PREFIX, sweep_stale_roots
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is free now (reused only after the pid space wraps)
+    old = time.time() - 3600
+
+    def root(name, age=old):
+        d = tmp_path / name
+        (d / "bot-x").mkdir(parents=True)
+        (d / "bot-x" / "state.txt").write_text("left behind")
+        os.utime(d, (age, age))
+        return d
+
+    stale = root(f"{ROOT_PREFIX}{dead.pid}-abc")
+    live = root(f"{ROOT_PREFIX}{os.getppid()}-def")          # its arena still runs
+    young = root(f"{ROOT_PREFIX}{dead.pid}-ghi", age=time.time())  # too recent to judge
+    legacy = root(f"{ROOT_PREFIX}xyz")                       # no pid in the name
+    other = root("something-else")
+    assert sweep_stale_roots(str(tmp_path)) == [str(stale)]
+    assert not stale.exists()
+    assert all(p.exists() for p in (live, young, legacy, other))
+
+
+def test_roots_are_named_after_the_arena_process():
+    proc, hub = spawn(RANDOM)
+    try:
+        assert os.path.basename(workdir_root()).startswith(f"cardarena-bots-{os.getpid()}-")
+    finally:
+        proc.kill()
+        hub.close()
