@@ -21,6 +21,8 @@ def bot(name: str, *cmd: str) -> BotSpec:
 ISMCTS = bot("ismcts", "python", "bots/ismcts_bot.py", "--iterations", "60", "--hand-rollouts")
 ISMCTS_MO = bot("ismcts-mo", "python", "bots/ismcts_bot.py", "--iterations", "40", "--variant", "mo")
 ISMCTS_TIMED = bot("ismcts-timed", "python", "bots/ismcts_bot.py", "--time-ms", "5000", "--c", "1.0")
+ISMCTS_OM = bot("ismcts-om", "python", "bots/ismcts_bot.py", "--iterations", "80", "--hand-rollouts",
+                "--opponent-model", "rollout")
 PIMC = bot("pimc", "python", "bots/pimc_bot.py", "--iterations", "60", "--hand-rollouts")
 RANDOM = bot("random", "python", "bots/random_bot.py")
 
@@ -70,6 +72,15 @@ def test_iteration_budget_is_reproducible_across_processes():
     assert a[0].status == b[0].status == "ok"
     assert a[0].actions == b[0].actions
     assert a[0].outcome == b[0].outcome
+
+
+def test_rollout_opponent_model_bot_plays_whiskey_poker_reproducibly():
+    bots = {"ismcts-om": ISMCTS_OM, "random": RANDOM}
+    spec = specs_for(("ismcts-om", "random", "random"), "whiskey_poker", {"hands_per_match": 1}, range(1))
+    a = list(play_batch(spec, bots, None))
+    b = list(play_batch(spec, bots, None))
+    assert a[0].status == "ok" and a[0].faults == []
+    assert a[0].actions == b[0].actions and a[0].outcome == b[0].outcome
 
 
 def test_mo_variant_plays_argute_with_hidden_bids():
