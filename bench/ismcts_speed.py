@@ -98,9 +98,10 @@ def first_decisions(game, n: int, opts: dict, count: int) -> list[dict]:
     return out
 
 
-def measure(game, n: int, opts: dict, iterations: int, positions: int) -> tuple[float, float]:
+def measure(game, n: int, opts: dict, iterations: int, positions: int,
+            opponent_model: str = "tree") -> tuple[float, float]:
     """``(iterations per CPU second, iterations per wall second)`` of SO-ISMCTS with hand rollouts."""
-    search = ISMCTS(game, c=0.7, variant="so", hand_rollouts=True)
+    search = ISMCTS(game, c=0.7, variant="so", hand_rollouts=True, opponent_model=opponent_model)
     obs = first_decisions(game, n, opts, positions)
     done = 0
     cpu = wall = 0.0
@@ -155,10 +156,13 @@ def main() -> None:
     ap.add_argument("games", nargs="*", help="games (default: every registered game)")
     ap.add_argument("--iterations", type=int, default=400, help="iterations per position")
     ap.add_argument("--positions", type=int, default=5, help="positions (deals) per game")
+    ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
+                    help="ISMCTS opponent model (engine/search/ismcts.py)")
     ap.add_argument("--openspiel", action="store_true", help="compare with OpenSpiel's ISMCTS (oh_hell, hearts)")
     args = ap.parse_args()
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, "
-          f"{args.positions} positions x {args.iterations} iterations, SO, hand rollouts; iterations per CPU second",
+          f"{args.positions} positions x {args.iterations} iterations, SO, hand rollouts, "
+          f"opponent model {args.opponent_model}; iterations per CPU second",
           file=sys.stderr)
     ours: dict[tuple[str, int, str], float] = {}
 
@@ -172,7 +176,7 @@ def main() -> None:
     for name in args.games or registry.names():
         game = registry.get_game(name)
         n, opts = setting_for(game)
-        cpu_rate, wall_rate = measure(game, n, opts, args.iterations, args.positions)
+        cpu_rate, wall_rate = measure(game, n, opts, args.iterations, args.positions, args.opponent_model)
         ours[(name, n, json.dumps(opts, sort_keys=True))] = cpu_rate
         print(f"{name} {cpu_rate:.0f}", flush=True)
         print(f"#   {name}: {n}p {json.dumps(opts)}  wall {wall_rate:.0f}/s", file=sys.stderr, flush=True)
