@@ -75,6 +75,11 @@ STDERR_HEAD = 16 * 1024
 STDERR_TAIL = 16 * 1024
 #: characters of stderr attached to a fault record.
 FAULT_TAIL_CHARS = 2000
+#: most recent stderr bytes kept per process for fault records (not reset between matches).
+RECENT_BYTES = 4 * FAULT_TAIL_CHARS
+#: how long a fault record waits for the end of an exited bot's stderr (held open by a
+#: descendant, or not read yet), seconds.
+STDERR_DRAIN_S = 0.5
 #: housekeeping period while waiting (exits, memory, wall budget), seconds.
 TICK_S = 0.1
 #: time between SIGTERM and SIGKILL of a bot's group, seconds.
@@ -102,20 +107,29 @@ def make_subreaper() -> bool:
 class StderrLog:
     """A capped capture of a byte stream: the first ``head`` and the last ``tail`` bytes.
 
+    Besides the capture (reset by :meth:`take` after every match, for the logs) it keeps the
+    most recent :data:`RECENT_BYTES` bytes ever seen, which :meth:`tail_text` returns: a
+    process that dies between two matches still has its last words for the fault record.
+
     :ivar total: bytes seen since the last :meth:`take`.
     """
 
-    __slots__ = ("head", "tail", "total", "head_cap", "tail_cap")
+    __slots__ = ("head", "tail", "total", "head_cap", "tail_cap", "recent")
 
     def __init__(self, head_cap: int = STDERR_HEAD, tail_cap: int = STDERR_TAIL) -> None:
         self.head_cap, self.tail_cap = head_cap, tail_cap
         self.head = bytearray()
         self.tail = bytearray()
+        self.recent = bytearray()
         self.total = 0
 
     def feed(self, data: bytes) -> None:
-        """Append ``data``; memory stays bounded by ``2 * (head_cap + tail_cap)``."""
+        """Append ``data``; memory stays bounded by ``2 * (head_cap + tail_cap + RECENT_BYTES)``."""
         self.total += len(data)
+        recent = self.recent
+        recent += data[-RECENT_BYTES:]
+        if len(recent) > 2 * RECENT_BYTES:
+            del recent[:-RECENT_BYTES]
         room = self.head_cap - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -135,14 +149,58 @@ class StderrLog:
         return out + tail.decode("utf-8", "replace")
 
     def tail_text(self, chars: int = FAULT_TAIL_CHARS) -> str:
-        """The last ``chars`` characters seen."""
-        return self.text()[-chars:]
+        """The last ``chars`` characters seen (also before the last :meth:`take`)."""
+        return bytes(self.recent[-RECENT_BYTES:]).decode("utf-8", "replace")[-chars:]
 
     def take(self) -> str:
-        """:meth:`text`, then reset."""
+        """:meth:`text`, then reset the capture (not the recent bytes of :meth:`tail_text`)."""
         out = self.text()
         self.head, self.tail, self.total = bytearray(), bytearray(), 0
         return out
+
+
+def stderr_excerpt(text: str, max_chars: int = 300, cut: bool = False) -> str:
+    """The end of a bot's stderr for a one-screen message, cut on line boundaries.
+
+    The last lines that fit in ``max_chars`` (newlines included), trailing blank lines
+    dropped. When even the last line is longer, its beginning (where an error message
+    says what went wrong) up to ``max_chars``, ending in ``…``.
+
+    :param cut: ``text`` is a tail that may begin in the middle of a line (e.g.
+        :attr:`arena.specs.Fault.stderr_tail` at its full length): its first line is then
+        never shown whole; if it is the only line, it starts with ``…`` at a word boundary.
+    """
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    if not lines:
+        return ""
+    if cut and len(lines) > 1:
+        lines = lines[1:]
+    elif cut:
+        space = lines[0].find(" ")
+        lines = ["…" + (lines[0][space + 1:] if 0 <= space < 40 else lines[0])]
+    out: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        add = len(line) + (1 if out else 0)
+        if size + add > max_chars:
+            break
+        out.append(line)
+        size += add
+    if out:
+        return "\n".join(reversed(out)).lstrip("\n")
+    return lines[-1][:max_chars - 1].rstrip() + "…"
+
+
+def last_stderr_line(text: str, max_chars: int = 200) -> str:
+    """The last non-blank line of ``text`` (at most ``max_chars``, then ``…``): for a crash,
+    usually the error message itself (``...: error: ...``, ``ValueError: ...``)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line:
+            return line if len(line) <= max_chars else line[:max_chars - 1].rstrip() + "…"
+    return ""
 
 
 class BotSetupError(ArenaError):
@@ -618,6 +676,7 @@ class BotProcess:
         self.violation: ProtocolError | None = None
         self.eof = False
         self.stderr = StderrLog()
+        self._stderr_eof = False
         self.fresh = True
         self._buf = bytearray()
         self._pending = bytearray()
@@ -837,6 +896,35 @@ class BotProcess:
         self.lines.clear()
         self._buf.clear()
 
+    def drain_stderr(self, wait_s: float = 0.0) -> None:
+        """Read what is left in the stderr pipe into :attr:`stderr` (the hub reads it only
+        while it waits for a line).
+
+        :param wait_s: when the process has exited, wait up to this long for the end of the
+            pipe (a descendant may still hold it open); a live process is never waited for.
+        """
+        if self._stderr_eof or self.proc.stderr.closed:
+            return
+        fd = self.stderr_fd
+        deadline = time.perf_counter() + wait_s
+        for _ in range(64):  # at most 4 MiB from a process that is still writing
+            try:
+                data = os.read(fd, CHUNK)
+            except BlockingIOError:
+                left = deadline - time.perf_counter()
+                if left <= 0 or self.alive():
+                    return
+                select.select([fd], [], [], min(left, TICK_S))
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                self._stderr_eof = True
+                if self._hub is not None:
+                    self._hub._drop(fd)
+                return
+            self.stderr.feed(data)
+
     def reset_workdir(self) -> None:
         """Empty the working directory (a fresh, empty directory for every match)."""
         for entry in os.scandir(self.workdir):
@@ -879,6 +967,7 @@ class BotProcess:
         for pid in targets:
             _reap(pid)
         sweep_orphans()
+        self.drain_stderr()  # its last words, for the logs
         self._close_pipes()
         _LIVE.discard(self)
         remove_workdir(self.workdir)

@@ -20,11 +20,13 @@ from arena.process import (
     Hub,
     StderrLog,
     check_command,
+    last_stderr_line,
     new_workdir,
     preflight,
     remove_workdir,
     resolve_argv,
     sandbox_binds,
+    stderr_excerpt,
     workdir_root,
 )
 from arena.specs import BotSpec, Limits
@@ -121,6 +123,59 @@ def test_stderr_log_keeps_head_and_tail():
     assert "bytes omitted" in text
     assert len(log.tail) <= 20 + 6
     assert log.take() == text and log.total == 0
+
+
+def test_stderr_tail_survives_the_per_match_take():
+    # the capture is taken for each match's log; a process that dies in the next match must
+    # still have its last words for the fault record
+    log = StderrLog(head_cap=10, tail_cap=10)
+    log.feed(b"x" * 50000 + b"\nTraceback ...\nValueError: bad config\n")
+    assert log.take().endswith("ad config\n")  # tail_cap 10
+    assert log.text() == "" and log.total == 0
+    assert log.tail_text().endswith("Traceback ...\nValueError: bad config\n")
+    assert len(log.tail_text(100)) == 100
+    log.feed(b"later\n")
+    assert log.tail_text().endswith("ValueError: bad config\nlater\n")
+    assert len(log.recent) <= 2 * 8000
+
+
+def test_kill_keeps_what_the_bot_wrote_while_dying():
+    # the SIGTERM handler's message is in the pipe after the hub's last read: kill() drains it
+    proc, hub = spawn(zoo("term", "misbehave.py", "term_message"))
+    proc.send(start_line())
+    hub.wait_line(proc, time.perf_counter() + 10)
+    proc.kill()
+    assert proc.returncode == 0
+    assert "terminated: goodbye from the bot" in proc.stderr.take()
+    remove_workdir(proc.workdir)
+
+
+def test_drain_stderr_reads_an_exited_bot_to_the_end():
+    proc, hub = spawn(zoo("usage", "misbehave.py", "usage_error"))
+    with pytest.raises(BotCrashed, match="exited with code 2"):
+        hub.wait_line(proc, time.perf_counter() + 10)
+    proc.drain_stderr(1.0)
+    assert proc.stderr.tail_text().endswith("(choose from 'tree', 'rollout')\n")
+    proc.drain_stderr(1.0)  # at the end of the pipe: nothing more, no error
+    proc.kill()
+    proc.drain_stderr(1.0)  # pipes closed: nothing to read
+    remove_workdir(proc.workdir)
+
+
+def test_stderr_excerpt_cuts_on_line_boundaries():
+    text = "usage: ismcts_bot.py [-h] [--iterations N]\n" + "ismcts_bot.py: error: invalid choice: 'x'\n\n"
+    assert stderr_excerpt(text, 300) == text.strip()
+    assert stderr_excerpt(text, 50) == "ismcts_bot.py: error: invalid choice: 'x'"
+    # the last line alone is too long: its beginning, marked
+    long = "Error: " + "word " * 100
+    out = stderr_excerpt(long, 40)
+    assert len(out) <= 40 and out.startswith("Error: word") and out.endswith("…")
+    # a tail that begins mid-line: the partial first line is dropped, or marked if it is all there is
+    assert stderr_excerpt("t.py [-h] [--x]\nt.py: error: bad\n", 300, cut=True) == "t.py: error: bad"
+    assert stderr_excerpt("ror in the middle of a line", 300, cut=True) == "…in the middle of a line"
+    assert stderr_excerpt("", 300) == stderr_excerpt("\n \n", 300) == ""
+    assert last_stderr_line("a\nValueError: x\n\n") == "ValueError: x"
+    assert last_stderr_line("x" * 300, 50) == "x" * 49 + "…"
 
 
 def test_no_fd_leak_over_many_spawns():

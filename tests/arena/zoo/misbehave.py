@@ -41,8 +41,19 @@ def grandchild():
 
 if MODE == "crash_start":
     sys.exit(3)
+if MODE == "usage_error":  # what argparse does with a bad flag: usage, then the error, exit 2
+    print("usage: misbehave.py [-h] [--opponent-model {tree,rollout}] MODE", file=sys.stderr)
+    print("misbehave.py: error: argument --opponent-model: invalid choice: 'rollouts' "
+          "(choose from 'tree', 'rollout')", file=sys.stderr, flush=True)
+    sys.exit(2)
 if MODE == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if MODE == "term_message":
+    def _goodbye(signum, frame):
+        sys.stderr.write("terminated: goodbye from the bot\n")
+        sys.stderr.flush()
+        os._exit(0)
+    signal.signal(signal.SIGTERM, _goodbye)
 
 acts = 0
 for line in sys.stdin.buffer:
@@ -59,6 +70,10 @@ for line in sys.stdin.buffer:
         ready()
         continue
     if kind == "end":
+        if MODE == "crash_after_end":  # dies between two matches of a batch, slowly
+            print("crashing after end: cannot write my log", file=sys.stderr, flush=True)
+            time.sleep(ARG or 0.5)
+            sys.exit(5)
         continue
     acts += 1
     legal = msg["legal"]
