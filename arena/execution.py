@@ -42,7 +42,12 @@ from typing import Any  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
 from arena.journal import FORMAT, Journal  # noqa: E402
-from arena.schedule import bot_commands, build_schedule, fingerprint_fields  # noqa: E402
+from arena.schedule import (  # noqa: E402
+    bot_commands,
+    build_schedule,
+    fingerprint_fields,
+    tournament_settings,
+)
 from arena.specs import BotSpec, Fault, MatchSpec  # noqa: E402
 from engine import ENGINE_VERSION, registry  # noqa: E402
 
@@ -324,12 +329,17 @@ def execute_ray(ray, batch_iter: Callable[[], list[MatchSpec] | None], bots: dic
 
 @dataclass
 class RunSummary:
-    """What a run did: matches played now, already present, forfeits, faults, aborted."""
+    """What a run did: matches played now, already present, forfeits, faults, aborted.
+
+    ``outside``: recorded matches that are not in the schedule as now configured (deals
+    beyond a lowered ``deals``, a bot no longer listed): kept in the journal, not rated.
+    """
 
     tournament: str
     folder: Path
     total: int
     already: int
+    outside: int = 0
     played: int = 0
     faults: Counter = field(default_factory=Counter)
     aborted: int = 0
@@ -367,13 +377,15 @@ def disabled_record(spec: MatchSpec, bad: list[str], game_version: int) -> dict[
 
 
 def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSpec]]:
-    """Open the journal, make/load the salt, build the schedule and check fingerprints.
+    """Open the journal, make/load the salt, build the schedule, check settings and fingerprints.
 
-    :raises JournalError: if an existing match's fingerprinted fields changed.
+    :raises JournalError: if the folder's recorded tournament had other settings (game,
+        players, options, clock, ...), or an existing match's fingerprinted fields changed.
     """
     folder = Path(results_root) / tournament.name
     journal = Journal(folder)
     try:
+        journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt)
         specs = build_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
@@ -386,14 +398,23 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     return journal, specs
 
 
-def write_meta(tournament, folder: Path) -> None:
-    """``tournament.json``: what ``arena leaderboard DIR`` needs without the config (bots, game, ratings)."""
+def write_meta(tournament, folder: Path, specs: list[MatchSpec]) -> None:
+    """``tournament.json``: the tournament as configured for this run.
+
+    What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
+    settings the next run is checked against (:func:`arena.schedule.tournament_settings`),
+    and the schedule (``match id -> fingerprint``): the tables rate only the journal's
+    records of this schedule. Replaced atomically.
+    """
     import json
 
     m = tournament.model
     meta = {"name": m.name, "game": m.game, "players": m.players, "options": m.options, "bots": m.bots,
-            "deals": m.deals, "partners": m.partners, "ratings": m.ratings.model_dump(),
-            "rate_forfeits": tournament.fault_policy().rate_forfeits, "config": tournament.source}
+            "deals": m.deals, "partners": m.partners, "rotations": m.rotations,
+            "lineups": m.lineups if isinstance(m.lineups, str) else m.lineups.model_dump(),
+            "ratings": m.ratings.model_dump(), "rate_forfeits": tournament.fault_policy().rate_forfeits,
+            "config": tournament.source, "settings": tournament_settings(tournament),
+            "schedule": {s.match_id: s.fingerprint for s in specs}}
     tmp = folder / "tournament.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2) + "\n")
     os.replace(tmp, folder / "tournament.json")
@@ -509,7 +530,8 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     :returns: :class:`RunSummary`.
     :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
         ``bot_user`` access cannot work on this machine.
-    :raises JournalError: if another run holds the results folder or a fingerprint changed.
+    :raises JournalError: if another run holds the results folder, the folder's recorded
+        tournament had other settings, or a recorded match's fingerprint changed.
     """
     m = tournament.model
     t0 = time.monotonic()
@@ -527,11 +549,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
              f"using {ncpu}")
         workers = ncpu
     workers = max(1, workers)
-    write_meta(tournament, journal.folder)
-    summary = RunSummary(m.name, journal.folder, len(specs), sum(1 for s in specs if s.match_id in journal))
+    write_meta(tournament, journal.folder, specs)
+    by_id = {s.match_id: s for s in specs}
+    # the journal's records of the schedule as configured (prepare checked their fingerprints);
+    # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
+    scheduled = [rec for mid, rec in journal.records.items() if mid in by_id]
+    summary = RunSummary(m.name, journal.folder, len(specs), len(scheduled),
+                         outside=len(journal.records) - len(scheduled))
     policy = tournament.fault_policy()
     fault_count: Counter = Counter()
-    for rec in journal.records.values():
+    for rec in scheduled:
         for f in rec.get("faults", []):
             if f.get("class") != "disabled":
                 fault_count[f.get("bot")] += 1
@@ -547,7 +574,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         on_start(summary)
 
     announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
-    for rec in journal.records.values():
+    for rec in scheduled:
         for b, v in zip(rec.get("seats", []), rec.get("bot_versions") or []):
             if v:
                 announced.setdefault(b, v)
@@ -592,7 +619,6 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
             if keep:
                 return keep
 
-    by_id = {s.match_id: s for s in specs}
     bots = tournament.bots
     if address:
         bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}

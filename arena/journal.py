@@ -5,6 +5,13 @@ line, written whole and flushed as each match ends. On open, a partial last line
 trace of a killed driver) is moved to ``matches.jsonl.partial`` and the file is cut
 after its last newline; ids already present are skipped by the executor. Attempts that
 did not finish go to ``attempts.jsonl``. ``secret.json`` (mode 0600) holds the salt.
+
+A results folder holds one tournament as configured. ``tournament.json`` (written by the
+driver) records its settings and its schedule; a rerun with other settings (game, players,
+options, clock, ...) is refused (:meth:`Journal.check_settings`), and so is a rerun in which a
+recorded match's fingerprint changed (:meth:`Journal.check_fingerprints`). Records that fall
+outside the current schedule (deals lowered, a bot removed) stay in ``matches.jsonl`` but are
+not rated.
 """
 
 from __future__ import annotations
@@ -152,12 +159,45 @@ class Journal:
 
     # -------------------------------------------------------------- checks
 
+    def _remedy(self) -> str:
+        return (f"restore the settings, or give the tournament a new name (or run with another --results root) "
+                f"to start a new table, or delete or move {self.folder} away")
+
+    def check_settings(self, name: str, settings: dict[str, Any]) -> None:
+        """Refuse a results folder whose recorded tournament had other settings.
+
+        The recorded settings are those of ``tournament.json`` (written by every run); a folder
+        without them (written by an older version) is checked record by record. A folder with
+        no recorded match is never refused.
+
+        :param name: the tournament's name (for the message).
+        :param settings: :func:`arena.schedule.tournament_settings` of the config.
+        :raises JournalError: naming the tournament, each changed setting (old → new) and the remedies.
+        """
+        if not self.records:
+            return
+        recorded = recorded_settings(self.folder)
+        if recorded is not None:
+            changed = setting_changes(recorded, settings)
+        else:
+            changed = []
+            for rec in self.records.values():
+                changed = setting_changes(_record_settings(rec), settings)
+                if changed:
+                    break
+        if changed:
+            n = len(self.records)
+            raise JournalError(
+                f"tournament {name!r}: the {n} match{'es' if n != 1 else ''} recorded in {self.folder} "
+                f"{'were' if n != 1 else 'was'} played with other settings (changed: {'; '.join(changed)}), "
+                f"and one table cannot rate both: {self._remedy()}")
+
     def check_fingerprints(self, specs, fields_of) -> None:
         """Refuse to resume if an existing match's defining fields changed.
 
         :param specs: the schedule's MatchSpecs.
         :param fields_of: ``spec -> dict`` of the fingerprinted fields.
-        :raises JournalError: listing the first changed match and its changed keys.
+        :raises JournalError: naming the tournament, the first changed match and its changed keys.
         """
         for spec in specs:
             rec = self.records.get(spec.match_id)
@@ -168,9 +208,62 @@ class Journal:
             old["players"] = len(rec.get("seats", []))
             changed = sorted(k for k in new if old.get(k) != new[k])
             raise JournalError(
-                f"{self.path}: match {spec.match_id} was played with different settings "
-                f"(changed: {', '.join(changed) or 'fingerprint'}); restore them, or run into a new "
-                "results folder (--results) or under a new tournament name")
+                f"tournament {spec.tournament!r}: match {spec.match_id} in {self.path} was played with "
+                f"different settings (changed: {', '.join(changed) or 'fingerprint'}); {self._remedy()}")
+
+
+_UNSET = object()
+
+
+def _show(v: Any) -> str:
+    if v is _UNSET:
+        return "unset"
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def setting_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """``key: old → new`` for each setting present in both that differs (dicts: per sub-key, ``clock.move_ms``).
+
+    When the game changed, its version and options are not listed (they belong to the game).
+    """
+    out = []
+    other_game = "game" in old and old["game"] != new.get("game")
+    for key, value in new.items():
+        if key not in old or old[key] == value or (other_game and key in ("game_version", "options")):
+            continue
+        if isinstance(value, dict) and isinstance(old[key], dict):
+            for sub in sorted(set(old[key]) | set(value)):
+                a, b = old[key].get(sub, _UNSET), value.get(sub, _UNSET)
+                if a != b:
+                    out.append(f"{key}.{sub}: {_show(a)} → {_show(b)}")
+        else:
+            out.append(f"{key}: {_show(old[key])} → {_show(value)}")
+    return out
+
+
+def _record_settings(rec: dict[str, Any]) -> dict[str, Any]:
+    """The tournament settings one journal record shows (those it holds)."""
+    out = {k: rec[k] for k in ("game", "game_version", "options", "clock") if k in rec}
+    if isinstance(rec.get("seats"), list):
+        out["players"] = len(rec["seats"])
+    return out
+
+
+def recorded_settings(folder: str | Path) -> dict[str, Any] | None:
+    """The settings recorded in ``folder/tournament.json``, or None (no file, or one written before they were).
+
+    :raises JournalError: if the file is not valid JSON.
+    """
+    path = Path(folder) / "tournament.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise JournalError(f"{path}: cannot read the recorded tournament ({e}); move the results folder "
+                           "aside or delete this file") from e
+    settings = meta.get("settings") if isinstance(meta, dict) else None
+    return settings if isinstance(settings, dict) else None
 
 
 def _malformed(rec: Any) -> str | None:

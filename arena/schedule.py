@@ -158,6 +158,28 @@ def fingerprint_fields(game: str, game_version: int, options: dict, players: int
             "deal_seed": deal_seed_, "seats": list(seats), "bot_commands": bot_commands_, "clock": clock}
 
 
+def tournament_settings(tournament) -> dict:
+    """The settings every recorded match of a tournament shares (JSON values, ``tournament.json``).
+
+    A results folder holds one tournament: a rerun whose settings differ from the recorded ones
+    is refused (:meth:`arena.journal.Journal.check_settings`). Bots and deals may change (the
+    schedule grows or shrinks); these may not: the game and its version, the player count, the
+    options and the clock — and, where they shape the seatings, ``partners`` (partnership games)
+    and ``rotations`` (free-for-all with 3 or more players; for 2 the two schemes coincide).
+    """
+    from engine import registry
+
+    m = tournament.model
+    game = registry.get_game(m.game)
+    out = {"game": m.game, "game_version": game.version, "players": m.players, "options": dict(m.options),
+           "clock": asdict(tournament.clock())}
+    if any(len(t) > 1 for t in game.teams(m.players)):
+        out["partners"] = m.partners
+    elif m.players > 2:
+        out["rotations"] = m.rotations
+    return json.loads(json.dumps(out))  # as read back from tournament.json (tuples become lists)
+
+
 def build_schedule(tournament, salt: str) -> list[MatchSpec]:
     """Every match of a tournament, ordered for replay: by (deal, rotation, lineup key).
 
@@ -190,6 +212,23 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
                     wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds)))
     specs.sort(key=replay_key)
     return specs
+
+
+def split_by_schedule(records, schedule: dict[str, str]) -> tuple[list[dict], list[dict]]:
+    """Split journal records into those of the schedule and the others.
+
+    A record belongs to the schedule if its match id is scheduled with the record's
+    fingerprint. The others (deals beyond a lowered ``deals``, a bot no longer listed, ...)
+    stay in the journal but are never rated.
+
+    :param schedule: ``match id -> fingerprint`` of the tournament as configured.
+    :returns: ``(inside, outside)``, each in the order given.
+    """
+    inside, outside = [], []
+    for rec in records:
+        fp = schedule.get(rec.get("match_id"))
+        (inside if fp is not None and fp == rec.get("fingerprint") else outside).append(rec)
+    return inside, outside
 
 
 def replay_key(spec_or_record) -> tuple:
