@@ -40,7 +40,7 @@ def run(
     from arena import report
     from arena.execution import run_tournament
     from arena.progress import LiveProgress
-    from arena.results import export, standings
+    from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_)
     for t in tournaments:
@@ -73,8 +73,10 @@ def run(
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
             console.print(report.reliability_table(st.rel))
-        msg = (f"{summary.played} matches played now, {summary.already} already recorded, "
-               f"{summary.seconds:.1f} s; results in {summary.folder}/")
+        msg = f"{summary.played} matches played now, {summary.already} already recorded"
+        if st.outside:
+            msg += f", {outside_note(st)}"
+        msg += f", {summary.seconds:.1f} s; results in {summary.folder}/"
         if summary.disabled:
             msg += f"; disabled: {', '.join(summary.disabled)}"
         console.print(msg)
@@ -88,7 +90,7 @@ def leaderboard(
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
     from arena import report
-    from arena.results import export, standings
+    from arena.results import export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
@@ -96,16 +98,21 @@ def leaderboard(
     if write:
         export(folder, st)
     if format == "json":
-        print(json.dumps({"tournament": st.name, "rows": report._clean(st.rows),
-                          "duplicate_efficiency": report._clean(st.efficiency)}, indent=2))
+        print(json.dumps({"tournament": st.name, "matches": len(st.records), "outside_schedule": st.outside,
+                          "rows": report._clean(st.rows), "duplicate_efficiency": report._clean(st.efficiency)},
+                         indent=2))
     elif format == "csv":
         sys.stdout.write(report.to_csv(st.rows))
     elif format == "md":
         sys.stdout.write(report.to_markdown(st.rows, f"{st.name} — leaderboard",
                                             [report.efficiency_line(st.efficiency)]))
     else:
-        console.print(report.leaderboard_table(st.rows, title=f"{st.name} — {len(st.records)} matches"))
+        meta = st.meta
+        console.print(report.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
+                                               f"{meta.get('players', '?')} players, {len(st.records)} matches"))
         console.print(report.efficiency_line(st.efficiency))
+        if st.outside:
+            console.print(outside_note(st))
         order = [r["bot"] for r in st.rows]
         console.print(report.crosstable_table(st.cross, order))
         console.print(report.reliability_table(st.rel))

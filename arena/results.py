@@ -1,4 +1,11 @@
-"""Turn a results folder into ratings, tables and exports (used after a run and by ``arena leaderboard``)."""
+"""Turn a results folder into ratings, tables and exports (used after a run and by ``arena leaderboard``).
+
+Only the records of the tournament as configured count: ``tournament.json`` holds the
+schedule of the last run (``match id -> fingerprint``), and a record whose id is not in it
+with that fingerprint (deals beyond a lowered ``deals``, a bot no longer listed) stays in
+``matches.jsonl`` but is left out of every table. ``arena run`` and ``arena leaderboard``
+both go through :func:`standings`, so their tables agree.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from arena import report
 from arena.errors import ArenaError
 from arena.journal import read_records
 from arena.ratings import RatingResult, rate
+from arena.schedule import split_by_schedule
 
 
 @dataclass
@@ -25,6 +33,7 @@ class Standings:
     cross: dict
     rel: dict
     efficiency: dict[str, Any] = field(default_factory=dict)
+    outside: int = 0  #: recorded matches outside the schedule, not rated
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
@@ -39,20 +48,48 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def rated_records(records: list[dict[str, Any]], meta: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+    """``(inside, outside)``: the records of the schedule recorded in ``meta``, and the others.
+
+    A ``tournament.json`` written before schedules were recorded: the records of its game and
+    player count whose bots are all still listed.
+    """
+    schedule = meta.get("schedule")
+    if isinstance(schedule, dict):
+        return split_by_schedule(records, schedule)
+    current = set(meta["bots"])
+    inside, outside = [], []
+    for rec in records:
+        ok = (current.issuperset(rec["seats"]) and rec.get("game") == meta.get("game", rec.get("game"))
+              and len(rec["seats"]) == meta.get("players", len(rec["seats"])))
+        (inside if ok else outside).append(rec)
+    return inside, outside
+
+
 def standings(folder: str | Path) -> Standings:
-    """Replay the ratings of ``folder`` (ordered replay) and compute every table."""
+    """Replay the ratings of ``folder`` (ordered replay) and compute every table.
+
+    Only the records of the tournament's schedule are rated (:func:`rated_records`).
+    """
     meta = load_meta(folder)
     bots = meta["bots"]
-    current = set(bots)
-    # a bot removed from the tournament takes its matches with it (they stay in matches.jsonl)
-    records = [rec for rec in read_records(folder) if current.issuperset(rec["seats"])]
+    records, outside = rated_records(read_records(folder), meta)
     r = meta.get("ratings", {})
     ratings = rate(records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
                    fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),
                    rate_forfeits=meta.get("rate_forfeits", False))
     rows = report.leaderboard(records, bots, ratings)
     return Standings(meta["name"], meta, records, ratings, rows, report.crosstable(records),
-                     report.reliability(records, bots), report.duplicate_efficiency(records))
+                     report.reliability(records, bots), report.duplicate_efficiency(records), len(outside))
+
+
+def outside_note(st: Standings) -> str:
+    """The sentence saying how many recorded matches the tables leave out ("" if none)."""
+    if not st.outside:
+        return ""
+    n = st.outside
+    return (f"{n} recorded match{'es are' if n != 1 else ' is'} outside the current schedule and not rated "
+            "(kept in matches.jsonl)")
 
 
 def export(folder: str | Path, st: Standings) -> None:
@@ -62,7 +99,8 @@ def export(folder: str | Path, st: Standings) -> None:
     counts = {"matches": len(st.records),
               "ok": sum(1 for r in st.records if r.get("status") == "ok"),
               "forfeit": sum(1 for r in st.records if r.get("status") == "forfeit"),
-              "aborted": sum(1 for r in st.records if r.get("status") == "aborted")}
+              "aborted": sum(1 for r in st.records if r.get("status") == "aborted"),
+              "outside_schedule": st.outside}
     meta = {"game": st.meta["game"], "players": st.meta["players"], **counts,
             "duplicate_efficiency": st.efficiency or report.duplicate_efficiency(st.records)}
     report.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
