@@ -10,6 +10,10 @@ decision times out when its wall time (from the write of ``act`` to the read of 
 reply's newline) minus ``grace_ms`` exceeds ``move_ms`` + the remaining bank. The
 deadline is polled while the bot thinks.
 
+Start-up: every seat is sent ``start`` and every seat's ``ready`` (or failure) is awaited
+within its window before any fault is acted on, so every bot that fails at start-up is
+blamed, not only the first one to be noticed.
+
 Faults (``timeout``, ``crash``, ``illegal``, ``protocol``, ``stall``) are handled by the
 match's :class:`FaultPolicy`: ``forfeit`` ends the match (every side with a faulty seat
 ranks last, the others share first; scores 0 and 1); ``random`` replaces the faulty move
@@ -28,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
-from arena.process import BotProcess, Hub, new_workdir, preflight, remove_workdir
+from arena.process import STDERR_DRAIN_S, BotProcess, Hub, new_workdir, preflight, remove_workdir
 from arena.protocol import (
     action_id,
     encode_act,
@@ -214,6 +218,9 @@ class _Match:
         self.request_id = 0
         self.thinking: int | None = None
         self.is_ready = [False] * n
+        #: seats that failed during the start-up now running (None outside it): their faults
+        #: are recorded and the policy is applied once every seat has answered or failed.
+        self.down: set[int] | None = None
         self.t0 = time.perf_counter()
         self.wall_deadline = self.t0 + spec.wall_s
         self.state = None
@@ -222,18 +229,21 @@ class _Match:
 
     def tick(self) -> None:
         """Housekeeping while waiting: other seats' processes, the wall budget."""
+        down = self.down
         for seat, proc in enumerate(self.pool.procs):
-            if proc is not None and seat != self.thinking:
+            if proc is not None and seat != self.thinking and not (down and seat in down):
                 proc.check()
         if time.perf_counter() > self.wall_deadline:
             raise WallBudgetExceeded(self.thinking)
 
     def record(self, seat: int, fault: BotFault) -> None:
-        """Append a :class:`Fault` of ``seat`` at the current move index, with the tail of its stderr."""
-        proc = self.pool.procs[seat]
+        """Append a :class:`Fault` of ``seat`` at the current move index, with the tail of its
+        stderr (of the process that faulted; read to the end of the pipe if it has exited)."""
+        proc = getattr(fault, "process", None) or self.pool.procs[seat]
+        tail = ""
         if proc is not None:
-            self.pool.hub.pump(0)
-        tail = proc.stderr.tail_text() if proc is not None else ""
+            proc.drain_stderr(STDERR_DRAIN_S)
+            tail = proc.stderr.tail_text()
         self.faults.append(Fault(seat, self.spec.seats[seat], fault.fault_class, len(self.actions),
                                  fault.detail, tail))
 
@@ -282,24 +292,63 @@ class _Match:
                 other = self.fault_seat(e, seat)
                 if other == seat:
                     raise
-                self.handle(other, e)
+                if self.down is not None:  # start-up: note it, act once every seat is known
+                    self.fail_at_startup(other, e)
+                else:
+                    self.handle(other, e)
                 continue
             finally:
                 self.thinking = None
             if line.startswith(b'{"type":"action"'):
                 continue  # a stale reply from before this start
-            r = parse_ready(line)
+            try:
+                r = parse_ready(line, proc.name)
+            except ProtocolError as e:
+                raise proc._tag(e) from None
             self.versions[seat] = r.label()
             proc.fresh = False
             self.is_ready[seat] = True
             return
 
     def start_all(self) -> None:
-        """Send ``start`` to every seat, then await every ``ready`` (each step under the fault policy)."""
-        for seat in range(self.n):
-            self.guard(seat, lambda s=seat: self.start_seat(s))
-        for seat in range(self.n):
-            self.guard(seat, lambda s=seat: self.ready(s))
+        """Send ``start`` to every seat, then await every seat's ``ready`` or failure (each
+        within its own window) before applying the fault policy, so that every seat that
+        fails at start-up is recorded: under ``forfeit`` all of them rank last; under
+        ``random`` each is restarted in turn."""
+        self.down = set()
+        first = len(self.faults)
+        try:
+            for seat in range(self.n):
+                try:
+                    self.start_seat(seat)
+                except BotFault as e:
+                    self.fail_at_startup(self.fault_seat(e, seat), e)
+            for seat in range(self.n):
+                if seat in self.down:
+                    continue
+                try:
+                    self.ready(seat)
+                except BotFault as e:
+                    self.fail_at_startup(self.fault_seat(e, seat), e)
+        finally:
+            down, self.down = self.down, None
+            # detection order is a race between processes: record start-up faults by seat
+            self.faults[first:] = sorted(self.faults[first:], key=lambda f: f.seat)
+        if not down:
+            return
+        if self.spec.faults.policy != "random":
+            raise _Forfeit()
+        for seat in down:  # gone from the housekeeping while the others restart
+            self.pool.retire(seat)
+        for seat in sorted(down):
+            self.recover(seat)
+
+    def fail_at_startup(self, seat: int, fault: BotFault) -> None:
+        """Record the start-up fault of ``seat`` (once); the policy is applied by :meth:`start_all`."""
+        assert self.down is not None
+        if seat not in self.down:
+            self.down.add(seat)
+            self.record(seat, fault)
 
     def restart(self, seat: int) -> None:
         """``random`` policy: a new process for ``seat``, resumed into this match."""
@@ -310,14 +359,6 @@ class _Match:
         self.start_seat(seat, resume=True)
         self.ready(seat)
 
-    def guard(self, seat: int, fn: Callable[[], Any]) -> None:
-        """Run ``fn`` (a handshake step of ``seat``); on a fault apply the policy (under
-        ``random`` the restart performs the whole handshake again)."""
-        try:
-            fn()
-        except BotFault as e:
-            self.handle(self.fault_seat(e, seat), e)
-
     def handle(self, seat: int, fault: BotFault) -> None:
         """Record ``fault`` of ``seat``; forfeit or (``random``) restart."""
         self.record(seat, fault)
@@ -325,6 +366,11 @@ class _Match:
             raise _Forfeit()
         if isinstance(fault, BotIllegalAction):
             return
+        self.recover(seat)
+
+    def recover(self, seat: int) -> None:
+        """``random`` policy: restart ``seat`` until it is ready again (every failed attempt is
+        recorded); :class:`_Forfeit` after ``max_restarts_per_match``."""
         while True:
             try:
                 self.restart(seat)
@@ -372,7 +418,10 @@ class _Match:
                             raise
                         self.handle(other, e)  # another seat failed while this one thinks
                         continue
-                    reply = parse_action(line, rid)
+                    try:
+                        reply = parse_action(line, rid, proc.name)
+                    except ProtocolError as e:
+                        raise proc._tag(e) from None
                     if reply is not None:
                         break
                     stale.append(action_id(line))

@@ -5,7 +5,8 @@ the bot answers ``start`` with ``ready`` and ``act`` with ``action``. Encoding u
 orjson; every encoder returns the line as ``bytes`` including the trailing newline.
 
 Replies are validated here (shape, types, request id, size caps) and raise
-:class:`arena.errors.ProtocolError` with a message a bot author can act on. A reply whose
+:class:`arena.errors.ProtocolError` with a message a bot author can act on, naming the bot
+when the caller passes its name (``bot 'x' sent ...``; else ``the bot sent ...``). A reply whose
 ``id`` differs from the pending request is *stale*: :func:`parse_action` returns ``None``
 for it and the caller discards it.
 
@@ -112,15 +113,19 @@ class ActionReply:
     info: dict[str, Any] | None
 
 
-def _loads(line: bytes) -> dict[str, Any]:
+def _who(bot: str | None) -> str:
+    return f"bot {bot!r}" if bot else "the bot"
+
+
+def _loads(line: bytes, bot: str | None = None) -> dict[str, Any]:
     if len(line) > MAX_LINE_BYTES:
-        raise ProtocolError(f"line of {len(line)} bytes exceeds the cap of {MAX_LINE_BYTES}")
+        raise ProtocolError(f"{_who(bot)} sent a line of {len(line)} bytes; the cap is {MAX_LINE_BYTES}")
     try:
         obj = orjson.loads(line)
     except orjson.JSONDecodeError as e:
-        raise ProtocolError(f"not a JSON object: {_show(line)} ({e})") from None
+        raise ProtocolError(f"{_who(bot)} sent a line that is not JSON: {_show(line)} ({e})") from None
     if not isinstance(obj, dict):
-        raise ProtocolError(f"expected a JSON object, got {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent {_show(line)} where a JSON object was expected")
     return obj
 
 
@@ -129,21 +134,24 @@ def _show(line: bytes, limit: int = 120) -> str:
     return repr(text) + ("..." if len(line) > limit else "")
 
 
-def parse_ready(line: bytes) -> Ready:
+def parse_ready(line: bytes, bot: str | None = None) -> Ready:
     """Validate the reply to ``start``.
 
+    :param bot: the bot's name, for the error message.
     :raises ProtocolError: if it is not ``{"type":"ready","protocol":1,...}``.
     """
-    obj = _loads(line)
+    obj = _loads(line, bot)
     if obj.get("type") != "ready":
-        raise ProtocolError(f"expected a 'ready' reply to 'start', got {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent {_show(line)} where a 'ready' reply to 'start' was expected")
     proto = obj.get("protocol")
     if proto != PROTOCOL_VERSION or isinstance(proto, bool):
-        raise ProtocolError(f"'ready' announces protocol {proto!r}; the arena speaks {PROTOCOL_VERSION}")
+        raise ProtocolError(f"{_who(bot)} sent a 'ready' for protocol {proto!r}; the arena speaks "
+                            f"{PROTOCOL_VERSION}")
     name = obj.get("name", "")
     version = obj.get("version", "")
     if not isinstance(name, str) or not isinstance(version, str):
-        raise ProtocolError(f"'ready' name and version must be strings, got {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent a 'ready' whose name and version are not both strings: "
+                            f"{_show(line)}")
     return Ready(name[:MAX_NAME_CHARS], version[:MAX_NAME_CHARS])
 
 
@@ -161,8 +169,8 @@ def _action_reply(rid: int, action: str, info: dict[str, Any] | None) -> ActionR
     return r
 
 
-def parse_action(line: bytes, request_id: int) -> ActionReply | None:
-    """Validate a reply to ``act`` number ``request_id``.
+def parse_action(line: bytes, request_id: int, bot: str | None = None) -> ActionReply | None:
+    """Validate a reply to ``act`` number ``request_id`` (``bot``: the bot's name, for messages).
 
     The common reply (a JSON object with ``"type": "action"``, the pending integer ``id``, a
     string ``action`` and no ``info`` key) is decoded once and checked with exact type tests;
@@ -184,28 +192,29 @@ def parse_action(line: bytes, request_id: int) -> ActionReply | None:
             action = obj.get("action")
             if type(rid) is int and rid == request_id and type(action) is str:
                 return _action_reply(rid, action, None)
-    return _parse_action_full(line, request_id)
+    return _parse_action_full(line, request_id, bot)
 
 
-def _parse_action_full(line: bytes, request_id: int) -> ActionReply | None:
-    obj = _loads(line)
+def _parse_action_full(line: bytes, request_id: int, bot: str | None = None) -> ActionReply | None:
+    obj = _loads(line, bot)
     if obj.get("type") != "action":
-        raise ProtocolError(f"expected an 'action' reply to act {request_id}, got {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent {_show(line)} where an 'action' reply to act {request_id} "
+                            "was expected")
     rid = obj.get("id")
     if not isinstance(rid, int) or isinstance(rid, bool):
-        raise ProtocolError(f"'action' reply without an integer id: {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent an 'action' reply without an integer id: {_show(line)}")
     if rid != request_id:
         return None
     action = obj.get("action")
     if not isinstance(action, str):
-        raise ProtocolError(f"'action' must be a string, got {_show(line)}")
+        raise ProtocolError(f"{_who(bot)} sent an 'action' reply whose 'action' is not a string: {_show(line)}")
     info = obj.get("info")
     if info is not None:
         if not isinstance(info, dict):
-            raise ProtocolError(f"'info' must be an object, got {type(info).__name__}")
+            raise ProtocolError(f"{_who(bot)} sent an 'info' that is not an object ({type(info).__name__})")
         size = len(orjson.dumps(info))
         if size > MAX_INFO_BYTES:
-            raise ProtocolError(f"'info' is {size} bytes; the cap is {MAX_INFO_BYTES}")
+            raise ProtocolError(f"{_who(bot)} sent an 'info' of {size} bytes; the cap is {MAX_INFO_BYTES}")
     return _action_reply(rid, action, info)
 
 

@@ -100,3 +100,76 @@ def test_wall_budget_is_a_timeout_of_the_thinker():
     assert res.status == "forfeit"
     assert [(f.seat, f.cls) for f in res.faults] == [(1, "timeout")]
     assert res.time_ms < 5000
+
+
+# ---------------------------------------------------------------- several faults at start-up
+
+EXITER = zoo("exiter", "misbehave.py", "crash_start")       # exits with code 3, says nothing
+USAGE = zoo("usage", "misbehave.py", "usage_error")         # argparse-style error, exit code 2
+
+
+def test_every_bot_failing_at_startup_is_blamed_and_ranked_last():
+    # DESIGN's forfeit rule for several faulty seats: all of them rank below every working seat.
+    # Which exiter is noticed first is a race, so the match is played in every seating.
+    for rot in range(3):
+        bots = [EXITER, RANDOM, USAGE][rot:] + [EXITER, RANDOM, USAGE][:rot]
+        res, _ = run(bots, rotation=rot)
+        seat = {b.name: i for i, b in enumerate(bots)}
+        assert res.status == "forfeit"
+        assert [(f.seat, f.bot, f.cls, f.move) for f in res.faults] == sorted(
+            [(seat["exiter"], "exiter", "crash", 0), (seat["usage"], "usage", "crash", 0)])
+        detail = {f.bot: f.detail for f in res.faults}
+        assert detail == {"exiter": "bot 'exiter' exited with code 3", "usage": "bot 'usage' exited with code 2"}
+        tail = {f.bot: f.stderr_tail for f in res.faults}
+        assert tail["exiter"] == ""
+        assert tail["usage"].endswith("invalid choice: 'rollouts' (choose from 'tree', 'rollout')\n")
+        ranks = res.outcome["ranks"]
+        assert ranks[seat["random"]] == 0 and ranks[seat["exiter"]] == ranks[seat["usage"]] == 1
+        assert res.outcome["scores"][seat["random"]] == 1
+        assert res.bot_versions[seat["random"]] == "random/1"
+        assert res.bot_versions[seat["exiter"]] == res.bot_versions[seat["usage"]] == ""
+
+
+def test_a_stall_and_a_crash_at_startup_are_both_blamed():
+    stall = zoo("stall", "misbehave.py", "no_ready")
+    clock = Clock(move_ms=500, bank_ms=0, startup_ms=400)
+    res, _ = run([stall, EXITER, RANDOM], clock=clock)
+    assert res.status == "forfeit"
+    assert [(f.bot, f.cls) for f in res.faults] == [("stall", "stall"), ("exiter", "crash")]
+    assert res.faults[0].detail == "bot 'stall' sent no 'ready' within 400 ms"
+    assert res.outcome["ranks"] == [1, 1, 0]
+    assert res.time_ms < 3000
+
+
+def test_random_policy_restarts_each_seat_that_failed_at_startup():
+    res, pool = run([EXITER, RANDOM, USAGE], policy="random", max_restarts=1)
+    assert res.status == "forfeit"
+    blamed = {f.bot for f in res.faults}
+    assert blamed == {"exiter", "usage"} and not any(f.bot == "random" for f in res.faults)
+    assert res.outcome["ranks"] == [1, 0, 1]
+
+
+def test_all_seats_failing_at_startup_share_the_last_place():
+    res, _ = run([EXITER, USAGE])
+    assert res.status == "forfeit" and {f.bot for f in res.faults} == {"exiter", "usage"}
+    assert res.outcome == {"ranks": [0, 0], "scores": [0, 0]}
+
+
+def test_stderr_of_a_bot_dying_between_matches_stays_with_its_fault():
+    # the bot prints its error while the batch takes the first match's log, and is still
+    # alive (exiting) when the second match starts: that fault keeps the message
+    from arena.batch import play_batch
+
+    bad = zoo("bad", "misbehave.py", "crash_after_end", "0.3")
+    specs = [spec(["bad", "random"], deal=d) for d in range(2)]
+    first, second = play_batch(specs, {"bad": bad, "random": RANDOM}, None)
+    assert first.status == "ok" and not first.faults
+    assert [f.cls for f in second.faults] == ["crash"]
+    assert second.faults[0].detail == "bot 'bad' exited with code 5"
+    assert "crashing after end: cannot write my log" in second.faults[0].stderr_tail
+
+
+def test_garbage_reply_names_the_bot():
+    res, _ = run([zoo("chatty", "misbehave.py", "garbage"), RANDOM])
+    assert [f.cls for f in res.faults] == ["protocol"]
+    assert res.faults[0].detail.startswith("bot 'chatty' sent a line that is not JSON: 'hello world'")

@@ -200,3 +200,14 @@ def test_line_framing_through_the_hub():
     finally:
         proc.kill()
         hub.close()
+
+
+def test_errors_say_which_bot_sent_what():
+    with pytest.raises(ProtocolError, match=r"^bot 'x' sent a line that is not JSON: 'hello world' \("):
+        p.parse_ready(b"hello world", "x")
+    with pytest.raises(ProtocolError, match=r"^bot 'x' sent '\{\"type\":\"action\"\}' where a 'ready' reply"):
+        p.parse_ready(b'{"type":"action"}', "x")
+    with pytest.raises(ProtocolError, match=r"^bot 'x' sent an 'info' of 50\d\d bytes; the cap is 4096$"):
+        p.parse_action(b'{"type":"action","id":1,"action":"x","info":{"pad":"' + b"x" * 5000 + b'"}}', 1, "x")
+    with pytest.raises(ProtocolError, match=r"^the bot sent '\[1\]' where a JSON object was expected$"):
+        p.parse_action(b"[1]", 1)

@@ -54,6 +54,7 @@ def test_fault_class(mode, args, cls):
         assert r.status == "forfeit", (mode, r)
         assert [f.cls for f in r.faults] == [cls], (mode, r.faults)
         assert r.faults[0].seat == 0 and r.faults[0].bot == "bad"
+        assert r.faults[0].detail.startswith("bot 'bad' "), (mode, r.faults[0].detail)
         assert r.outcome == {"ranks": [1, 0], "scores": [0, 1]}
     assert elapsed < 3 * 5 * 1.5, f"{mode}: {elapsed:.1f} s"
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
