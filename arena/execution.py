@@ -386,7 +386,7 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     journal = Journal(folder)
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
-        salt = journal.salt(tournament.model.salt)
+        salt = journal.salt(tournament.model.salt, tournament.name)
         specs = build_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
         journal.check_fingerprints(specs, lambda s: fingerprint_fields(

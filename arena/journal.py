@@ -139,17 +139,20 @@ class Journal:
 
     # -------------------------------------------------------------- salt
 
-    def salt(self, configured: str | None = None) -> str:
+    def salt(self, configured: str | None = None, name: str | None = None) -> str:
         """The tournament's secret salt: ``configured`` if given, else ``secret.json`` (made on first run, mode 0600).
 
+        :param name: the tournament's name (for the message).
         :raises JournalError: if a configured salt differs from the one the results were made with.
         """
         path = self.folder / "secret.json"
         if path.exists():
             stored = json.loads(path.read_text())["salt"]
             if configured is not None and configured != stored:
-                raise JournalError(f"{path}: the results were made with another salt; "
-                                   "use a new results folder or remove the config's 'salt'")
+                who = f"tournament {name!r}: " if name else ""
+                remedy = self._remedy("remove the config's 'salt' to keep the recorded one")
+                raise JournalError(f"{who}{path}: the results were made with another salt (every deal derives "
+                                   f"from it); {remedy}")
             return stored
         salt = configured if configured is not None else secrets.token_hex(16)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -159,8 +162,9 @@ class Journal:
 
     # -------------------------------------------------------------- checks
 
-    def _remedy(self) -> str:
-        return (f"restore the settings, or give the tournament a new name (or run with another --results root) "
+    def _remedy(self, first: str = "restore the settings") -> str:
+        """What to do about a refused folder: ``first``, or a new table elsewhere, or clear this one."""
+        return (f"{first}, or give the tournament a new name (or run with another --results root) "
                 f"to start a new table, or delete or move {self.folder} away")
 
     def check_settings(self, name: str, settings: dict[str, Any]) -> None:

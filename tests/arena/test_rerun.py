@@ -224,3 +224,14 @@ def test_a_folder_with_no_recorded_match_takes_any_settings(tmp_path):
     (t2,) = cfg.load(write_yaml(tmp_path, SEATINGS.replace("GAME", "cuttle").replace("PLAYERS", "2")))
     journal, _ = prepare(t2, tmp_path / "res")
     journal.close()
+
+
+def test_another_salt_is_refused_naming_the_tournament(tmp_path):
+    base = SEATINGS.replace("GAME", "agram").replace("PLAYERS", "3")
+    _with_one_record(tmp_path, base)
+    (t,) = cfg.load(write_yaml(tmp_path, base + "    salt: public\n"))
+    with pytest.raises(JournalError) as e:
+        prepare(t, tmp_path / "res")
+    msg = str(e.value)
+    assert msg.startswith("tournament 's': ") and "another salt" in msg
+    assert "remove the config's 'salt'" in msg and "delete or move" in msg
