@@ -1,7 +1,9 @@
 """Live progress of ``arena run`` (rich): a bar and a provisional leaderboard.
 
 The bar shows matches done/total, matches per second (this run), faults so far, elapsed
-time and ETA. Below it, an interim leaderboard: incremental TrueSkill
+time and ETA. Under it, one line per bot that has faulted in this run: its first fault's
+class, detail and last stderr line (:func:`arena.report.fault_line`), so a bot that cannot
+start says why while the run goes on. Below, an interim leaderboard: incremental TrueSkill
 (:class:`arena.ratings.Rater`) over results in **arrival order**, labelled provisional —
 the final table is the ordered replay (``arena.results.standings``) and may differ.
 
@@ -32,6 +34,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.ratings import Rater, auto_draw_probability, side_ranks, sides_of
+from arena.report import fault_line, first_fault
 
 REFRESH_PER_SECOND = 4
 
@@ -115,6 +118,47 @@ class ProvisionalBoard:
         return t
 
 
+class FaultNotes:
+    """The first fault of every bot that faulted in this run, one line each (rich renderable).
+
+    :meth:`add` runs in the driver (a dict look-up per fault); the lines are rebuilt only when
+    a bot's first fault arrives, and rendering reads an immutable snapshot.
+    """
+
+    def __init__(self, max_rows: int = 10) -> None:
+        self.first: dict[str, dict[str, Any]] = {}
+        self.counts: dict[str, int] = {}
+        self.max_rows = max_rows
+        self._lines: tuple[str, ...] = ()
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count the record's faults (``disabled`` ones too) and keep each bot's first real one."""
+        changed = False
+        for f in record.get("faults") or []:
+            b = f.get("bot")
+            if b is None:
+                continue
+            self.counts[b] = self.counts.get(b, 0) + 1
+            if b not in self.first and f.get("class") != "disabled":
+                self.first[b] = first_fault(record, f)
+                changed = True
+        if changed or self._lines:
+            lines = [fault_line(b, first, self.counts[b]) for b, first in self.first.items()]
+            if len(lines) > self.max_rows:
+                lines = [*lines[: self.max_rows], f"… and {len(lines) - self.max_rows} more faulting bots"]
+            self._lines = tuple(lines)
+
+    def lines(self) -> tuple[str, ...]:
+        """The current lines (empty before any fault)."""
+        return self._lines
+
+    def __rich__(self) -> Text:
+        lines = self._lines
+        if not lines:
+            return Text("")
+        return Text("\n".join(["first fault of each faulting bot:", *lines]), style="yellow")
+
+
 class _RateColumn(ProgressColumn):
     """Matches per second of this run (not counting matches recorded before it)."""
 
@@ -130,13 +174,17 @@ class _RateColumn(ProgressColumn):
 
 
 class _BoardProgress(Progress):
-    def __init__(self, *columns, board: ProvisionalBoard, **kw) -> None:
+    def __init__(self, *columns, board: ProvisionalBoard, notes: FaultNotes, **kw) -> None:
         self.board = board  # before Progress.__init__, which may render
+        self.notes = notes
         super().__init__(*columns, **kw)
 
     def get_renderables(self):
-        """The progress bars, then the provisional leaderboard below them."""
-        yield Group(self.make_tasks_table(self.tasks), self.board)
+        """The progress bars, the first faults, then the provisional leaderboard below them."""
+        if self.notes.lines():
+            yield Group(self.make_tasks_table(self.tasks), self.notes, self.board)
+        else:
+            yield Group(self.make_tasks_table(self.tasks), self.board)
 
 
 class LiveProgress:
@@ -156,6 +204,7 @@ class LiveProgress:
         self.played = 0
         self.faults = 0
         self.board: ProvisionalBoard | None = None
+        self.notes = FaultNotes()
         self.progress: Progress | None = None
         self.task = None
 
@@ -179,7 +228,7 @@ class LiveProgress:
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(self),
             TextColumn("faults {task.fields[faults]}"), TimeElapsedColumn(), TextColumn("ETA"),
             TimeRemainingColumn(), console=self.console, refresh_per_second=REFRESH_PER_SECOND,
-            transient=False, board=self.board)
+            transient=False, board=self.board, notes=self.notes)
         self.t0 = time.monotonic()
         self.task = self.progress.add_task(f"{m.name} ({m.game})", total=summary.total,
                                            completed=summary.already, faults=0)
@@ -191,4 +240,6 @@ class LiveProgress:
         if self.progress is None:
             return
         self.board.add(record)
+        if record.get("faults"):
+            self.notes.add(record)
         self.progress.update(self.task, advance=1, faults=sum(summary.faults.values()))

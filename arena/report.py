@@ -2,7 +2,12 @@
 
 Exports per tournament folder: ``leaderboard.json``, ``leaderboard.csv``,
 ``leaderboard.md`` (ratings and scores), ``reliability.json`` (faults by class, move
-latency p50/p99 per bot), ``crosstable.json``. Timing never goes to ``leaderboard.json``.
+latency p50/p99 and the first fault per bot), ``crosstable.json``. Timing never goes to
+``leaderboard.json``.
+
+A fault count alone does not say why a bot fails: the reliability table ends with one line
+per faulting bot giving its first fault — class, detail, the last line of its stderr, and
+whether it happened at start-up (:func:`fault_line`).
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import RenderableType
 from rich.table import Table
 
 from arena import stats
+from arena.process import last_stderr_line
 from arena.ratings import RatingResult, seat_rewards, side_ranks, sides_of
 
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
@@ -33,7 +40,8 @@ def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[st
     """Per bot: matches, wins, mean rank, mean score with bootstrap 95% interval, faults.
 
     A bot's score in a match is its seat's reward in [0, 1] (beating every other side = 1,
-    ties count half). Aborted matches are not counted.
+    ties count half). Aborted matches are not counted. A bot that faulted in a forfeited
+    match never counts a win in it (when every side faulted, all share rank 0).
     """
     out: dict[str, dict[str, Any]] = {b: {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0,
                                           "forfeits": 0, "blocks": defaultdict(list)} for b in bots}
@@ -42,6 +50,7 @@ def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[st
             continue
         rewards = seat_rewards(rec)
         ranks = rec["outcome"]["ranks"]
+        faulty = {f.get("bot") for f in rec.get("faults", [])} if rec.get("status") == "forfeit" else set()
         seen: set[str] = set()
         for seat, b in enumerate(rec["seats"]):
             if b in seen:
@@ -50,7 +59,7 @@ def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[st
             st = out.setdefault(b, {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0, "forfeits": 0,
                                     "blocks": defaultdict(list)})
             st["matches"] += 1
-            st["wins"] += ranks[seat] == 0
+            st["wins"] += ranks[seat] == 0 and b not in faulty
             st["rank_sum"] += ranks[seat]
             st["blocks"][_block(rec)].append(rewards[seat])
         for f in rec.get("faults", []):
@@ -124,15 +133,50 @@ def crosstable(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[st
     return {a: {b: {"score": sum(v) / len(v), "matches": len(v)} for b, v in row.items()} for a, row in acc.items()}
 
 
+def at_startup(rec: dict[str, Any], fault: dict[str, Any]) -> bool:
+    """Whether ``fault`` (of ``rec``) happened at start-up: its seat never answered ``start``
+    with ``ready`` in that match (``bot_versions`` empty for it) and no move was made."""
+    versions = rec.get("bot_versions") or []
+    seat = fault.get("seat")
+    return (fault.get("class") != "disabled" and fault.get("move") == 0 and isinstance(seat, int)
+            and 0 <= seat < len(versions) == len(rec.get("seats", [])) and not versions[seat])
+
+
+def first_fault(rec: dict[str, Any], fault: dict[str, Any]) -> dict[str, Any]:
+    """The summary of one fault kept as a bot's ``first_fault``: class, detail, match, move,
+    start-up or not, and the last line of the stderr tail."""
+    return {"class": fault.get("class", "protocol"), "detail": fault.get("detail", ""),
+            "match_id": rec.get("match_id", ""), "move": fault.get("move"), "at_startup": at_startup(rec, fault),
+            "stderr_last": last_stderr_line(fault.get("stderr_tail") or "")}
+
+
+def fault_line(bot: str, first: dict[str, Any], count: int | None = None) -> str:
+    """One line explaining a bot's faults from its first one, e.g.
+    ``ism-bad: crash at start-up — bot 'ism-bad' exited with code 2; stderr: ...: error: ...
+    (first of 6 faults)``."""
+    when = " at start-up" if first.get("at_startup") else ""
+    line = f"{bot}: {first['class']}{when} — {first['detail']}"
+    if first.get("stderr_last"):
+        line += f"; stderr: {first['stderr_last']}"
+    if count and count > 1:
+        line += f" (first of {count} faults)"
+    return line
+
+
 def reliability(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Per bot: faults by class and move latency p50/p99 (ms) over all its decisions."""
+    """Per bot: faults by class, move latency p50/p99 (ms) over all its decisions, and its
+    ``first_fault`` in journal order (:func:`first_fault`; a ``disabled`` one only if it
+    has no other; None without faults)."""
     faults = {b: dict.fromkeys(FAULT_CLASSES, 0) for b in bots}
+    first: dict[str, dict[str, Any]] = {}
     lat: dict[str, list[float]] = {b: [] for b in bots}
     for rec in records:
         for f in rec.get("faults", []):
             b = f.get("bot")
             if b in faults:
                 faults[b][f.get("class", "protocol")] = faults[b].get(f.get("class", "protocol"), 0) + 1
+                if b not in first or (first[b]["class"] == "disabled" and f.get("class") != "disabled"):
+                    first[b] = first_fault(rec, f)
         for seat, times in enumerate(rec.get("move_ms") or []):
             b = rec["seats"][seat]
             if b in lat and times:
@@ -142,7 +186,18 @@ def reliability(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[
         xs = np.array(lat[b]) if lat[b] else None
         out[b] = {"faults": faults[b], "moves": len(lat[b]),
                   "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
-                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None}
+                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
+                  "first_fault": first.get(b)}
+    return out
+
+
+def fault_lines(rel: dict[str, dict[str, Any]]) -> list[str]:
+    """:func:`fault_line` for every bot of ``rel`` with faults, in ``rel``'s order."""
+    out = []
+    for b, r in rel.items():
+        first = r.get("first_fault")
+        if first:
+            out.append(fault_line(b, first, sum(r["faults"].values())))
     return out
 
 
@@ -259,8 +314,13 @@ def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Seque
     return t
 
 
-def reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
-    """Rich reliability table: faults by class and move latency p50/p99 per bot."""
+def reliability_table(rel: dict[str, dict[str, Any]]) -> RenderableType:
+    """The reliability section: a rich table of faults by class and move latency p50/p99 per
+    bot and, under it (console width, not the table's), one line per faulting bot on its
+    first fault (:func:`fault_lines`). Stderr text is never read as rich markup."""
+    from rich.console import Group
+    from rich.text import Text
+
     t = Table(title="Reliability", title_justify="left")
     t.add_column("bot")
     for c in FAULT_CLASSES:
@@ -271,7 +331,10 @@ def reliability_table(rel: dict[str, dict[str, Any]]) -> Table:
     for b, r in rel.items():
         t.add_row(b, *(str(r["faults"].get(c, 0)) for c in FAULT_CLASSES), str(r["moves"]),
                   _f(r["p50_ms"], ".1f"), _f(r["p99_ms"], ".1f"))
-    return t
+    lines = fault_lines(rel)
+    if not lines:
+        return t
+    return Group(t, Text("\n".join(["First fault of each faulting bot:", *lines])))
 
 
 COLUMNS = ("rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_rank",

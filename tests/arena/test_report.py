@@ -240,3 +240,85 @@ def test_p_above_next_follows_the_trueskill_posteriors():
     assert skill_above(a, b) == pytest.approx(0.9214, abs=1e-4)  # Φ(2 / √2)
     assert skill_above(b, a) == pytest.approx(1 - 0.9214, abs=1e-4)
     assert skill_above(a, dict(a)) == pytest.approx(0.5)
+
+
+# ------------------------------------------------------------------ explaining faults
+
+ARGPARSE_TAIL = ("usage: ismcts_bot.py [-h] [--opponent-model {tree,rollout}]\n"
+                 "ismcts_bot.py: error: argument --opponent-model: invalid choice: 'rollouts' "
+                 "(choose from 'tree', 'rollout')\n")
+
+
+def startup_crash(seat, bot, code=2, tail=ARGPARSE_TAIL):
+    return {"seat": seat, "bot": bot, "class": "crash", "move": 0,
+            "detail": f"bot {bot!r} exited with code {code}", "stderr_tail": tail}
+
+
+def test_reliability_explains_each_faulting_bot_by_its_first_fault():
+    r1 = rec("agram", ["ism-bad", "alpha", "beta"], [1, 0, 0], status="forfeit", faults=[startup_crash(0, "ism-bad")])
+    r1["bot_versions"] = ["", "alpha/1", "beta/1"]
+    r2 = rec("agram", ["alpha", "ism-bad", "beta"], [0, 1, 0], rot=1, status="forfeit",
+             faults=[startup_crash(1, "ism-bad", tail="")])
+    r2["bot_versions"] = ["alpha/1", "", "beta/1"]
+    r3 = rec("agram", ["alpha", "beta", "ism-bad"], [0, 2, 1], rot=2, status="forfeit",
+             faults=[{"seat": 1, "bot": "beta", "class": "timeout", "move": 4,
+                      "detail": "bot 'beta' did not answer act 9 within 1020 ms", "stderr_tail": "x" * 2000}])
+    r3["bot_versions"] = ["alpha/1", "beta/1", "ism-bad/1"]
+    rel = report.reliability([r1, r2, r3], ["alpha", "beta", "ism-bad"])
+    assert rel["alpha"]["first_fault"] is None
+    assert rel["ism-bad"]["first_fault"] == {
+        "class": "crash", "detail": "bot 'ism-bad' exited with code 2", "match_id": r1["match_id"], "move": 0,
+        "at_startup": True,
+        "stderr_last": "ismcts_bot.py: error: argument --opponent-model: invalid choice: 'rollouts' "
+                       "(choose from 'tree', 'rollout')"}
+    assert rel["beta"]["first_fault"]["at_startup"] is False
+    assert report.fault_lines(rel) == [
+        "beta: timeout — bot 'beta' did not answer act 9 within 1020 ms; stderr: " + "x" * 199 + "…",
+        "ism-bad: crash at start-up — bot 'ism-bad' exited with code 2; stderr: ismcts_bot.py: error: argument "
+        "--opponent-model: invalid choice: 'rollouts' (choose from 'tree', 'rollout') (first of 2 faults)"]
+    from rich.console import Console
+    console = Console(record=True, width=400)
+    console.print(report.reliability_table(rel))
+    text = console.export_text()
+    assert text.index("Reliability") < text.index("First fault of each faulting bot:")
+    assert report.fault_lines(rel)[1] in text
+    # stderr with rich markup in it is printed as is
+    rel["beta"]["first_fault"]["stderr_last"] = "[bold]not markup[/bold]"
+    console.print(report.reliability_table(rel))
+    assert "stderr: [bold]not markup[/bold]" in console.export_text()
+
+
+def test_a_disabled_fault_is_first_only_without_another():
+    dis = {"seat": 0, "bot": "a", "class": "disabled", "move": 0, "detail": "bot disabled after too many faults"}
+    r1 = rec("agram", ["a", "b", "c"], [1, 0, 0], status="forfeit", faults=[dis])
+    r2 = rec("agram", ["a", "b", "c"], [1, 0, 0], deal=1, status="forfeit", faults=[startup_crash(0, "a")])
+    assert report.reliability([r1], ["a", "b", "c"])["a"]["first_fault"]["class"] == "disabled"
+    assert report.reliability([r1, r2], ["a", "b", "c"])["a"]["first_fault"]["class"] == "crash"
+    # no bot_versions recorded (older journals): start-up unknown, not claimed
+    assert report.reliability([r2], ["a", "b", "c"])["a"]["first_fault"]["at_startup"] is False
+
+
+def test_a_bot_that_faulted_never_counts_a_win():
+    # every side faulted: all share rank 0, and none of them won
+    both = rec("agram", ["a", "b"], [0, 0], status="forfeit", faults=[startup_crash(0, "a"), startup_crash(1, "b")])
+    both["outcome"]["scores"] = [0, 0]
+    ok = rec("agram", ["a", "b"], [0, 1], deal=1)
+    st = report.bot_stats([both, ok], ["a", "b"])
+    assert st["a"]["wins"] == 1 and st["b"]["wins"] == 0
+    assert st["a"]["matches"] == st["b"]["matches"] == 2
+
+
+def test_live_fault_notes_show_each_bots_first_fault():
+    from arena.progress import FaultNotes
+
+    notes = FaultNotes(max_rows=1)
+    assert notes.lines() == ()
+    r1 = rec("agram", ["ism-bad", "alpha", "beta"], [1, 0, 0], status="forfeit", faults=[startup_crash(0, "ism-bad")])
+    r1["bot_versions"] = ["", "alpha/1", "beta/1"]
+    notes.add(r1)
+    notes.add({**r1, "match_id": "t/x/d00001/r00"})
+    assert notes.lines() == ("ism-bad: crash at start-up — bot 'ism-bad' exited with code 2; stderr: ismcts_bot.py: "
+                             "error: argument --opponent-model: invalid choice: 'rollouts' (choose from 'tree', "
+                             "'rollout') (first of 2 faults)",)
+    notes.add(rec("agram", ["alpha", "beta"], [0, 1], status="forfeit", faults=[startup_crash(1, "beta")]))
+    assert len(notes.lines()) == 2 and notes.lines()[1] == "… and 1 more faulting bots"

@@ -1,0 +1,75 @@
+"""Bots that cannot start, end to end (real bot processes, inline run): every one of them is
+blamed in every match, none is ranked above a working bot, and the console says why."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+from typer.testing import CliRunner
+
+from arena import config as cfg
+from arena.cli import app
+from arena.execution import run_tournament
+from arena.journal import read_records
+from arena.results import standings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# the user trial's repro: two bots that exit at start-up next to a working one
+CONFIG = """
+bots:
+  random: {cmd: [python, bots/random_bot.py]}
+  exiter: {cmd: [python, -c, 'import sys; sys.exit(0)']}
+  exiter3: {cmd: [python, tests/arena/zoo/misbehave.py, usage_error]}
+tournaments:
+  - name: twoexit
+    game: agram
+    players: 3
+    bots: [random, exiter, exiter3]
+    deals: 2
+    salt: fixed-test-salt
+"""
+
+USAGE_ERROR = ("misbehave.py: error: argument --opponent-model: invalid choice: 'rollouts' "
+               "(choose from 'tree', 'rollout')")
+
+
+def test_two_bots_that_exit_at_startup_are_both_blamed_and_never_ranked_above_random(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(CONFIG))
+    (t,) = cfg.load(path)
+    t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
+    summary = run_tournament(t, tmp_path / "res", inline=True)
+    folder = tmp_path / "res" / "twoexit"
+    recs = read_records(folder)
+    assert summary.played == len(recs) == 6  # 2 deals x 3 rotations
+    for r in recs:
+        assert r["status"] == "forfeit"
+        seat = {b: i for i, b in enumerate(r["seats"])}
+        faults = {f["bot"]: f for f in r["faults"]}
+        assert sorted(faults) == ["exiter", "exiter3"], r["faults"]
+        assert [f["seat"] for f in r["faults"]] == sorted(f["seat"] for f in r["faults"])
+        assert faults["exiter"]["class"] == faults["exiter3"]["class"] == "crash"
+        assert faults["exiter"]["detail"] == "bot 'exiter' exited with code 0"
+        assert faults["exiter3"]["detail"] == "bot 'exiter3' exited with code 2"
+        assert faults["exiter3"]["stderr_tail"].endswith(USAGE_ERROR + "\n")
+        ranks = r["outcome"]["ranks"]
+        assert ranks[seat["random"]] == 0 and ranks[seat["exiter"]] == ranks[seat["exiter3"]] == 1
+        assert r["bot_versions"][seat["random"]] == "random/1"
+    st = standings(folder)
+    rows = {row["bot"]: row for row in st.rows}
+    assert st.rows[0]["bot"] == "random"
+    assert rows["random"]["wins"] == 6 and rows["random"]["score"] == 1.0 and rows["random"]["faults"] == 0
+    for b in ("exiter", "exiter3"):
+        assert rows[b]["wins"] == 0 and rows[b]["score"] == 0.25 and rows[b]["faults"] == 6
+        assert rows[b]["mu"] < rows["random"]["mu"]
+    first = st.rel["exiter3"]["first_fault"]
+    assert first["at_startup"] and first["stderr_last"] == USAGE_ERROR
+    out = CliRunner().invoke(app, ["leaderboard", str(folder)])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())  # long lines wrap at the console's width
+    assert text.index("Reliability") < text.index("First fault of each faulting bot:")
+    assert ("exiter3: crash at start-up — bot 'exiter3' exited with code 2; stderr: " + USAGE_ERROR
+            + " (first of 6 faults)") in text
+    assert "exiter: crash at start-up — bot 'exiter' exited with code 0 (first of 6 faults)" in text
