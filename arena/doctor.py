@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from arena.batch import play_batch
 from arena.errors import BotFault, BotStall, BotTimeout
 from arena.process import (
+    FAULT_TAIL_CHARS,
+    STDERR_DRAIN_S,
     BotProcess,
     BotSetupError,
     Hub,
@@ -25,6 +27,7 @@ from arena.process import (
     check_sandbox,
     new_workdir,
     remove_workdir,
+    stderr_excerpt,
 )
 from arena.protocol import encode_end, encode_start, parse_ready
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits, MatchResult, MatchSpec
@@ -32,6 +35,8 @@ from engine import registry
 from engine.seeds import bot_seed, deal_seed
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
+#: characters of the bot's stderr quoted in a failed check (its last whole lines).
+EXCERPT_CHARS = 300
 _PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -163,7 +168,8 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
             report.add(f"match {m + 1}", WARN, f"the random opponent faulted: {others[0].detail}")
     if faults:
         f = faults[0]
-        tail = f" | stderr: {f.stderr_tail[-300:].strip()}" if f.stderr_tail.strip() else ""
+        excerpt = stderr_excerpt(f.stderr_tail, EXCERPT_CHARS, cut=len(f.stderr_tail) >= FAULT_TAIL_CHARS)
+        tail = f" | stderr: {excerpt}" if excerpt else ""
         report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} at move "
                    f"{f.move}: {f.detail}{tail}")
     else:
@@ -229,8 +235,9 @@ def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, lim
             report.add("identity", WARN, "'ready' should carry a non-empty name and version "
                        "(recorded with every result)")
     except BotFault as e:
-        hub.pump(0)
-        tail = proc.stderr.tail_text(300).strip()
+        proc.drain_stderr(STDERR_DRAIN_S)
+        text = proc.stderr.tail_text()
+        tail = stderr_excerpt(text, EXCERPT_CHARS, cut=len(text) >= FAULT_TAIL_CHARS)
         if isinstance(e, BotTimeout):
             e = BotStall(f"no 'ready' within startup_ms {clock.startup_ms}")
         report.add("handshake", FAIL, f"{e.fault_class}: {e}" + (f" | stderr: {tail}" if tail else "")

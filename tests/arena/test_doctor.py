@@ -74,3 +74,32 @@ def test_doctor_checks_the_sandbox():
         assert "cannot start" in sandbox[0].message
     else:
         assert rep.passed, rep.text()
+
+
+ARGPARSE_BOT = """
+import argparse
+p = argparse.ArgumentParser(prog="ismcts_bot.py")
+for name in ("iterations", "time-ms", "exploration", "determinizations", "rollout-depth", "seed"):
+    p.add_argument("--" + name, metavar="N")
+p.add_argument("--mode", choices=["so", "mo"])
+p.add_argument("--opponent-model", choices=["tree", "rollout"])
+p.parse_args(["--opponent-model", "rollouts"])
+"""
+
+
+def test_a_bot_that_fails_at_startup_is_quoted_on_whole_lines(tmp_path):
+    import subprocess
+
+    script = tmp_path / "ismcts_bot.py"
+    script.write_text(ARGPARSE_BOT)
+    stderr = subprocess.run([sys.executable, str(script)], capture_output=True, text=True).stderr
+    lines = stderr.splitlines()
+    assert len(stderr) > 300 and len(lines) > 3  # argparse wraps its usage over several lines
+    rep = doctor("toy", [sys.executable, str(script)], matches=1, clock=FAST)
+    (hs,) = [c for c in rep.checks if c.name == "handshake"]
+    assert hs.status == "fail" and "crash: bot 'candidate' exited with code 2 | stderr: " in hs.message
+    quoted = hs.message.split(" | stderr: ", 1)[1].split(" -- the bot must answer", 1)[0]
+    assert quoted.endswith("error: argument --opponent-model: invalid choice: 'rollouts' "
+                           "(choose from 'tree', 'rollout')")
+    assert len(quoted) <= 300
+    assert quoted.splitlines() == lines[-len(quoted.splitlines()):]  # whole lines, none cut
