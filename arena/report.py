@@ -163,6 +163,58 @@ def fault_line(bot: str, first: dict[str, Any], count: int | None = None) -> str
     return line
 
 
+class StartupWatch:
+    """Bots that cannot start: each of their first ``n`` matches failed at start-up (the bot
+    never answered ``start`` with ``ready``, :func:`at_startup`) with the same fault class
+    and detail, e.g. a command-line error that makes the bot exit with code 2 every time.
+
+    Fed the journal's records in arrival order (:meth:`add`), it tells the driver which
+    bots to disable and why. A bot that answers ``ready`` once, or whose first ``n`` start-up
+    failures differ, is never condemned. Records of matches not played (fault ``disabled``)
+    and aborted matches are not counted.
+
+    :param n: matches to watch per bot (None or 0: condemn nobody).
+    """
+
+    def __init__(self, n: int | None) -> None:
+        self.n = n or 0
+        self.failures: dict[str, list[dict[str, Any]]] = {}
+        self.settled: set[str] = set()
+
+    def add(self, rec: dict[str, Any]) -> list[tuple[str, str]]:
+        """Account one record; ``(bot, reason)`` for each bot it condemns (once per bot)."""
+        if not self.n or rec.get("status") == "aborted":
+            return []
+        faults = rec.get("faults") or []
+        if any(f.get("class") == "disabled" for f in faults):
+            return []
+        versions = rec.get("bot_versions") or []
+        seats = rec.get("seats") or []
+        out = []
+        for b in dict.fromkeys(seats):
+            if b in self.settled:
+                continue
+            mine = [i for i, x in enumerate(seats) if x == b]
+            startup = [f for f in faults if f.get("bot") == b and at_startup(rec, f)]
+            if len(versions) == len(seats) and any(versions[i] for i in mine):
+                self.settled.add(b)  # it started
+                continue
+            if not startup:
+                continue  # not its fault (another seat's forfeit) or unknown: not counted
+            seen = self.failures.setdefault(b, [])
+            seen.append(first_fault(rec, startup[0]))
+            if len(seen) < self.n:
+                continue
+            self.settled.add(b)
+            if len({(x["class"], x["detail"]) for x in seen}) == 1:
+                first = seen[0]
+                why = f"{first['class']} — {first['detail']}"
+                if first["stderr_last"]:
+                    why += f"; stderr: {first['stderr_last']}"
+                out.append((b, f"it failed at start-up in each of its first {self.n} matches: {why}"))
+        return out
+
+
 def reliability(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Per bot: faults by class, move latency p50/p99 (ms) over all its decisions, and its
     ``first_fault`` in journal order (:func:`first_fault`; a ``disabled`` one only if it

@@ -322,3 +322,46 @@ def test_live_fault_notes_show_each_bots_first_fault():
                              "'rollout') (first of 2 faults)",)
     notes.add(rec("agram", ["alpha", "beta"], [0, 1], status="forfeit", faults=[startup_crash(1, "beta")]))
     assert len(notes.lines()) == 2 and notes.lines()[1] == "… and 1 more faulting bots"
+
+
+def startup_record(seats, failing, deal=0, rot=0, detail_code=2, ready=()):
+    """A forfeit in which the bots of ``failing`` crashed at start-up (the others answered ready)."""
+    faults = [startup_crash(i, b, code=detail_code) for i, b in enumerate(seats) if b in failing]
+    r = rec("agram", seats, [1 if b in failing else 0 for b in seats], deal=deal, rot=rot, status="forfeit",
+            faults=faults)
+    r["bot_versions"] = ["" if b in failing and b not in ready else f"{b}/1" for b in seats]
+    return r
+
+
+def test_startup_watch_condemns_a_bot_that_never_starts():
+    watch = report.StartupWatch(3)
+    seats = ["ism-bad", "alpha", "beta"]
+    assert watch.add(startup_record(seats, {"ism-bad"})) == []
+    assert watch.add(rec("agram", seats, [2, 1, 0], status="aborted")) == []  # not counted
+    assert watch.add(startup_record(seats, {"ism-bad"}, deal=1)) == []
+    assert watch.add(startup_record(seats, {"ism-bad"}, deal=2)) == [(
+        "ism-bad", "it failed at start-up in each of its first 3 matches: crash — bot 'ism-bad' exited with "
+                   "code 2; stderr: ismcts_bot.py: error: argument --opponent-model: invalid choice: 'rollouts' "
+                   "(choose from 'tree', 'rollout')")]
+    assert watch.add(startup_record(seats, {"ism-bad"}, deal=3)) == []  # once
+
+
+def test_startup_watch_spares_bots_that_started_or_failed_differently():
+    seats = ["a", "b", "c"]
+    watch = report.StartupWatch(2)
+    # a: answered ready once (then crashed at move 0 in the same way): it can start
+    ok_then_crash = startup_record(seats, {"a"}, ready={"a"})
+    assert watch.add(ok_then_crash) == [] and "a" in watch.settled
+    # b: two different start-up faults (a and c answered ready: they started)
+    watch = report.StartupWatch(2)
+    assert watch.add(startup_record(seats, {"b"}, detail_code=2)) == []
+    assert watch.add(startup_record(seats, {"b"}, deal=1, detail_code=3)) == []
+    assert watch.settled == {"a", "b", "c"} and watch.failures["b"][1]["detail"] == "bot 'b' exited with code 3"
+    # matches not played (a disabled bot) count for nobody
+    w = report.StartupWatch(1)
+    dis = {"seat": 0, "bot": "a", "class": "disabled", "move": 0, "detail": "bot disabled"}
+    assert w.add({**startup_record(seats, {"a"}), "faults": [dis]}) == [] and not w.failures
+    # n = 0 or None: nobody is ever condemned
+    for n in (0, None):
+        w = report.StartupWatch(n)
+        assert all(w.add(startup_record(seats, {"a"}, deal=d)) == [] for d in range(5))
