@@ -12,7 +12,8 @@ processes such as Ray workers) by exec-ing small wrappers in front of the comman
 the next, so the bot keeps the pid that the arena spawned.
 
 A :class:`Hub` multiplexes the pipes of many processes with one selector: stdout is split
-into lines (each capped), stderr is drained continuously into a head+tail capture, and
+into lines (each capped), stderr is drained continuously into a head+tail capture (read to
+the end of the pipe before a fault is recorded and when the process is killed), and
 :meth:`Hub.wait_line` waits for the next line of one process while polling a deadline and
 calling a housekeeping ``tick`` every 100 ms (exits, resident memory, wall budget).
 
@@ -665,7 +666,8 @@ class BotProcess:
         ``t_read`` from :func:`time.perf_counter`.
     :ivar violation: a protocol fault seen while reading (oversized line, flood), or None.
     :ivar eof: stdout was closed.
-    :ivar stderr: the head+tail capture of stderr since the last :meth:`StderrLog.take`.
+    :ivar stderr: the head+tail capture of stderr since the last :meth:`StderrLog.take`
+        (and the most recent bytes ever written, :meth:`StderrLog.tail_text`).
     :ivar started: ``perf_counter`` time of the spawn.
     :ivar fresh: no ``start`` has been answered yet (the start-up limit applies).
     """
@@ -939,8 +941,9 @@ class BotProcess:
     # ------------------------------------------------------------ ending
 
     def kill(self) -> None:
-        """Terminate then kill the whole group and every known descendant; reap; close pipes;
-        delete the working directory (no per-process directory outlives its process).
+        """Terminate then kill the whole group and every known descendant; reap; read what is
+        left of stderr (:meth:`drain_stderr`: what the bot wrote while dying reaches its log);
+        close pipes; delete the working directory (no per-process directory outlives its process).
 
         Idempotent. Waits at most about ``TERM_GRACE_S`` + 1 s.
         """
