@@ -24,6 +24,29 @@ if not console.is_terminal:  # logs and pipes: wide enough for the leaderboard o
 err_console = Console(stderr=True)
 
 
+def _terminate_as_interrupt() -> list[int]:
+    """Make ``SIGTERM`` stop ``arena run`` like Ctrl-C: matches in progress are abandoned,
+    finished ones stay recorded and the tables are written (exit code 143).
+
+    :returns: a list that receives the signal number when ``SIGTERM`` arrives.
+    """
+    import signal
+
+    received: list[int] = []
+
+    def on_term(signum, frame):
+        """Raise ``KeyboardInterrupt`` in the main thread (once)."""
+        if not received:
+            received.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread (embedded use): leave SIGTERM alone
+        pass
+    return received
+
+
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="tournaments file")] = Path("tournaments.yaml"),
@@ -43,6 +66,7 @@ def run(
     from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_)
+    signals = _terminate_as_interrupt()
     for t in tournaments:
         m = t.model
 
@@ -61,9 +85,10 @@ def run(
                 st = standings(folder)
                 export(folder, st)
                 done = len(st.records)
-            err_console.print(f"[yellow]interrupted[/]: {done} matches of {m.name} are recorded in {folder}/ "
+            how = "terminated (SIGTERM)" if signals else "interrupted"
+            err_console.print(f"[yellow]{how}[/]: {done} matches of {m.name} are recorded in {folder}/ "
                               "(tables updated); run the same command again to play the rest")
-            raise typer.Exit(130) from None
+            raise typer.Exit(143 if signals else 130) from None
         st = standings(summary.folder)
         export(summary.folder, st)
         console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "

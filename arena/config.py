@@ -318,9 +318,12 @@ def load(path: str | Path) -> list[Tournament]:
 def select(tournaments: list[Tournament], names: list[str] | None, all_: bool) -> list[Tournament]:
     """The tournaments to run: ``names``, or all, or those marked ``default: true``.
 
-    :raises ConfigError: for an unknown name (listing the known ones) or no default.
+    :raises ConfigError: for an unknown name (listing the known ones), no default, or ``--all``
+        on a file without tournaments.
     """
     if all_:
+        if not tournaments:
+            raise ConfigError("--all: the file defines no tournaments; add one under 'tournaments:' (docs/config.md)")
         return tournaments
     if names:
         by = {t.name: t for t in tournaments}

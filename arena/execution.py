@@ -93,6 +93,7 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
     if address:
         _probe_address(address)
         before = _subreaper()
+        sigterm = signal.getsignal(signal.SIGTERM)
         runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
         try:
             ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
@@ -105,14 +106,15 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
                 f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
                 "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
         finally:
-            _restore_sigchld(signal, before)
+            _restore_sigchld(signal, before, sigterm)
         return ray
     before = _subreaper()
+    sigterm = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
                  configure_logging=False, log_to_driver=False, logging_level="ERROR")
     finally:
-        _restore_sigchld(signal, before)
+        _restore_sigchld(signal, before, sigterm)
     _start_orphan_guard()
     return ray
 
@@ -179,8 +181,11 @@ def _subreaper() -> int | None:
         return None
 
 
-def _restore_sigchld(signal, subreaper: int | None) -> None:
-    """Undo what ``ray.init`` does to the driver: ``SIGCHLD`` ignored, child subreaper on.
+def _restore_sigchld(signal, subreaper: int | None, sigterm=None) -> None:
+    """Undo what ``ray.init`` does to the driver: ``SIGCHLD`` ignored, child subreaper on,
+    and the caller's ``SIGTERM`` handler replaced (Ray's core worker installs a crash-dump
+    handler; ``sigterm`` is the Python handler to put back, e.g. the CLI's, which turns
+    ``SIGTERM`` into an orderly interrupt).
 
     Ignoring ``SIGCHLD`` makes every later ``subprocess`` of the driver report exit code 0.
     Once it is restored, the subreaper flag must go back to what it was before (off in
@@ -192,6 +197,8 @@ def _restore_sigchld(signal, subreaper: int | None) -> None:
     """
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        if callable(sigterm):
+            signal.signal(signal.SIGTERM, sigterm)
     except (ValueError, OSError):  # pragma: no cover - not the main thread
         pass
     if subreaper is None:

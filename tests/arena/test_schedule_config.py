@@ -79,6 +79,11 @@ def test_unknown_tournament_name(tmp_path):
         cfg.select(ts, ["nope"], False)
 
 
+def test_all_on_a_file_without_tournaments_is_an_error():
+    with pytest.raises(ConfigError, match="--all: the file defines no tournaments"):
+        cfg.select([], None, True)
+
+
 def test_schedule_ids_rotations_and_shared_deals(tmp_path):
     (t,) = cfg.load(write(tmp_path, BASE))
     specs = build_schedule(t, "salt")
