@@ -41,6 +41,7 @@ class FaultsModel(_Strict):
     preset: Literal["strict", "lenient"] | None = None
     policy: Literal["forfeit", "random"] = "forfeit"
     disable_after: int | None = Field(None, ge=1)
+    disable_on_startup: int | None = Field(3, ge=1)
     max_restarts_per_match: int = Field(2, ge=0)
     rate_forfeits: bool = True
 

@@ -367,9 +367,16 @@ def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[s
             "time_ms": res.get("time_ms"), "move_ms": res.get("move_ms") or [], "actions": res.get("actions") or []}
 
 
-def disabled_record(spec: MatchSpec, bad: list[str], game_version: int) -> dict[str, Any]:
-    """A match not played because a bot was disabled: forfeit, fault ``disabled``, not rated."""
-    faults = [Fault(seat=s, bot=b, cls="disabled", move=0, detail="bot disabled after too many faults").to_json()
+def disabled_record(spec: MatchSpec, bad: list[str], game_version: int,
+                    reasons: dict[str, str] | None = None) -> dict[str, Any]:
+    """A match not played because a bot was disabled: forfeit, fault ``disabled``, not rated.
+
+    :param reasons: per bot, why it was disabled (default: too many faults).
+    """
+    reasons = reasons or {}
+    faults = [Fault(seat=s, bot=b, cls="disabled", move=0,
+                    detail=f"bot disabled: {reasons[b]}" if b in reasons else "bot disabled after too many faults"
+                    ).to_json()
               for s, b in enumerate(spec.seats) if b in bad]
     teams = [list(t) for t in spec.teams]
     bad_sides = [i for i, t in enumerate(teams) if any(spec.seats[s] in bad for s in t)]
@@ -572,6 +579,15 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     disabled: set[str] = set()
     if policy.disable_after:
         disabled = {b for b, c in fault_count.items() if c >= policy.disable_after}
+    from arena.report import StartupWatch
+
+    # bots that cannot start: each of their first N matches failed at start-up the same way
+    startup = StartupWatch(policy.disable_on_startup)
+    reasons: dict[str, str] = {}
+    for rec in scheduled:
+        for b, why in startup.add(rec):
+            disabled.add(b)
+            reasons[b] = why
     pending = [s for s in specs if s.match_id not in journal]
     fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
     batcher = Batcher(pending, workers, fixed)
@@ -620,7 +636,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
             for s in batch:
                 bad = [b for b in s.seats if b in disabled]
                 if bad:
-                    write(disabled_record(s, sorted(set(bad)), game.version))
+                    write(disabled_record(s, sorted(set(bad)), game.version, reasons))
                 else:
                     keep.append(s)
             if keep:
@@ -668,6 +684,14 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                         if fault_count[f["bot"]] >= policy.disable_after and f["bot"] not in disabled:
                             disabled.add(f["bot"])
                             summary.disabled.append(f["bot"])
+                for b, why in startup.add(rec):
+                    if b not in disabled:
+                        disabled.add(b)
+                        reasons[b] = why
+                        summary.disabled.append(b)
+                        warn(f"{m.name}: bot {b!r} disabled: {why}. Its remaining matches are recorded as "
+                             "forfeits (fault 'disabled'), not rated (faults.disable_on_startup: "
+                             f"{policy.disable_on_startup})")
             elif out.failed_batch is not None:
                 rest = [s for s in out.failed_batch if s.match_id not in journal]
                 if not rest:

@@ -33,12 +33,15 @@ class FaultPolicy:
 
     :ivar policy: ``forfeit`` | ``random``.
     :ivar disable_after: disable a bot after this many faults in the tournament (None: never).
+    :ivar disable_on_startup: disable a bot whose first N matches all failed at start-up with
+        the same fault (:class:`arena.report.StartupWatch`; None: never).
     :ivar max_restarts_per_match: restarts under ``random`` before the match is forfeited.
     :ivar rate_forfeits: rate forfeited matches (only the faulty sides move).
     """
 
     policy: str = "forfeit"
     disable_after: int | None = None
+    disable_on_startup: int | None = 3
     max_restarts_per_match: int = 2
     rate_forfeits: bool = True
 

@@ -29,6 +29,7 @@ tournaments:
     bots: [random, exiter, exiter3]
     deals: 2
     salt: fixed-test-salt
+    faults: {disable_on_startup: null}  # play every match: each one must blame both
 """
 
 USAGE_ERROR = ("misbehave.py: error: argument --opponent-model: invalid choice: 'rollouts' "
@@ -73,3 +74,52 @@ def test_two_bots_that_exit_at_startup_are_both_blamed_and_never_ranked_above_ra
     assert ("exiter3: crash at start-up — bot 'exiter3' exited with code 2; stderr: " + USAGE_ERROR
             + " (first of 6 faults)") in text
     assert "exiter: crash at start-up — bot 'exiter' exited with code 0 (first of 6 faults)" in text
+
+
+DISABLE = """
+bots:
+  random: {cmd: [python, bots/random_bot.py]}
+  greedy: {cmd: [python, bots/greedy_bot.py]}
+  ism-bad: {cmd: [python, tests/arena/zoo/misbehave.py, usage_error]}
+tournaments:
+  - name: disable
+    game: agram
+    players: 3
+    bots: [random, greedy, ism-bad]
+    deals: 6
+    salt: fixed-test-salt
+    execution: {batch_size: 1}
+"""
+
+
+def test_a_bot_that_fails_at_startup_in_its_first_matches_is_disabled_with_the_reason(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(DISABLE))
+    (t,) = cfg.load(path)
+    t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
+    assert t.fault_policy().disable_on_startup == 3  # the default
+    warnings = []
+    summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
+    recs = read_records(tmp_path / "res" / "disable")
+    assert summary.played == len(recs) == 18 and summary.disabled == ["ism-bad"]
+    played = [r for r in recs if r["faults"] and r["faults"][0]["class"] == "crash"]
+    skipped = [r for r in recs if r["faults"] and r["faults"][0]["class"] == "disabled"]
+    assert len(played) == 3 and len(skipped) == 15  # batches of one match: nothing else was in flight
+    why = ("it failed at start-up in each of its first 3 matches: crash — bot 'ism-bad' exited with code 2; "
+           "stderr: " + USAGE_ERROR)
+    assert warnings == [f"disable: bot 'ism-bad' disabled: {why}. Its remaining matches are recorded as "
+                        "forfeits (fault 'disabled'), not rated (faults.disable_on_startup: 3)"]
+    assert {f["detail"] for r in skipped for f in r["faults"]} == {f"bot disabled: {why}"}
+    # a resumed run keeps it disabled without trying again
+    again = run_tournament(t, tmp_path / "res", inline=True)
+    assert again.played == 0
+
+
+def test_disable_on_startup_null_keeps_trying(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(DISABLE.replace("batch_size: 1}", "batch_size: 1}\n    faults: {disable_on_startup: null}")))
+    (t,) = cfg.load(path)
+    t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
+    summary = run_tournament(t, tmp_path / "res", inline=True)
+    recs = read_records(tmp_path / "res" / "disable")
+    assert summary.disabled == [] and all(r["faults"][0]["class"] == "crash" for r in recs)
