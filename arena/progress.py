@@ -220,9 +220,11 @@ class LiveProgress:
         if self.quiet:
             return
         from arena.journal import read_records
+        from arena.results import load_meta, rated_records
 
         m = self.tournament.model
-        seed = read_records(summary.folder) if summary.already else []
+        # the records the final table will rate (not those outside the current schedule)
+        seed = rated_records(read_records(summary.folder), load_meta(summary.folder))[0] if summary.already else []
         self.board = ProvisionalBoard(m.bots, m.ratings.draw_probability, m.ratings.tau, m.ratings.fixed, seed)
         self.progress = _BoardProgress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(self),
