@@ -161,11 +161,8 @@ class PickInfo:
         return w
 
 
-def run_toy(n: int, iterations: int, seed: int, variant: str = "so", hidden: bool = False):
-    """Search seat 0's first decision of a toy deal; returns ``(result, infoset with its worlds)``."""
-    game = Pick(hidden)
-    state = game.new_match(n, 7)
-    obs = state.observation(0)
+def search_seat0(game: Pick, state: PickState, iterations: int, seed: int, **kwargs):
+    """Search seat 0's decision in ``state``; returns ``(result, infoset with its worlds)``."""
     holder = {}
     orig = game.infoset
 
@@ -174,8 +171,14 @@ def run_toy(n: int, iterations: int, seed: int, variant: str = "so", hidden: boo
         return holder["info"]
 
     game.infoset = infoset
-    res = ISMCTS(game, c=0.7, variant=variant).search(obs, random.Random(seed), iterations=iterations)
+    res = ISMCTS(game, **kwargs).search(state.observation(0), random.Random(seed), iterations=iterations)
     return res, holder["info"]
+
+
+def run_toy(n: int, iterations: int, seed: int, variant: str = "so", hidden: bool = False):
+    """Search seat 0's first decision of a toy deal; returns ``(result, infoset with its worlds)``."""
+    game = Pick(hidden)
+    return search_seat0(game, game.new_match(n, 7), iterations, seed, c=0.7, variant=variant)
 
 
 def recount(worlds: list[PickState]):
@@ -352,18 +355,8 @@ class PickMax(Pick):
 @pytest.mark.parametrize("variant", ["so", "mo"])
 def test_rollout_opponent_model_plays_the_policy_on_each_determinization(variant):
     game = PickMax()
-    state = PickState(game, [3, 5])
-    holder = {}
-    orig = game.infoset
-
-    def infoset(o):
-        holder["info"] = orig(o)
-        return holder["info"]
-
-    game.infoset = infoset
-    res = ISMCTS(game, variant=variant, opponent_model="rollout").search(
-        state.observation(0), random.Random(8), iterations=400)
-    worlds = holder["info"].worlds
+    res, info = search_seat0(game, PickState(game, [3, 5]), 400, 8, variant=variant, opponent_model="rollout")
+    worlds = info.worlds
     assert res.iterations == 400 and len(worlds) == 400
     root = res.tree if variant == "so" else res.tree[0]
     # seat 1 (the opponent) played its determinized card in every world: under each of seat 0's
