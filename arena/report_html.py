@@ -291,7 +291,8 @@ def leaderboard_html(rows: Sequence[dict[str, Any]], colours: dict[str, str]) ->
 
 
 def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> str:
-    """The reliability table (faults by class, moves, move latency p50/p99) as HTML."""
+    """The reliability table (faults by class, moves, move latency p50/p99) as HTML, followed by
+    one line per faulting bot explaining its first fault (:func:`arena.report.fault_lines`)."""
     head = ("<tr><th class=l>bot</th>" + "".join(f"<th>{c}</th>" for c in report.FAULT_CLASSES)
             + "<th>moves</th><th>p50 ms</th><th>p99 ms</th></tr>")
     body = []
@@ -303,7 +304,9 @@ def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> st
                         for n in (r["faults"].get(c, 0) for c in report.FAULT_CLASSES))
         body.append(f'<tr data-bot="{_e(b)}"><td class="l bot">{_e(b)}</td>{cells}<td>{r["moves"]}</td>'
                     f'<td>{_num(r["p50_ms"], ".1f")}</td><td>{_num(r["p99_ms"], ".1f")}</td></tr>')
-    return f'<table id="reliability"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    lines = report.fault_lines(rel)
+    notes = ('<ul id="first-faults">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>") if lines else ""
+    return f'<table id="reliability"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>{notes}'
 
 
 def teams_html(teams: Sequence[dict[str, Any]]) -> str:

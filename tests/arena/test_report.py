@@ -286,6 +286,14 @@ def test_reliability_explains_each_faulting_bot_by_its_first_fault():
     rel["beta"]["first_fault"]["stderr_last"] = "[bold]not markup[/bold]"
     console.print(report.reliability_table(rel))
     assert "stderr: [bold]not markup[/bold]" in console.export_text()
+    # the HTML report carries the same lines, escaped
+    from arena.report_html import reliability_html
+    page = reliability_html(rel, ["alpha", "beta", "ism-bad"])
+    assert page.index('<table id="reliability">') < page.index('<ul id="first-faults">')
+    assert "<li>beta: timeout — bot &#x27;beta&#x27; did not answer act 9 within 1020 ms; stderr: " \
+           "[bold]not markup[/bold]</li>" in page
+    assert page.count("<li>") == 2
+    assert '<ul id="first-faults">' not in reliability_html({"a": {**rel["alpha"]}}, ["a"])
 
 
 def test_a_disabled_fault_is_first_only_without_another():
