@@ -149,9 +149,9 @@ def make_act(iterations: int | None, time_ms: float | None, c: float, variant: s
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags and serve the protocol until stdin closes."""
     ap = argparse.ArgumentParser(description="ISMCTS bot (protocol v1 on stdin/stdout)")
-    ap.add_argument("--iterations", type=int, default=None, help="iterations per decision")
-    ap.add_argument("--time-ms", type=float, default=None, help="time per decision (ms), capped by the clock")
-    ap.add_argument("--c", type=float, default=0.7, help="exploration constant (rewards in [0, 1])")
+    ap.add_argument("--iterations", type=sdk.positive_int, default=None, help="iterations per decision")
+    ap.add_argument("--time-ms", type=sdk.positive_float, default=None, help="time per decision (ms), capped by the clock")
+    ap.add_argument("--c", type=sdk.non_negative_float, default=0.7, help="exploration constant (rewards in [0, 1])")
     ap.add_argument("--variant", choices=("so", "mo"), default="so", help="single- or multiple-observer trees")
     ap.add_argument("--hand-rollouts", action="store_true", help="stop rollouts at the end of the current hand")
     ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",

@@ -121,10 +121,10 @@ def make_act(iterations: int | None, time_ms: float | None, determinizations: in
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags and serve the protocol until stdin closes."""
     ap = argparse.ArgumentParser(description="PIMC baseline bot (protocol v1 on stdin/stdout)")
-    ap.add_argument("--iterations", type=int, default=None, help="total rollouts per decision")
-    ap.add_argument("--time-ms", type=float, default=None, help="time per decision (ms), capped by the clock")
-    ap.add_argument("--determinizations", type=int, default=20, help="worlds per decision (iteration budget)")
-    ap.add_argument("--rollouts-per-move", type=int, default=5, help="rollouts per move and world (time budget)")
+    ap.add_argument("--iterations", type=sdk.positive_int, default=None, help="total rollouts per decision")
+    ap.add_argument("--time-ms", type=sdk.positive_float, default=None, help="time per decision (ms), capped by the clock")
+    ap.add_argument("--determinizations", type=sdk.positive_int, default=20, help="worlds per decision (iteration budget)")
+    ap.add_argument("--rollouts-per-move", type=sdk.positive_int, default=5, help="rollouts per move and world (time budget)")
     ap.add_argument("--hand-rollouts", action="store_true", help="stop rollouts at the end of the current hand")
     ap.add_argument("--name", default="pimc", help="name announced in ready")
     args = ap.parse_args(argv)

@@ -145,3 +145,53 @@ def run(act: ActFn, name: str = "bot", version: str = "1",
 def log(*parts: Any) -> None:
     """Print to stderr (the arena keeps the head and tail in the bot's log)."""
     print(*parts, file=sys.stderr, flush=True)
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: an int >= 1 (e.g. ``--iterations``).
+
+    :raises argparse.ArgumentTypeError: naming the value.
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An ``argparse`` type: a finite number > 0 (e.g. ``--time-ms``, ``--c``).
+
+    :raises argparse.ArgumentTypeError: naming the value.
+    """
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An ``argparse`` type: a finite number >= 0 (e.g. the exploration constant ``--c``).
+
+    :raises argparse.ArgumentTypeError: naming the value.
+    """
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return value

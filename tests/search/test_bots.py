@@ -98,3 +98,23 @@ def test_time_budget_bot_stays_inside_a_tight_clock():
     [res] = list(play_batch(specs_for(("ismcts-timed", "random"), "sedma", {}, range(1), clock=clock), bots, None))
     assert res.status == "ok"
     assert res.faults == []
+
+
+def test_search_bots_refuse_nonsense_budgets_at_start():
+    import subprocess
+    import sys
+    cases = [("ismcts_bot.py", ["--iterations", "-5"], "argument --iterations: expected an integer >= 1, got -5"),
+             ("ismcts_bot.py", ["--iterations", "0"], "argument --iterations: expected an integer >= 1, got 0"),
+             ("ismcts_bot.py", ["--time-ms", "0"], "argument --time-ms: expected a finite number > 0, got 0"),
+             ("ismcts_bot.py", ["--c", "-1"], "argument --c: expected a finite number >= 0, got -1"),
+             ("ismcts_bot.py", ["--c", "nan"], "argument --c: expected a finite number >= 0, got nan"),
+             ("pimc_bot.py", ["--determinizations", "x"], "argument --determinizations: expected an integer >= 1, "
+                                                          "got 'x'")]
+    for script, args, message in cases:
+        out = subprocess.run([sys.executable, f"bots/{script}", *args], cwd=ROOT, capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL, timeout=60)
+        assert out.returncode == 2 and message in out.stderr, (script, args, out.stderr)
+    # c = 0 (pure exploitation) stays allowed
+    ok = subprocess.run([sys.executable, "bots/ismcts_bot.py", "--c", "0", "--iterations", "5"], cwd=ROOT,
+                        input='{"type": "quit"}\n', capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
