@@ -223,7 +223,10 @@ def main() -> None:
     try:
         app()
     except CardArenaError as e:
-        err_console.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
+        from rich.markup import escape
+
+        # the message is plain text: a bot's cmd "[python, bot.py]" is not markup
+        err_console.print(f"[bold red]error:[/] {escape(str(e))}", markup=True, highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]: finished matches are recorded; run again to resume")

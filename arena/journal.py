@@ -201,19 +201,80 @@ class Journal:
 
         :param specs: the schedule's MatchSpecs.
         :param fields_of: ``spec -> dict`` of the fingerprinted fields.
-        :raises JournalError: naming the tournament, the first changed match and its changed keys.
+        :raises JournalError: naming the tournament, the first changed match, its changed keys
+            (old → new) and every bot whose command or version changed in any recorded match
+            (``bot 'greedy': cmd [python, greedy.py] → [python, greedy.py, --x]``).
         """
+        first = None
+        changed: list[str] = []
+        bots: dict[str, list[str]] = {}
         for spec in specs:
             rec = self.records.get(spec.match_id)
             if rec is None or rec.get("fingerprint") == spec.fingerprint:
                 continue
             new = fields_of(spec)
-            old = {k: rec.get(k) for k in new}
-            old["players"] = len(rec.get("seats", []))
-            changed = sorted(k for k in new if old.get(k) != new[k])
-            raise JournalError(
-                f"tournament {spec.tournament!r}: match {spec.match_id} in {self.path} was played with "
-                f"different settings (changed: {', '.join(changed) or 'fingerprint'}); {self._remedy()}")
+            for bot, parts in bot_changes(rec, new).items():
+                bots.setdefault(bot, parts)
+            if first is None:
+                first = spec
+                changed = field_changes(rec, new)
+        if first is None:
+            return
+        named = [f"bot {b!r}: {', '.join(parts)}" for b, parts in sorted(bots.items())]
+        listed = named + [c for c in changed if not (named and c == "bot_commands")]
+        raise JournalError(
+            f"tournament {first.tournament!r}: match {first.match_id} in {self.path} was played with "
+            f"different settings (changed: {'; '.join(listed) or 'fingerprint'}); {self._remedy()}")
+
+
+def _show_cmd(cmd: Any) -> str:
+    if isinstance(cmd, list):
+        return "[" + ", ".join(str(a) for a in cmd) + "]"
+    return _show(cmd)
+
+
+def _show_version(v: Any) -> str:
+    return "unset" if v in (None, "", _UNSET) else _show(str(v))
+
+
+def bot_changes(rec: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:
+    """Per bot seated in both the record and the new fields, its changed command / version (old → new)."""
+    out: dict[str, list[str]] = {}
+    seats, cmds = rec.get("seats"), rec.get("bot_commands")
+    if not (isinstance(seats, list) and isinstance(cmds, list)):
+        return out
+    for seat, bot in enumerate(new.get("seats", [])):
+        if seat >= len(seats) or seat >= len(cmds) or seats[seat] != bot or bot in out:
+            continue
+        a, b = cmds[seat], new["bot_commands"][seat]
+        if not isinstance(a, dict):
+            continue
+        parts = []
+        if a.get("cmd") != b.get("cmd"):
+            parts.append(f"cmd {_show_cmd(a.get('cmd'))} → {_show_cmd(b.get('cmd'))}")
+        if (a.get("version") or "") != (b.get("version") or ""):
+            parts.append(f"version {_show_version(a.get('version'))} → {_show_version(b.get('version'))}")
+        if parts:
+            out[bot] = parts
+    return out
+
+
+def field_changes(rec: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The fingerprinted fields that differ between a record and ``new``: ``key: old → new`` where the
+    record holds the key (dicts per sub-key), else the key's name; ``bot_commands`` by name."""
+    old = {k: rec[k] for k in new if k in rec}
+    if isinstance(rec.get("seats"), list):
+        old["players"] = len(rec["seats"])
+    out = []
+    for k in sorted(new):
+        if k not in old:
+            out.append(k)
+        elif old[k] != new[k]:
+            if k in ("bot_commands", "seats", "deal_seed"):
+                out.append(k)
+            else:
+                out.extend(setting_changes({k: old[k]}, {k: new[k]}))
+    return out
 
 
 _UNSET = object()

@@ -236,3 +236,23 @@ def test_another_salt_is_refused_naming_the_tournament(tmp_path):
     msg = str(e.value)
     assert msg.startswith("tournament 's': ") and "another salt" in msg
     assert "remove the config's 'salt'" in msg and "delete or move" in msg
+
+
+def test_changed_bot_command_or_version_names_the_bot_old_and_new(tmp_path):
+    res = tmp_path / "res"
+    a = write_config(tmp_path / "a.yaml", "agram", 3, ["random", "greedy", "r2"], 2)
+    assert run(a, res).returncode == 0
+    journal = (res / "club" / "matches.jsonl").read_bytes()
+    b = tmp_path / "b.yaml"
+    b.write_text(a.read_text().replace("greedy_bot.py]}", "greedy_bot.py, --x]}")
+                 .replace(f"r2: {{cmd: [python, {ROOT}/bots/random_bot.py]}}",
+                          f'r2: {{cmd: [python, {ROOT}/bots/random_bot.py], version: "2"}}'))
+    out = run(b, res)
+    assert out.returncode == 2, out.stdout
+    msg = out.stderr_words
+    assert "tournament 'club': match club/greedy+r2+random/d00000/r00" in msg
+    # the brackets of a cmd are printed as they are (not taken for markup)
+    assert (f"changed: bot 'greedy': cmd [python, {ROOT}/bots/greedy_bot.py] → "
+            f"[python, {ROOT}/bots/greedy_bot.py, --x]; bot 'r2': version unset → 2)") in msg
+    assert "bot_commands" not in msg and "new name" in msg
+    assert (res / "club" / "matches.jsonl").read_bytes() == journal

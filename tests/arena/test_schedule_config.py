@@ -172,8 +172,20 @@ def test_changed_fingerprint_is_refused_with_keys(tmp_path):
     # a student resubmits a bot: the recorded matches no longer describe it
     (t4,) = cfg.load(write(tmp_path, BASE.replace("greedy: {cmd: [python, bots/greedy_bot.py]}",
                                                   "greedy: {cmd: [python, bots/greedy_bot.py, --v2]}")))
-    with pytest.raises(JournalError, match="changed: bot_commands"):
+    with pytest.raises(JournalError) as e:
         prepare(t4, tmp_path / "results")
+    assert ("changed: bot 'greedy': cmd [python, bots/greedy_bot.py] → [python, bots/greedy_bot.py, --v2])"
+            in str(e.value))
+    assert "bot_commands" not in str(e.value) and "'random'" not in str(e.value)
+    # a new version of two bots: each named, old → new
+    (t6,) = cfg.load(write(tmp_path, BASE.replace("greedy: {cmd: [python, bots/greedy_bot.py]}",
+                                                  'greedy: {cmd: [python, bots/greedy_bot.py], version: "2"}')
+                           .replace("other: {cmd: [python, bots/random_bot.py]}",
+                                    "other: {cmd: [python, bots/random_bot.py, -q], version: x}")))
+    with pytest.raises(JournalError) as e:
+        prepare(t6, tmp_path / "results")
+    assert ("changed: bot 'greedy': version unset → 2; bot 'other': cmd [python, bots/random_bot.py] → "
+            "[python, bots/random_bot.py, -q], version unset → x)") in str(e.value)
     (t5,) = cfg.load(write(tmp_path, BASE.replace("deals: 4", "deals: 4\n    clock: {move_ms: 500}")))
     with pytest.raises(JournalError, match="changed: clock"):
         prepare(t5, tmp_path / "results")
