@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -26,13 +26,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# an integer setting: YAML ``true`` is an error, not 1 (pydantic's lax mode takes a bool as 0/1)
+Int = Annotated[int, Field(strict=True)]
+
+
 class ClockModel(_Strict):
     """Time control in milliseconds (DESIGN "Bot protocol v1")."""
 
-    move_ms: int = Field(1000, ge=1)
-    bank_ms: int = Field(10000, ge=0)
-    startup_ms: int = Field(5000, ge=1)
-    grace_ms: int = Field(20, ge=0)
+    move_ms: Int = Field(1000, ge=1)
+    bank_ms: Int = Field(10000, ge=0)
+    startup_ms: Int = Field(5000, ge=1)
+    grace_ms: Int = Field(20, ge=0)
 
 
 class FaultsModel(_Strict):
@@ -40,18 +44,18 @@ class FaultsModel(_Strict):
 
     preset: Literal["strict", "lenient"] | None = None
     policy: Literal["forfeit", "random"] = "forfeit"
-    disable_after: int | None = Field(None, ge=1)
-    disable_on_startup: int | None = Field(3, ge=1)
-    max_restarts_per_match: int = Field(2, ge=0)
+    disable_after: Int | None = Field(None, ge=1)
+    disable_on_startup: Int | None = Field(3, ge=1)
+    max_restarts_per_match: Int = Field(2, ge=0)
     rate_forfeits: bool = True
 
 
 class LimitsModel(_Strict):
     """Per-bot process limits (DESIGN "Isolation")."""
 
-    max_rss_mb: int = Field(2048, ge=16)
-    cpu_s: int | None = Field(None, ge=1)
-    max_open_files: int = Field(64, ge=8)
+    max_rss_mb: Int = Field(2048, ge=16)
+    cpu_s: Int | None = Field(None, ge=1)
+    max_open_files: Int = Field(64, ge=8)
     network: Literal["allow", "deny"] = "allow"
     sandbox: Literal["none", "bwrap"] = "none"
     bot_user: str | None = None
@@ -73,7 +77,7 @@ class BotModel(_Strict):
 class SampleLineups(_Strict):
     """A balanced sample of lineups: each bot in about ``per_bot`` lineups."""
 
-    per_bot: int = Field(ge=1)
+    per_bot: Int = Field(ge=1)
 
 
 class LineupsSample(_Strict):
@@ -95,10 +99,10 @@ class RatingsModel(_Strict):
 class ExecutionModel(_Strict):
     """How the matches run: ``workers`` concurrent matches (auto = CPUs)."""
 
-    workers: int | Literal["auto"] = "auto"
+    workers: Int | Literal["auto"] = "auto"
     match_wall_s: float = Field(600.0, gt=0)
-    max_retries: int = Field(2, ge=0)
-    batch_size: int | Literal["auto"] = "auto"
+    max_retries: Int = Field(2, ge=0)
+    batch_size: Int | Literal["auto"] = "auto"
 
 
 class TournamentModel(_Strict):
@@ -107,10 +111,10 @@ class TournamentModel(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     default: bool = False
     game: str
-    players: int = Field(ge=1)
+    players: Int = Field(ge=1)
     options: dict[str, Any] = {}
     bots: list[str] = Field(min_length=1)
-    deals: int = Field(ge=1)
+    deals: Int = Field(ge=1)
     rotations: Literal["cyclic", "permutations"] = "cyclic"
     lineups: Literal["all"] | LineupsSample = "all"
     partners: Literal["self", "mixed"] = "self"
@@ -139,6 +143,16 @@ class DefaultsModel(_Strict):
     limits: dict[str, Any] = {}
     ratings: dict[str, Any] = {}
     execution: dict[str, Any] = {}
+
+
+class _DefaultsCheck(_Strict):
+    """``defaults:`` validated on its own, so that a bad value there is blamed on ``defaults``."""
+
+    clock: ClockModel = ClockModel()
+    faults: FaultsModel = FaultsModel()
+    limits: LimitsModel = LimitsModel()
+    ratings: RatingsModel = RatingsModel()
+    execution: ExecutionModel = ExecutionModel()
 
 
 class FileModel(_Strict):
@@ -203,17 +217,44 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+# what a null does, said after an error on a key that takes one
+_NULL_MEANS = {
+    "faults.disable_after": "null turns the rule off",
+    "faults.disable_on_startup": "null turns the rule off",
+    "limits.cpu_s": "null: no CPU limit",
+}
+
+
 def _errors(e: ValidationError, limit: int = 3) -> str:
     """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first)."""
     errs = sorted(e.errors(), key=lambda x: x.get("type") != "extra_forbidden")
-    parts = [f"key {_loc(x)!r}: {x['msg']}" for x in errs[:limit]]
-    if len(errs) > limit:
-        parts.append(f"and {len(errs) - limit} more")
+    by_key: dict[str, list[str]] = {}  # a union's branches fail one by one: one entry per key
+    got: dict[str, str] = {}
+    for x in errs:
+        loc = _loc(x)
+        by_key.setdefault(loc, []).append(x["msg"])
+        if isinstance(x.get("input"), bool):  # YAML true/false where a number is expected
+            got[loc] = f", got {str(x['input']).lower()}"
+    keys = list(by_key.items())
+    parts = []
+    for loc, msgs in keys[:limit]:
+        hint = _NULL_MEANS.get(loc)
+        parts.append(f"key {loc!r}: {', or '.join(msgs)}{got.get(loc, '')}" + (f" ({hint})" if hint else ""))
+    if len(keys) > limit:
+        parts.append(f"and {len(keys) - limit} more")
     return "; ".join(parts)
 
 
 def _loc(err: dict) -> str:
-    return ".".join(str(p) for p in err.get("loc", ()))
+    loc = list(err.get("loc", ()))
+    # a union's branch (``int``, ``literal['auto']``) ends the location of a bad value; it is not a key
+    while (len(loc) > 1 and err.get("type") != "extra_forbidden" and isinstance(loc[-1], str)
+           and ("[" in loc[-1] or loc[-1] in _TYPE_TAGS)):
+        loc.pop()
+    return ".".join(str(p) for p in loc)
+
+
+_TYPE_TAGS = {"int", "float", "str", "bool", "none", "list", "dict"}
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -269,6 +310,10 @@ def load(path: str | Path) -> list[Tournament]:
                              fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root),
                              version=b.version or "")
     defaults = fm.defaults.model_dump()
+    try:
+        _DefaultsCheck.model_validate(defaults)
+    except ValidationError as e:
+        raise ConfigError(f"{path}: defaults: {_errors(e)}") from e
     out: list[Tournament] = []
     seen: set[str] = set()
     for i, traw in enumerate(fm.tournaments):
@@ -291,7 +336,8 @@ def load(path: str | Path) -> list[Tournament]:
                 raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}; declared bots: {', '.join(sorted(bots))}")
         for b in tm.ratings.fixed:
             if b not in tm.bots:
-                raise ConfigError(f"{where}: key 'ratings.fixed': {b!r} is not one of the tournament's bots")
+                src = "" if "fixed" in (traw.get("ratings") or {}) else " (from defaults)"
+                raise ConfigError(f"{where}: key 'ratings.fixed'{src}: {b!r} is not one of the tournament's bots")
         try:
             game = registry.get_game(tm.game)
             game.check_players(tm.players)

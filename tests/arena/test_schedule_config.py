@@ -256,3 +256,55 @@ def test_results_path_that_is_a_file_is_a_clear_error(tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(JournalError, match="cannot use .*afile/t as a results folder"):
         Journal(tmp_path / "afile" / "t")
+
+
+TWO = BASE + """
+  - name: duel2
+    game: cuttle
+    players: 2
+    bots: [random, greedy]
+    deals: 2
+"""
+
+
+def test_a_bad_value_under_defaults_is_blamed_on_defaults(tmp_path):
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, "defaults: {faults: {disable_on_startup: 0}}\n" + TWO))
+    assert str(e.value) == (f"{tmp_path / 't.yaml'}: defaults: key 'faults.disable_on_startup': Input should be "
+                            "greater than or equal to 1 (null turns the rule off)")
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, "defaults: {clock: {move_msec: 5}}\n" + TWO))
+    assert "t.yaml: defaults: key 'clock.move_msec': Extra inputs are not permitted" in str(e.value)
+    assert "demo" not in str(e.value) and "duel2" not in str(e.value)
+    # the tournament's own bad value names the tournament, not the first one nor defaults
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, "defaults: {faults: {disable_on_startup: 2}}\n"
+                       + TWO + "    faults: {disable_on_startup: 0}\n"))
+    assert "t.yaml: tournament 'duel2': key 'faults.disable_on_startup': Input should be greater" in str(e.value)
+    # an anchor bot from defaults that a tournament does not list
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, "defaults: {ratings: {fixed: [other]}}\n" + TWO))
+    assert "tournament 'duel2': key 'ratings.fixed' (from defaults): 'other' is not one" in str(e.value)
+
+
+@pytest.mark.parametrize("key", ["faults.disable_on_startup", "faults.disable_after", "limits.cpu_s",
+                                 "limits.max_open_files", "clock.move_ms", "execution.max_retries"])
+@pytest.mark.parametrize("where", ["defaults", "tournament"])
+def test_true_is_not_taken_for_1(tmp_path, key, where):
+    section, name = key.split(".")
+    if where == "defaults":
+        text = f"defaults: {{{section}: {{{name}: true}}}}\n" + BASE
+        blame = "t.yaml: defaults:"
+    else:
+        text = BASE + f"    {section}: {{{name}: true}}\n"
+        blame = "t.yaml: tournament 'demo':"
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, text))
+    assert f"{blame} key '{key}': Input should be a valid integer, got true" in str(e.value)
+
+
+def test_null_turns_the_startup_rule_off_and_numbers_still_load(tmp_path):
+    (t,) = cfg.load(write(tmp_path, "defaults: {faults: {disable_on_startup: null, disable_after: 4}}\n" + BASE))
+    assert t.fault_policy().disable_on_startup is None and t.fault_policy().disable_after == 4
+    (t,) = cfg.load(write(tmp_path, BASE + "    execution: {workers: 2, batch_size: auto}\n"))
+    assert t.model.execution.workers == 2
