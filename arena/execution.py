@@ -369,7 +369,14 @@ def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[s
 
 def disabled_record(spec: MatchSpec, bad: list[str], game_version: int,
                     reasons: dict[str, str] | None = None) -> dict[str, Any]:
-    """A match not played because a bot was disabled: forfeit, fault ``disabled``, not rated.
+    """A match not played because a bot was disabled: forfeit, fault ``disabled`` on each disabled seat.
+
+    No bot is started. The ranks put the sides without a disabled bot first and the others
+    last (tied); that is all the record says. How it counts is decided when tables are
+    made: with ``faults.rate_forfeits`` it is rated like any forfeit (only the disabled sides
+    move, as a loss to each other side, :meth:`arena.ratings.Rater.record`); in the scores,
+    wins and crosstable it counts only for the disabled bots, as a loss — the other seats
+    never played, so they are credited with nothing (:func:`arena.report.credits`).
 
     :param reasons: per bot, why it was disabled (default: too many faults).
     """

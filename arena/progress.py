@@ -5,7 +5,11 @@ time and ETA. Under it, one line per bot that has faulted in this run: its first
 class, detail and last stderr line (:func:`arena.report.fault_line`), so a bot that cannot
 start says why while the run goes on. Below, an interim leaderboard: incremental TrueSkill
 (:class:`arena.ratings.Rater`) over results in **arrival order**, labelled provisional —
-the final table is the ordered replay (``arena.results.standings``) and may differ.
+the final table is the ordered replay (``arena.results.standings``) and may differ in the
+numbers, but not in the rules: the board uses the tournament's rating configuration (mu,
+sigma, tau, fixed, draw probability, ``faults.rate_forfeits``), rates a record through the
+same :meth:`arena.ratings.Rater.record`, counts matches/wins/score/faults through the same
+:func:`arena.report.tally` and orders rows by the same :func:`arena.report.row_order`.
 
 Cost: the driver only appends each record to a pending list; the ratings are brought up
 to date and the display drawn by rich's refresh thread at most ``refresh_per_second``
@@ -33,8 +37,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.ratings import Rater, auto_draw_probability, side_ranks, sides_of
-from arena.report import fault_line, first_fault
+from arena.ratings import Rater, auto_draw_probability, is_disabled, is_rated
+from arena.report import fault_line, first_fault, new_stats, row_order, tally
 
 REFRESH_PER_SECOND = 4
 
@@ -45,24 +49,31 @@ class ProvisionalBoard:
     :param bots: the tournament's bots (all shown, unrated ones at the prior).
     :param draw_probability: the config's value, or ``"auto"`` (estimated from ``seed_records``, else 0.1).
     :param seed_records: records already in the journal (a resumed run), rated first in replay order.
-    :param max_rows: rows shown (the best by μ−3σ).
+    :param max_rows: rows shown (the best by :func:`arena.report.row_order`).
+    :param mu: ``ratings.mu`` (the prior).
+    :param sigma: ``ratings.sigma``.
+    :param rate_forfeits: ``faults.rate_forfeits``: forfeits, ``disabled`` records included, are
+        rated as in the final table (:func:`arena.ratings.is_rated`).
     """
 
     def __init__(self, bots: Iterable[str], draw_probability: float | str = "auto", tau: float | str = "default",
-                 fixed: Iterable[str] = (), seed_records: Iterable[dict[str, Any]] = (), max_rows: int = 20) -> None:
+                 fixed: Iterable[str] = (), seed_records: Iterable[dict[str, Any]] = (), max_rows: int = 20,
+                 mu: float = 25.0, sigma: float = 25.0 / 3, rate_forfeits: bool = False) -> None:
         from arena.schedule import replay_key
 
-        seed = sorted((r for r in seed_records if r.get("status") == "ok"), key=replay_key)
+        self.rate_forfeits = rate_forfeits
+        seed = sorted((r for r in seed_records if r.get("status") != "aborted" and r.get("outcome")),
+                      key=replay_key)
         if draw_probability == "auto":
-            dp = auto_draw_probability(seed) if len(seed) >= 20 else 0.1
+            played = [r for r in seed if is_rated(r, rate_forfeits) and not is_disabled(r)]
+            dp = auto_draw_probability(played) if len(played) >= 20 else 0.1
         else:
             dp = float(draw_probability)
-        self.rater = Rater(dp, tau, list(fixed))
+        self.rater = Rater(dp, tau, list(fixed), mu, sigma)
         self.bots = list(bots)
         for b in self.bots:
             self.rater.rating(b)
-        self.matches: dict[str, int] = {b: 0 for b in self.bots}
-        self.wins: dict[str, int] = {b: 0 for b in self.bots}
+        self.stats: dict[str, dict[str, Any]] = {b: new_stats() for b in self.bots}
         self.max_rows = max_rows
         self._pending: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -70,22 +81,29 @@ class ProvisionalBoard:
         for rec in seed:
             self._apply(rec)
 
+    @property
+    def matches(self) -> dict[str, int]:
+        """Matches counted per bot (as in the final table)."""
+        return {b: st["matches"] for b, st in self.stats.items()}
+
+    @property
+    def wins(self) -> dict[str, int]:
+        """Wins per bot (as in the final table)."""
+        return {b: st["wins"] for b, st in self.stats.items()}
+
     def add(self, record: dict[str, Any]) -> None:
         """Queue one finished match (cheap; rated at the next render)."""
-        if record.get("status") == "ok" and record.get("outcome"):
+        if record.get("status") != "aborted" and record.get("outcome"):
             with self._lock:
                 self._pending.append(record)
 
     def _apply(self, rec: dict[str, Any]) -> None:
-        sides = sides_of(rec)
-        ranks = side_ranks(rec)
-        self.rater.update(sides, ranks)
-        best = min(ranks)
-        for names, r in zip(sides, ranks):
-            for b in names:
-                self.matches[b] = self.matches.get(b, 0) + 1
-                self.wins[b] = self.wins.get(b, 0) + (r == best)
-        self.rated += 1
+        for b in rec.get("seats") or []:
+            self.stats.setdefault(b, new_stats())
+        tally(self.stats, rec)
+        if is_rated(rec, self.rate_forfeits):
+            self.rater.record(rec)
+            self.rated += 1
 
     def catch_up(self) -> None:
         """Rate every queued record (arrival order)."""
@@ -95,14 +113,16 @@ class ProvisionalBoard:
             self._apply(rec)
 
     def rows(self) -> list[tuple[str, float, float, int, int]]:
-        """``(bot, mu, sigma, matches, wins)`` sorted by μ−3σ, best first."""
+        """``(bot, mu, sigma, matches, wins)`` in the final table's order (:func:`arena.report.row_order`), best first."""
         self.catch_up()
-        out = []
-        for b in self.matches:
+        full = []
+        for b, st in self.stats.items():
             r = self.rater.rating(b)
-            out.append((b, r.mu, r.sigma, self.matches[b], self.wins[b]))
-        out.sort(key=lambda x: (-(x[1] - 3 * x[2]), -x[1], x[0]))
-        return out
+            score = st["score_sum"] / st["matches"] if st["matches"] else float("nan")
+            full.append({"bot": b, "mu": r.mu, "sigma": r.sigma, "score": score, "faults": st["faults"],
+                         "matches": st["matches"], "wins": st["wins"]})
+        full.sort(key=row_order)
+        return [(x["bot"], x["mu"], x["sigma"], x["matches"], x["wins"]) for x in full]
 
     def __rich__(self) -> Table:
         rows = self.rows()
@@ -225,7 +245,9 @@ class LiveProgress:
         m = self.tournament.model
         # the records the final table will rate (not those outside the current schedule)
         seed = rated_records(read_records(summary.folder), load_meta(summary.folder))[0] if summary.already else []
-        self.board = ProvisionalBoard(m.bots, m.ratings.draw_probability, m.ratings.tau, m.ratings.fixed, seed)
+        self.board = ProvisionalBoard(m.bots, m.ratings.draw_probability, m.ratings.tau, m.ratings.fixed, seed,
+                                      mu=m.ratings.mu, sigma=m.ratings.sigma,
+                                      rate_forfeits=self.tournament.fault_policy().rate_forfeits)
         self.progress = _BoardProgress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), _RateColumn(self),
             TextColumn("faults {task.fields[faults]}"), TimeElapsedColumn(), TextColumn("ETA"),

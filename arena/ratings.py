@@ -10,6 +10,12 @@
 * The final table is an **ordered replay**: records sorted by (deal_index, rotation,
   lineup key), so it depends neither on worker count nor on finishing order.
 * ``fixed`` bots (anchors) keep their prior; ``tau`` is TrueSkill's dynamics factor.
+* Forfeits (with ``rate_forfeits``), ``disabled`` records (matches not played because a
+  bot was disabled) included: every faulty side loses to every working side and only the
+  faulty sides move (:meth:`Rater.record`), so a bot that never starts sinks below the
+  working bots whatever order the matches finished in.
+* The live provisional board (:mod:`arena.progress`) goes through the same
+  :meth:`Rater.record`, only in arrival order.
 """
 
 from __future__ import annotations
@@ -51,13 +57,18 @@ def side_ranks(record: dict[str, Any]) -> list[int]:
     return [ranks[t[0]] for t in _teams(record["game"], len(record["seats"]))]
 
 
+def is_disabled(record: dict[str, Any]) -> bool:
+    """Whether ``record`` is a match not played because a bot was disabled (a fault ``disabled``)."""
+    return record.get("status") == "forfeit" and any(f.get("class") == "disabled" for f in record.get("faults") or [])
+
+
 def is_rated(record: dict[str, Any], rate_forfeits: bool = False) -> bool:
-    """``ok`` records are rated; forfeits only with ``rate_forfeits`` (and not ``disabled``); aborted never."""
+    """``ok`` records are rated; forfeits (``disabled`` ones included) only with ``rate_forfeits``; aborted never."""
+    if not record.get("outcome"):
+        return False
     if record.get("status") == "ok":
         return True
-    if record.get("status") == "forfeit" and rate_forfeits:
-        return not any(f.get("class") == "disabled" for f in record.get("faults", []))
-    return False
+    return record.get("status") == "forfeit" and rate_forfeits
 
 
 def auto_draw_probability(records: Iterable[dict[str, Any]]) -> float:
@@ -150,6 +161,28 @@ class Rater:
                 moved[b] = (r.mu, r.sigma)
         return moved
 
+    def record(self, rec: dict[str, Any]) -> dict[str, tuple[float, float]]:
+        """Rate one journal record (the caller decides whether it is rated, :func:`is_rated`).
+
+        ``ok``: the sides by their ranks. ``forfeit`` (``disabled`` included): each side with a
+        faulty seat loses to each side without one, and only the faulty sides move; when every
+        side is faulty nothing moves.
+
+        :returns: ``{bot: (mu, sigma)}`` of the bots that moved.
+        """
+        sides = sides_of(rec)
+        if rec.get("status") != "forfeit":
+            return self.update(sides, side_ranks(rec))
+        faulty = {f.get("seat") for f in rec.get("faults") or []}
+        teams = _teams(rec["game"], len(rec["seats"]))
+        bad = [i for i, tm in enumerate(teams) if faulty & set(tm)]
+        moved: dict[str, tuple[float, float]] = {}
+        for i in bad:
+            for j in range(len(teams)):
+                if j not in bad:
+                    moved.update(self.update([sides[i], sides[j]], [1, 0], frozen_sides=[1]))
+        return moved
+
 
 def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probability: float | str = "auto",
          tau: float | str = "default", fixed: Sequence[str] = (), mu: float = 25.0, sigma: float = 25.0 / 3,
@@ -160,30 +193,20 @@ def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probabilit
     :param draw_probability: a probability in (0, 1) or ``"auto"``.
     :param tau: dynamics factor, or ``"default"`` (``sigma / 100``).
     :param fixed: anchor bots held at their prior.
-    :param rate_forfeits: rate forfeits (only the faulty sides move, as a loss to each other side).
+    :param rate_forfeits: rate forfeits, ``disabled`` records included (only the faulty sides move,
+        as a loss to each working side).
     :returns: :class:`RatingResult`.
     """
     rated = sorted((r for r in records if is_rated(r, rate_forfeits)), key=replay_key)
-    dp = auto_draw_probability(rated) if draw_probability == "auto" else float(draw_probability)
+    # matches not played (``disabled``) say nothing about how often sides tie
+    dp = (auto_draw_probability([r for r in rated if not is_disabled(r)]) if draw_probability == "auto"
+          else float(draw_probability))
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
         rater.rating(b)
     result = RatingResult({}, draw_probability=rater.dp)
     for rec in rated:
-        sides = sides_of(rec)
-        ranks = side_ranks(rec)
-        if rec.get("status") == "forfeit":
-            faulty = {f["seat"] for f in rec.get("faults", [])}
-            teams = _teams(rec["game"], len(rec["seats"]))
-            bad = [i for i, tm in enumerate(teams) if faulty & set(tm)]
-            moved = {}
-            for i in bad:
-                for j in range(len(teams)):
-                    if j not in bad:
-                        moved.update(rater.update([sides[i], sides[j]], [1, 0], frozen_sides=[1]))
-        else:
-            moved = rater.update(sides, ranks)
-        result.history.append(moved)
+        result.history.append(rater.record(rec))
     result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
     result.fallbacks = rater.fallbacks
     return result

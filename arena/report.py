@@ -27,7 +27,7 @@ from rich.table import Table
 
 from arena import stats
 from arena.process import last_stderr_line
-from arena.ratings import RatingResult, seat_rewards, side_ranks, sides_of
+from arena.ratings import RatingResult, is_disabled, seat_rewards, side_ranks, sides_of
 
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
 
@@ -36,45 +36,93 @@ def _block(rec: dict[str, Any]) -> tuple[str, int]:
     return (rec["match_id"].split("/")[1], rec["deal_index"])
 
 
+def new_stats() -> dict[str, Any]:
+    """Empty per-bot counters for :func:`tally`."""
+    return {"matches": 0, "wins": 0, "rank_sum": 0.0, "score_sum": 0.0, "faults": 0, "forfeits": 0,
+            "blocks": defaultdict(list)}
+
+
+def credits(rec: dict[str, Any]) -> list[tuple[str, int, bool, int, float]]:
+    """The entries one record adds to the bots' rows: ``(bot, seat, win, rank, score)`` per
+    counted bot (partners: one entity per side, its first seat).
+
+    * aborted matches (or no outcome): nothing;
+    * ``ok``: every bot, its seat's rank and reward (:func:`arena.ratings.seat_rewards`);
+    * ``forfeit``: likewise, but a bot that faulted never counts a win;
+    * ``disabled`` (a match not played because a bot was disabled): only the disabled bots
+      count it, as a loss (score 0, last place); the other seats never started, so they are
+      credited with nothing — no match, no win, no score (a walkover included).
+    """
+    if rec.get("status") == "aborted" or not rec.get("outcome"):
+        return []
+    ranks = rec["outcome"]["ranks"]
+    faults = rec.get("faults") or []
+    faulty = {f.get("bot") for f in faults} if rec.get("status") == "forfeit" else set()
+    disabled = {f.get("bot") for f in faults if f.get("class") == "disabled"} if is_disabled(rec) else set()
+    last = len(sides_of(rec)) - 1
+    rewards = seat_rewards(rec)
+    out = []
+    seen: set[str] = set()
+    for seat, b in enumerate(rec["seats"]):
+        if b in seen:
+            continue
+        seen.add(b)
+        if disabled:
+            if b in disabled:
+                out.append((b, seat, False, last, 0.0))
+            continue
+        out.append((b, seat, ranks[seat] == 0 and b not in faulty, ranks[seat], rewards[seat]))
+    return out
+
+
+def tally(out: dict[str, dict[str, Any]], rec: dict[str, Any]) -> None:
+    """Add one record to per-bot counters (``matches``, ``wins``, ``rank_sum``, ``score_sum``,
+    ``faults``, ``forfeits``, ``blocks``); used by :func:`bot_stats` and the live board."""
+    if rec.get("status") == "aborted" or not rec.get("outcome"):
+        return
+    for b, _seat, win, rank, score in credits(rec):
+        st = out.setdefault(b, new_stats())
+        st["matches"] += 1
+        st["wins"] += win
+        st["rank_sum"] += rank
+        st["score_sum"] += score
+        st["blocks"][_block(rec)].append(score)
+    for f in rec.get("faults") or []:
+        if f.get("bot") in out:
+            out[f["bot"]]["faults"] += 1
+    if rec.get("status") == "forfeit":
+        for b in {f.get("bot") for f in rec.get("faults") or []}:
+            if b in out:
+                out[b]["forfeits"] += 1
+
+
 def bot_stats(records: Sequence[dict[str, Any]], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Per bot: matches, wins, mean rank, mean score with bootstrap 95% interval, faults.
 
     A bot's score in a match is its seat's reward in [0, 1] (beating every other side = 1,
     ties count half). Aborted matches are not counted. A bot that faulted in a forfeited
-    match never counts a win in it (when every side faulted, all share rank 0).
+    match never counts a win in it (when every side faulted, all share rank 0). A match not
+    played because a bot was disabled counts only for the disabled bots, as a loss
+    (:func:`credits`).
     """
-    out: dict[str, dict[str, Any]] = {b: {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0,
-                                          "forfeits": 0, "blocks": defaultdict(list)} for b in bots}
+    out: dict[str, dict[str, Any]] = {b: new_stats() for b in bots}
     for rec in records:
-        if rec.get("status") == "aborted" or not rec.get("outcome"):
-            continue
-        rewards = seat_rewards(rec)
-        ranks = rec["outcome"]["ranks"]
-        faulty = {f.get("bot") for f in rec.get("faults", [])} if rec.get("status") == "forfeit" else set()
-        seen: set[str] = set()
-        for seat, b in enumerate(rec["seats"]):
-            if b in seen:
-                continue  # partners: one entity per side
-            seen.add(b)
-            st = out.setdefault(b, {"matches": 0, "wins": 0, "rank_sum": 0.0, "faults": 0, "forfeits": 0,
-                                    "blocks": defaultdict(list)})
-            st["matches"] += 1
-            st["wins"] += ranks[seat] == 0 and b not in faulty
-            st["rank_sum"] += ranks[seat]
-            st["blocks"][_block(rec)].append(rewards[seat])
-        for f in rec.get("faults", []):
-            if f.get("bot") in out:
-                out[f["bot"]]["faults"] += 1
-        if rec.get("status") == "forfeit":
-            for b in {f.get("bot") for f in rec.get("faults", [])}:
-                if b in out:
-                    out[b]["forfeits"] += 1
+        tally(out, rec)
     for b, st in out.items():
         m, lo, hi = stats.bootstrap_ci(st["blocks"], seed=len(b))
         st["score"], st["score_low"], st["score_high"] = m, lo, hi
         st["mean_rank"] = st["rank_sum"] / st["matches"] if st["matches"] else float("nan")
         st["win_rate"] = st["wins"] / st["matches"] if st["matches"] else float("nan")
     return out
+
+
+def row_order(row: dict[str, Any]) -> tuple:
+    """Sort key of a table row (``bot``, ``mu``, ``sigma``, ``score``, ``faults``): μ−3σ, then μ,
+    then score, then fewer faults, then name — a bot with more faults never wins a name tie.
+    A missing score (no match counted) sorts below every score."""
+    score = row.get("score")
+    score = score if isinstance(score, (int, float)) and math.isfinite(score) else -math.inf
+    return (-(row["mu"] - 3 * row["sigma"]), -row["mu"], -score, row.get("faults", 0), row["bot"])
 
 
 def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
@@ -90,7 +138,7 @@ def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def leaderboard(records: Sequence[dict[str, Any]], bots: Sequence[str], ratings: RatingResult) -> list[dict[str, Any]]:
-    """Rows sorted by μ−3σ (ties by μ, then name): rank, bot, mu, sigma, conservative, matches,
+    """Rows sorted by μ−3σ (ties by μ, score, fewer faults, then name, :func:`row_order`): rank, bot, mu, sigma, conservative, matches,
     wins, win_rate, mean_rank, score, score_low, score_high, faults, p_above_next."""
     st = bot_stats(records, bots)
     rows = []
@@ -101,7 +149,7 @@ def leaderboard(records: Sequence[dict[str, Any]], bots: Sequence[str], ratings:
                      "matches": s["matches"], "wins": s["wins"], "win_rate": s["win_rate"],
                      "mean_rank": s["mean_rank"], "score": s["score"], "score_low": s["score_low"],
                      "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"]})
-    rows.sort(key=lambda r: (-r["conservative"], -r["mu"], r["bot"]))
+    rows.sort(key=row_order)
     for i, r in enumerate(rows):
         r["rank"] = i + 1
     for i, r in enumerate(rows):
@@ -114,6 +162,8 @@ def crosstable(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[st
     """Pairwise results: ``table[a][b] = {"score": mean score of a against b, "matches": n}``.
 
     In each match, every pair of bots on different sides scores 1 / 0.5 / 0 by their sides' ranks.
+    A match not played because a bot was disabled counts only in the disabled bots' rows, as
+    a 0 against every other bot of the lineup (the others never started: no credit for them).
     """
     acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for rec in records:
@@ -121,6 +171,16 @@ def crosstable(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[st
             continue
         sides = sides_of(rec)
         ranks = side_ranks(rec)
+        if is_disabled(rec):
+            disabled = {f.get("bot") for f in rec.get("faults") or [] if f.get("class") == "disabled"}
+            for i, si in enumerate(sides):
+                for j, sj in enumerate(sides):
+                    if i != j:
+                        for a in si:
+                            for b in sj:
+                                if a != b and a in disabled:
+                                    acc[a][b].append(0.0)
+            continue
         for i, si in enumerate(sides):
             for j, sj in enumerate(sides):
                 if i == j:
