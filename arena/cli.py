@@ -65,7 +65,7 @@ def run(
     from arena.progress import LiveProgress
     from arena.results import export, outside_note, standings
 
-    tournaments = cfg.select(cfg.load(config), tournament, all_)
+    tournaments = cfg.select(cfg.load(config), tournament, all_, config)
     signals = _terminate_as_interrupt()
     for t in tournaments:
         m = t.model

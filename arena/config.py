@@ -362,25 +362,30 @@ def load(path: str | Path) -> list[Tournament]:
     return out
 
 
-def select(tournaments: list[Tournament], names: list[str] | None, all_: bool) -> list[Tournament]:
+def select(tournaments: list[Tournament], names: list[str] | None, all_: bool,
+           source: str | Path | None = None) -> list[Tournament]:
     """The tournaments to run: ``names``, or all, or those marked ``default: true``.
 
-    :raises ConfigError: for an unknown name (listing the known ones), no default, or ``--all``
-        on a file without tournaments.
+    :param source: the config file (for the messages; default: the tournaments' file).
+    :raises ConfigError: naming the file, for a file without tournaments (whatever the selection),
+        an unknown name (listing the known ones), or no default.
     """
+    if source is None:
+        source = tournaments[0].source if tournaments else "the config file"
+    if not tournaments:
+        raise ConfigError(f"{source}: defines no tournaments; add one under 'tournaments:' (docs/config.md)")
     if all_:
-        if not tournaments:
-            raise ConfigError("--all: the file defines no tournaments; add one under 'tournaments:' (docs/config.md)")
         return tournaments
     if names:
         by = {t.name: t for t in tournaments}
         out = []
         for n in names:
             if n not in by:
-                raise ConfigError(f"unknown tournament {n!r}; known: {', '.join(by)}")
+                raise ConfigError(f"{source}: unknown tournament {n!r}; known: {', '.join(by)}")
             out.append(by[n])
         return out
     out = [t for t in tournaments if t.model.default]
     if not out:
-        raise ConfigError("no tournament is marked 'default: true'; name one with -t NAME or use --all")
+        raise ConfigError(f"{source}: no tournament is marked 'default: true'; name one with -t NAME or use "
+                          f"--all (tournaments: {', '.join(t.name for t in tournaments)})")
     return out

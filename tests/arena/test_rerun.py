@@ -256,3 +256,12 @@ def test_changed_bot_command_or_version_names_the_bot_old_and_new(tmp_path):
             f"[python, {ROOT}/bots/greedy_bot.py, --x]; bot 'r2': version unset → 2)") in msg
     assert "bot_commands" not in msg and "new name" in msg
     assert (res / "club" / "matches.jsonl").read_bytes() == journal
+
+
+@pytest.mark.parametrize("args", [[], ["--all"], ["-t", "x"]])
+def test_arena_run_on_a_file_without_tournaments_names_the_file(tmp_path, args):
+    path = tmp_path / "f.yaml"
+    path.write_text("bots: {}\ntournaments: []\n")
+    out = arena("run", str(path), *args, "--inline", "--results", str(tmp_path / "res"))
+    assert out.returncode == 2
+    assert f"error: {path}: defines no tournaments; add one under 'tournaments:' (docs/config.md)" in out.stderr_words

@@ -74,14 +74,28 @@ def test_yaml_syntax_error_names_line(tmp_path):
 
 
 def test_unknown_tournament_name(tmp_path):
-    ts = cfg.load(write(tmp_path, BASE))
-    with pytest.raises(ConfigError, match="unknown tournament 'nope'; known: demo"):
+    path = write(tmp_path, BASE)
+    ts = cfg.load(path)
+    with pytest.raises(ConfigError) as e:
+        cfg.select(ts, ["nope"], False, path)
+    assert str(e.value) == f"{path}: unknown tournament 'nope'; known: demo"
+    with pytest.raises(ConfigError) as e:  # the file is known from the tournaments too
         cfg.select(ts, ["nope"], False)
+    assert str(e.value) == f"{path}: unknown tournament 'nope'; known: demo"
+    (t,) = cfg.load(write(tmp_path, BASE.replace("default: true", "default: false")))
+    with pytest.raises(ConfigError) as e:
+        cfg.select([t], None, False, path)
+    assert str(e.value) == (f"{path}: no tournament is marked 'default: true'; name one with -t NAME or use "
+                            "--all (tournaments: demo)")
 
 
-def test_all_on_a_file_without_tournaments_is_an_error():
-    with pytest.raises(ConfigError, match="--all: the file defines no tournaments"):
-        cfg.select([], None, True)
+@pytest.mark.parametrize("names,all_", [(None, False), (None, True), (["x"], False)])
+def test_a_file_without_tournaments_says_so_for_every_selection(tmp_path, names, all_):
+    path = write(tmp_path, "bots: {}\ntournaments: []\n")
+    assert cfg.load(path) == []
+    with pytest.raises(ConfigError) as e:
+        cfg.select(cfg.load(path), names, all_, path)
+    assert str(e.value) == f"{path}: defines no tournaments; add one under 'tournaments:' (docs/config.md)"
 
 
 def test_schedule_ids_rotations_and_shared_deals(tmp_path):
