@@ -37,7 +37,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.ratings import Rater, auto_draw_probability, is_disabled, is_rated
+from arena.ratings import Rater, auto_draw_probability, is_rated, played
 from arena.report import fault_line, first_fault, new_stats, row_order, tally
 
 REFRESH_PER_SECOND = 4
@@ -65,8 +65,8 @@ class ProvisionalBoard:
         seed = sorted((r for r in seed_records if r.get("status") != "aborted" and r.get("outcome")),
                       key=replay_key)
         if draw_probability == "auto":
-            played = [r for r in seed if is_rated(r, rate_forfeits) and not is_disabled(r)]
-            dp = auto_draw_probability(played) if len(played) >= 20 else 0.1
+            evidence = played(seed)
+            dp = auto_draw_probability(evidence) if len(evidence) >= 20 else 0.1
         else:
             dp = float(draw_probability)
         self.rater = Rater(dp, tau, list(fixed), mu, sigma)

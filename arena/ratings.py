@@ -3,7 +3,7 @@
 * Sides are rated entities: a free-for-all seat's bot; a ``partners: self`` side's one
   bot; a ``partners: mixed`` side's two bots as a TrueSkill team.
 * Ties are equal ranks. ``draw_probability: auto`` = the share of tied adjacent-rank
-  side pairs over all rated results, clipped to [0.01, 0.9] (a zero draw margin makes
+  side pairs over the rated results played to the end (``ok``, :func:`played`), clipped to [0.01, 0.9] (a zero draw margin makes
   ``trueskill`` raise on ties).
 * On ``FloatingPointError`` (an extreme upset) the update is retried with the mpmath
   backend; the match stays recorded either way.
@@ -69,6 +69,15 @@ def is_rated(record: dict[str, Any], rate_forfeits: bool = False) -> bool:
     if record.get("status") == "ok":
         return True
     return record.get("status") == "forfeit" and rate_forfeits
+
+
+def played(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records whose ranks come from play (``ok``): the evidence for ``draw_probability: auto``.
+
+    A forfeit's ranks are imposed (faulty sides tied last), a ``disabled`` record was never
+    played: counting their ties would push the draw probability towards 0.9.
+    """
+    return [r for r in records if r.get("status") == "ok" and r.get("outcome")]
 
 
 def auto_draw_probability(records: Iterable[dict[str, Any]]) -> float:
@@ -198,9 +207,7 @@ def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probabilit
     :returns: :class:`RatingResult`.
     """
     rated = sorted((r for r in records if is_rated(r, rate_forfeits)), key=replay_key)
-    # matches not played (``disabled``) say nothing about how often sides tie
-    dp = (auto_draw_probability([r for r in rated if not is_disabled(r)]) if draw_probability == "auto"
-          else float(draw_probability))
+    dp = auto_draw_probability(played(rated)) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
         rater.rating(b)
