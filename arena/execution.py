@@ -696,9 +696,11 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                         disabled.add(b)
                         reasons[b] = why
                         summary.disabled.append(b)
+                        rated = ("rated as its losses" if policy.rate_forfeits
+                                 else "not rated (faults.rate_forfeits: false)")
                         warn(f"{m.name}: bot {b!r} disabled: {why}. Its remaining matches are recorded as "
-                             "forfeits (fault 'disabled'), not rated (faults.disable_on_startup: "
-                             f"{policy.disable_on_startup})")
+                             f"forfeits (fault 'disabled'), {rated}; the other seats get no credit for them "
+                             f"(faults.disable_on_startup: {policy.disable_on_startup})")
             elif out.failed_batch is not None:
                 rest = [s for s in out.failed_batch if s.match_id not in journal]
                 if not rest:

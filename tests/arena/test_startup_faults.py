@@ -108,7 +108,8 @@ def test_a_bot_that_fails_at_startup_in_its_first_matches_is_disabled_with_the_r
     why = ("it failed at start-up in each of its first 3 matches: crash — bot 'ism-bad' exited with code 2; "
            "stderr: " + USAGE_ERROR)
     assert warnings == [f"disable: bot 'ism-bad' disabled: {why}. Its remaining matches are recorded as "
-                        "forfeits (fault 'disabled'), not rated (faults.disable_on_startup: 3)"]
+                        "forfeits (fault 'disabled'), rated as its losses; the other seats get no credit for "
+                        "them (faults.disable_on_startup: 3)"]
     assert {f["detail"] for r in skipped for f in r["faults"]} == {f"bot disabled: {why}"}
     # a resumed run keeps it disabled without trying again
     again = run_tournament(t, tmp_path / "res", inline=True)
