@@ -28,6 +28,8 @@ class _Strict(BaseModel):
 
 # an integer setting: YAML ``true`` is an error, not 1 (pydantic's lax mode takes a bool as 0/1)
 Int = Annotated[int, Field(strict=True)]
+# a number setting: an int or a float, finite; not a bool, not a string
+Num = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 
 class ClockModel(_Strict):
@@ -73,6 +75,14 @@ class BotModel(_Strict):
     env: dict[str, str] = {}
     version: str | None = None
 
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, v: Any) -> Any:
+        """A YAML number (``version: 2``, ``version: 1.5``) is taken as its text; a bool is an error."""
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return str(v)
+        return v
+
 
 class SampleLineups(_Strict):
     """A balanced sample of lineups: each bot in about ``per_bot`` lineups."""
@@ -89,20 +99,20 @@ class LineupsSample(_Strict):
 class RatingsModel(_Strict):
     """TrueSkill settings (DESIGN "Ratings")."""
 
-    draw_probability: float | Literal["auto"] = "auto"
-    tau: float | Literal["default"] = "default"
+    draw_probability: Annotated[Num, Field(ge=0, lt=1)] | Literal["auto"] = "auto"
+    tau: Annotated[Num, Field(ge=0)] | Literal["default"] = "default"
     fixed: list[str] = []
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
+    mu: Num = 25.0
+    sigma: Annotated[Num, Field(gt=0)] = 25.0 / 3
 
 
 class ExecutionModel(_Strict):
     """How the matches run: ``workers`` concurrent matches (auto = CPUs)."""
 
-    workers: Int | Literal["auto"] = "auto"
-    match_wall_s: float = Field(600.0, gt=0)
+    workers: Annotated[Int, Field(ge=1)] | Literal["auto"] = "auto"
+    match_wall_s: Annotated[Num, Field(gt=0)] = 600.0
     max_retries: Int = Field(2, ge=0)
-    batch_size: Int | Literal["auto"] = "auto"
+    batch_size: Annotated[Int, Field(ge=1)] | Literal["auto"] = "auto"
 
 
 class TournamentModel(_Strict):
@@ -254,7 +264,7 @@ def _loc(err: dict) -> str:
     return ".".join(str(p) for p in loc)
 
 
-_TYPE_TAGS = {"int", "float", "str", "bool", "none", "list", "dict"}
+_TYPE_TAGS = {"int", "float", "str", "bool", "none", "list", "dict", "constrained-int", "constrained-float"}
 
 
 def _merge(base: dict, over: dict) -> dict:

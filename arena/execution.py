@@ -595,6 +595,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         for b, why in startup.add(rec):
             disabled.add(b)
             reasons[b] = why
+    summary.disabled.extend(sorted(disabled))  # disabled by an earlier run: still disabled
+
+    def disable(bot: str, why: str, rule: str) -> None:
+        """Disable ``bot`` from now on and say so (``rule``: the config key that did it)."""
+        disabled.add(bot)
+        summary.disabled.append(bot)
+        rated = "rated as its losses" if policy.rate_forfeits else "not rated (faults.rate_forfeits: false)"
+        warn(f"{m.name}: bot {bot!r} disabled: {why}. Its remaining matches are recorded as forfeits "
+             f"(fault 'disabled'), {rated}; the other seats get no credit for them ({rule})")
+
     pending = [s for s in specs if s.match_id not in journal]
     fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
     batcher = Batcher(pending, workers, fixed)
@@ -689,18 +699,12 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                     for f in rec["faults"]:
                         fault_count[f["bot"]] += 1
                         if fault_count[f["bot"]] >= policy.disable_after and f["bot"] not in disabled:
-                            disabled.add(f["bot"])
-                            summary.disabled.append(f["bot"])
+                            disable(f["bot"], f"{fault_count[f['bot']]} faults in this tournament",
+                                    f"faults.disable_after: {policy.disable_after}")
                 for b, why in startup.add(rec):
                     if b not in disabled:
-                        disabled.add(b)
                         reasons[b] = why
-                        summary.disabled.append(b)
-                        rated = ("rated as its losses" if policy.rate_forfeits
-                                 else "not rated (faults.rate_forfeits: false)")
-                        warn(f"{m.name}: bot {b!r} disabled: {why}. Its remaining matches are recorded as "
-                             f"forfeits (fault 'disabled'), {rated}; the other seats get no credit for them "
-                             f"(faults.disable_on_startup: {policy.disable_on_startup})")
+                        disable(b, why, f"faults.disable_on_startup: {policy.disable_on_startup}")
             elif out.failed_batch is not None:
                 rest = [s for s in out.failed_batch if s.match_id not in journal]
                 if not rest:

@@ -322,3 +322,36 @@ def test_null_turns_the_startup_rule_off_and_numbers_still_load(tmp_path):
     assert t.fault_policy().disable_on_startup is None and t.fault_policy().disable_after == 4
     (t,) = cfg.load(write(tmp_path, BASE + "    execution: {workers: 2, batch_size: auto}\n"))
     assert t.model.execution.workers == 2
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("ratings: {mu: true}", "key 'ratings.mu': Input should be a valid number, got true"),
+    ("ratings: {sigma: -1}", "key 'ratings.sigma': Input should be greater than 0"),
+    ("ratings: {draw_probability: 1.5}", "key 'ratings.draw_probability': Input should be less than 1"),
+    ("ratings: {tau: -5}", "key 'ratings.tau': Input should be greater than or equal to 0"),
+    ("ratings: {mu: .nan}", "key 'ratings.mu': Input should be a finite number"),
+    ("execution: {match_wall_s: true}", "key 'execution.match_wall_s': Input should be a valid number, got true"),
+    ("execution: {workers: 0}", "key 'execution.workers': Input should be greater than or equal to 1"),
+    ("execution: {batch_size: 0}", "key 'execution.batch_size': Input should be greater than or equal to 1"),
+])
+def test_number_settings_check_their_values(tmp_path, setting, message):
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, "defaults: {" + setting + "}\n" + BASE))
+    assert f"t.yaml: defaults: {message}" in str(e.value)
+
+
+def test_number_settings_still_take_ints_floats_and_words(tmp_path):
+    (t,) = cfg.load(write(tmp_path, "defaults: {ratings: {mu: 1000, sigma: 333.3, draw_probability: 0, tau: 0},"
+                                    " execution: {match_wall_s: 30, workers: auto}}\n" + BASE))
+    r = t.model.ratings
+    assert (r.mu, r.sigma, r.draw_probability, r.tau) == (1000.0, 333.3, 0.0, 0.0)
+    assert t.model.execution.match_wall_s == 30.0 and t.model.execution.workers == "auto"
+
+
+def test_a_numeric_bot_version_is_taken_as_text(tmp_path):
+    text = BASE.replace("random: {cmd: [python, bots/random_bot.py]}",
+                        "random: {cmd: [python, bots/random_bot.py], version: 2}")
+    (t,) = cfg.load(write(tmp_path, text))
+    assert t.bots["random"].version == "2"
+    with pytest.raises(ConfigError, match="key 'bots.random.version'"):
+        cfg.load(write(tmp_path, text.replace("version: 2", "version: true")))

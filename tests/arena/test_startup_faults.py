@@ -124,3 +124,26 @@ def test_disable_on_startup_null_keeps_trying(tmp_path):
     summary = run_tournament(t, tmp_path / "res", inline=True)
     recs = read_records(tmp_path / "res" / "disable")
     assert summary.disabled == [] and all(r["faults"][0]["class"] == "crash" for r in recs)
+
+
+def test_disable_after_warns_and_a_rerun_still_reports_the_disabled_bot(tmp_path):
+    # a bot that crashes mid-match (it did start, so disable_on_startup does not apply)
+    text = (DISABLE.replace("ism-bad: {cmd: [python, tests/arena/zoo/misbehave.py, usage_error]}",
+                            "midcrash: {cmd: [python, tests/arena/zoo/misbehave.py, crash_mid]}")
+            .replace("[random, greedy, ism-bad]", "[random, greedy, midcrash]")
+            .replace("batch_size: 1}", "batch_size: 1}\n    faults: {disable_after: 2}"))
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(text))
+    (t,) = cfg.load(path)
+    t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
+    warnings = []
+    summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
+    recs = read_records(tmp_path / "res" / "disable")
+    crashed = [r for r in recs if any(f["class"] == "crash" for f in r["faults"])]
+    skipped = [r for r in recs if any(f["class"] == "disabled" for f in r["faults"])]
+    assert len(crashed) == 2 and len(skipped) == 18 - 2 and summary.disabled == ["midcrash"]
+    assert warnings == ["disable: bot 'midcrash' disabled: 2 faults in this tournament. Its remaining matches are "
+                        "recorded as forfeits (fault 'disabled'), rated as its losses; the other seats get no credit "
+                        "for them (faults.disable_after: 2)"]
+    again = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
+    assert again.played == 0 and again.disabled == ["midcrash"] and len(warnings) == 1
