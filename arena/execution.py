@@ -579,10 +579,8 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                          outside=len(journal.records) - len(scheduled))
     policy = tournament.fault_policy()
     fault_count: Counter = Counter()
-    for rec in scheduled:
-        for f in rec.get("faults", []):
-            if f.get("class") != "disabled":
-                fault_count[f.get("bot")] += 1
+    for rec in scheduled:  # faults per bot and match (a bot filling both seats of a side counts once)
+        fault_count.update({f.get("bot") for f in rec.get("faults", []) if f.get("class") != "disabled"})
     disabled: set[str] = set()
     if policy.disable_after:
         disabled = {b for b, c in fault_count.items() if c >= policy.disable_after}
@@ -696,10 +694,10 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                     batcher.observe(spec.match_id, res["time_ms"] / 1000.0)
                 write(rec)
                 if policy.disable_after:
-                    for f in rec["faults"]:
-                        fault_count[f["bot"]] += 1
-                        if fault_count[f["bot"]] >= policy.disable_after and f["bot"] not in disabled:
-                            disable(f["bot"], f"{fault_count[f['bot']]} faults in this tournament",
+                    for b in sorted({f["bot"] for f in rec["faults"] if f["class"] != "disabled"}):
+                        fault_count[b] += 1
+                        if fault_count[b] >= policy.disable_after and b not in disabled:
+                            disable(b, f"faults in {fault_count[b]} matches of this tournament",
                                     f"faults.disable_after: {policy.disable_after}")
                 for b, why in startup.add(rec):
                     if b not in disabled:

@@ -142,8 +142,39 @@ def test_disable_after_warns_and_a_rerun_still_reports_the_disabled_bot(tmp_path
     crashed = [r for r in recs if any(f["class"] == "crash" for f in r["faults"])]
     skipped = [r for r in recs if any(f["class"] == "disabled" for f in r["faults"])]
     assert len(crashed) == 2 and len(skipped) == 18 - 2 and summary.disabled == ["midcrash"]
-    assert warnings == ["disable: bot 'midcrash' disabled: 2 faults in this tournament. Its remaining matches are "
+    assert warnings == ["disable: bot 'midcrash' disabled: faults in 2 matches of this tournament. Its remaining matches are "
                         "recorded as forfeits (fault 'disabled'), rated as its losses; the other seats get no credit "
                         "for them (faults.disable_after: 2)"]
     again = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
     assert again.played == 0 and again.disabled == ["midcrash"] and len(warnings) == 1
+
+
+def test_disable_after_counts_a_partnership_bot_once_per_match(tmp_path):
+    # sedma 4 players, partners: self: the bot fills both seats of its side, and both fail at start-up
+    text = textwrap.dedent("""
+        bots:
+          random: {cmd: [python, bots/random_bot.py]}
+          midcrash: {cmd: [python, tests/arena/zoo/misbehave.py, usage_error]}
+        tournaments:
+          - name: pairs
+            game: sedma
+            players: 4
+            partners: self
+            bots: [random, midcrash]
+            deals: 4
+            salt: fixed-test-salt
+            execution: {batch_size: 1}
+            faults: {disable_after: 2, disable_on_startup: null}
+    """)
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    (t,) = cfg.load(path)
+    t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
+    warnings = []
+    summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
+    recs = read_records(tmp_path / "res" / "pairs")
+    played = [r for r in recs if not any(f["class"] == "disabled" for f in r["faults"])]
+    assert summary.disabled == ["midcrash"] and len(recs) == 8
+    assert len(played) == 2  # disabled after faults in 2 matches, not after the 2 seats of the first one
+    assert all(len(r["faults"]) == 2 for r in played)  # both seats failed in each
+    assert "disabled: faults in 2 matches of this tournament" in warnings[0]
