@@ -43,6 +43,10 @@ from arena.report import fault_line, first_fault, new_stats, row_order, tally
 REFRESH_PER_SECOND = 4
 
 
+#: played records needed before ``draw_probability: auto`` is estimated (else 0.1), as in the final table.
+AUTO_MIN_EVIDENCE = 20
+
+
 class ProvisionalBoard:
     """Incremental TrueSkill in arrival order, rendered as a rich table on demand.
 
@@ -64,12 +68,17 @@ class ProvisionalBoard:
         self.rate_forfeits = rate_forfeits
         seed = sorted((r for r in seed_records if r.get("status") != "aborted" and r.get("outcome")),
                       key=replay_key)
-        if draw_probability == "auto":
+        self.auto = draw_probability == "auto"
+        self._rater_args = (tau, list(fixed), mu, sigma)
+        self.applied: list[dict[str, Any]] = []  # every record rated or tallied, in order
+        self._evidence = 0  # played records when the draw probability was last estimated
+        if self.auto:
             evidence = played(seed)
-            dp = auto_draw_probability(evidence) if len(evidence) >= 20 else 0.1
+            dp = auto_draw_probability(evidence) if len(evidence) >= AUTO_MIN_EVIDENCE else 0.1
+            self._evidence = len(evidence)
         else:
             dp = float(draw_probability)
-        self.rater = Rater(dp, tau, list(fixed), mu, sigma)
+        self.rater = Rater(dp, *self._rater_args)
         self.bots = list(bots)
         for b in self.bots:
             self.rater.rating(b)
@@ -98,6 +107,7 @@ class ProvisionalBoard:
                 self._pending.append(record)
 
     def _apply(self, rec: dict[str, Any]) -> None:
+        self.applied.append(rec)
         for b in rec.get("seats") or []:
             self.stats.setdefault(b, new_stats())
         tally(self.stats, rec)
@@ -106,10 +116,36 @@ class ProvisionalBoard:
             self.rated += 1
 
     def catch_up(self) -> None:
-        """Rate every queued record (arrival order)."""
+        """Rate every queued record (arrival order).
+
+        With ``draw_probability: auto`` the probability is re-estimated from the played records
+        as they grow (from :data:`AUTO_MIN_EVIDENCE` on, then at every 25% more); when it moves by
+        more than 0.01 the ratings are replayed with it, so the live board converges to the
+        final table's setting (amortised: a few full replays over a run).
+        """
         with self._lock:
             todo, self._pending = self._pending, []
         for rec in todo:
+            self._apply(rec)
+        if todo and self.auto:
+            self._refresh_draw_probability()
+
+    def _refresh_draw_probability(self) -> None:
+        evidence = played(self.applied)
+        n = len(evidence)
+        if n < AUTO_MIN_EVIDENCE or n < 1.25 * self._evidence:
+            return
+        self._evidence = n
+        dp = auto_draw_probability(evidence)
+        if abs(min(0.9, max(0.01, dp)) - self.rater.dp) <= 0.01:
+            return
+        records, self.applied = self.applied, []
+        self.rater = Rater(dp, *self._rater_args)
+        for b in self.bots:
+            self.rater.rating(b)
+        self.stats = {b: new_stats() for b in self.bots}
+        self.rated = 0
+        for rec in records:
             self._apply(rec)
 
     def rows(self) -> list[tuple[str, float, float, int, int]]:

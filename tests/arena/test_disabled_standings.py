@@ -134,6 +134,33 @@ def test_board_uses_the_rating_config_and_rates_forfeits_like_the_final_table():
     assert rows["c"][3] == 1 and rows["a"][2:] == (1, 0)  # the unplayed matches credit nobody
 
 
+def test_board_with_auto_draw_probability_converges_to_the_final_tables():
+    # 3-player matches where every third one ends in a tie for first: the final table's auto
+    # estimate is far from the board's fresh-run start (0.1)
+    import random as _random
+    rng = _random.Random(3)
+    recs = []
+    for d in range(120):
+        seats = ["a", "b", "c"]
+        rng.shuffle(seats)
+        ranks = [0, 0, 2] if d % 3 == 0 else [0, 1, 2]
+        recs.append(rec(seats, ranks, deal=d))
+    final = rate(recs, ["a", "b", "c"], draw_probability="auto")
+    board = ProvisionalBoard(["a", "b", "c"], "auto")
+    assert board.rater.dp == 0.1
+    for r in sorted(recs, key=replay_key):
+        board.add(r)
+        board.catch_up()
+    # 1 tied pair of 2 in a third of the matches: 1/6; the board re-estimated from 0.1 on the way
+    assert final.draw_probability == pytest.approx(1 / 6)
+    assert board.rater.dp == pytest.approx(final.draw_probability, abs=0.011)
+    assert board.rated == len(recs) and len(board.applied) == len(recs)
+    rows = {b: (mu, sigma) for b, mu, sigma, _, _ in board.rows()}
+    for b in "abc":  # nearly the final numbers (the probabilities differ by at most 0.01)
+        assert rows[b][0] == pytest.approx(final.ratings[b][0], abs=0.2)
+        assert rows[b][1] == pytest.approx(final.ratings[b][1], abs=0.05)
+
+
 # ---- end to end: the user-trial repro ------------------------------------------------------
 
 BOTS = {
