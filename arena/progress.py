@@ -72,6 +72,7 @@ class ProvisionalBoard:
         self._rater_args = (tau, list(fixed), mu, sigma)
         self.applied: list[dict[str, Any]] = []  # every record rated or tallied, in order
         self._evidence = 0  # played records when the draw probability was last estimated
+        self._played = 0  # played records among ``applied``
         if self.auto:
             evidence = played(seed)
             dp = auto_draw_probability(evidence) if len(evidence) >= AUTO_MIN_EVIDENCE else 0.1
@@ -108,6 +109,8 @@ class ProvisionalBoard:
 
     def _apply(self, rec: dict[str, Any]) -> None:
         self.applied.append(rec)
+        if rec.get("status") == "ok" and rec.get("outcome"):  # as arena.ratings.played counts
+            self._played += 1
         for b in rec.get("seats") or []:
             self.stats.setdefault(b, new_stats())
         tally(self.stats, rec)
@@ -131,15 +134,14 @@ class ProvisionalBoard:
             self._refresh_draw_probability()
 
     def _refresh_draw_probability(self) -> None:
-        evidence = played(self.applied)
-        n = len(evidence)
+        n = self._played
         if n < AUTO_MIN_EVIDENCE or n < 1.25 * self._evidence:
-            return
+            return  # cheap: no pass over the records between re-estimates
         self._evidence = n
-        dp = auto_draw_probability(evidence)
+        dp = auto_draw_probability(played(self.applied))
         if abs(min(0.9, max(0.01, dp)) - self.rater.dp) <= 0.01:
             return
-        records, self.applied = self.applied, []
+        records, self.applied, self._played = self.applied, [], 0
         self.rater = Rater(dp, *self._rater_args)
         for b in self.bots:
             self.rater.rating(b)
