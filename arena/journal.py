@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +91,7 @@ class Journal:
             with open(self.path, "r+b") as f:
                 f.truncate(cut)
             data = data[:cut]
-        for lineno, line in enumerate(data.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = orjson.loads(line)
-            except orjson.JSONDecodeError as e:
-                raise JournalError(f"{self.path}: line {lineno} is not valid JSON ({e}); "
-                                   "move the file aside or fix the line") from e
+        for lineno, rec in parse_lines(self.path, data, validate=False):
             mid = rec.get("match_id")
             if mid in self.records:
                 raise JournalError(f"{self.path}: line {lineno}: match id {mid!r} is recorded twice")
@@ -346,6 +340,28 @@ def _malformed(rec: Any) -> str | None:
     return None
 
 
+def parse_lines(path: Path, data: bytes, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for each non-blank line of journal ``data`` read from ``path``.
+
+    :param validate: also check each record's keys (:func:`_malformed`); the writer's own
+        journal (:class:`Journal`) only needs the JSON and the match id.
+    :raises JournalError: naming the file and line of a line that is not JSON (or, with
+        ``validate``, not a match record).
+    """
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
+                               "the line") from e
+        problem = _malformed(rec) if validate else None
+        if problem:
+            raise JournalError(f"{path}: line {lineno}: {problem}; move the file aside or fix the line")
+        yield lineno, rec
+
+
 def read_records(folder: str | Path) -> list[dict[str, Any]]:
     """The complete records of ``folder/matches.jsonl`` (read-only; safe while a run writes it).
 
@@ -361,17 +377,7 @@ def read_records(folder: str | Path) -> list[dict[str, Any]]:
     data = data[: data.rfind(b"\n") + 1]
     out = []
     seen: set[str] = set()
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
-            raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
-                               "the line") from e
-        problem = _malformed(rec)
-        if problem:
-            raise JournalError(f"{path}: line {lineno}: {problem}; move the file aside or fix the line")
+    for _, rec in parse_lines(path, data):
         if rec.get("match_id") in seen:
             continue
         seen.add(rec.get("match_id"))
