@@ -147,37 +147,40 @@ def log(*parts: Any) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: an int >= 1 (e.g. ``--iterations``).
+def _number(text: str, convert: Callable[[str], float], what: str, bound: str) -> float:
+    """``convert(text)`` if it is finite and satisfies ``bound`` (``">= 1"``, ``"> 0"``, ``">= 0"``).
 
-    :raises argparse.ArgumentTypeError: naming the value.
-    """
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """An ``argparse`` type: a finite number > 0 (e.g. ``--time-ms``, ``--c``).
-
-    :raises argparse.ArgumentTypeError: naming the value.
+    :raises argparse.ArgumentTypeError: ``expected <what> <bound>, got <text>``.
     """
     import argparse
     import math
 
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected {what} {bound}, got {text!r}") from None
+    op, limit = bound.split()
+    ok = value >= float(limit) if op == ">=" else value > float(limit)
+    if not math.isfinite(value) or not ok:
+        shown = value if convert is int else text
+        raise argparse.ArgumentTypeError(f"expected {what} {bound}, got {shown}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: an int >= 1 (e.g. ``--iterations``).
+
+    :raises argparse.ArgumentTypeError: naming the value.
+    """
+    return int(_number(text, int, "an integer", ">= 1"))
+
+
+def positive_float(text: str) -> float:
+    """An ``argparse`` type: a finite number > 0 (e.g. ``--time-ms``).
+
+    :raises argparse.ArgumentTypeError: naming the value.
+    """
+    return _number(text, float, "a finite number", "> 0")
 
 
 def non_negative_float(text: str) -> float:
@@ -185,13 +188,4 @@ def non_negative_float(text: str) -> float:
 
     :raises argparse.ArgumentTypeError: naming the value.
     """
-    import argparse
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
-    return value
+    return _number(text, float, "a finite number", ">= 0")
