@@ -76,7 +76,9 @@ def test_schedule_makes_mixed_teams_with_four_rotations(played):
 def test_team_ratings_equal_trueskill_teams_in_replay_order(played):
     _, st = played
     dp = st.ratings.draw_probability
-    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=dp)
+    tau = st.meta["ratings"]["tau"]  # as recorded by the run (the default for bots: 0)
+    assert tau == 0
+    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=tau, draw_probability=dp)
     cur = {b: env.create_rating() for b in BOTS}
     for r in sorted(st.records, key=replay_key):
         sides = sides_of(r)
