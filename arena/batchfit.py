@@ -32,6 +32,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -148,7 +149,7 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]], ranks: Sequence[Seque
                     vals.append(np.ones(m))
             c += m * len(cands)
     n_params = n_bots + int(max_tie) - 1
-    cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))
+    cat = _cat
     st = cat(start, np.int64)
     lens = np.diff(np.append(st, c))
     width = int(lens.max()) if len(lens) else 1
@@ -156,13 +157,17 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]], ranks: Sequence[Seque
     stage_of = np.repeat(np.arange(len(st)), lens)
     pos = np.arange(c) - st[stage_of]
     remap = stage_of * width + pos
-    r = cat(rows, np.int64)
-    x = sp.csr_matrix((cat(vals, float), (remap[r], cat(cols, np.int64))), shape=(len(st) * width, n_params))
+    row_i = cat(rows, np.int64)
+    x = sp.csr_matrix((cat(vals, float), (remap[row_i], cat(cols, np.int64))), shape=(len(st) * width, n_params))
     pad = np.full(len(st) * width, -np.inf)
     pad[remap] = 0.0
-    ch = cat(chosen, np.int64)
+    chosen_rows = cat(chosen, np.int64)
     n_blocks = int(blocks_a.max()) + 1 if len(blocks_a) else 0
-    return Design(x, pad, width, remap[ch], cat(sblock, np.int64), n_bots, int(max_tie), n_blocks)
+    return Design(x, pad, width, remap[chosen_rows], cat(sblock, np.int64), n_bots, int(max_tie), n_blocks)
+
+
+def _cat(xs: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
 
 
 def _softmax(d: Design, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

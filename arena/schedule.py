@@ -271,7 +271,8 @@ def split_by_schedule(records, schedule: dict[str, str]) -> tuple[list[dict], li
     :param schedule: ``match id -> fingerprint`` of the tournament as configured.
     :returns: ``(inside, outside)``, each in the order given.
     """
-    inside, outside = [], []
+    inside: list[dict] = []
+    outside: list[dict] = []
     for rec in records:
         fp = schedule.get(rec.get("match_id"))
         (inside if fp is not None and fp == rec.get("fingerprint") else outside).append(rec)
