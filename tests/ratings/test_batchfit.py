@@ -50,7 +50,7 @@ def test_pairwise_and_rankings_agree_with_choix():
     rng = np.random.default_rng(3)
     truth = np.array([0.8, 0.3, 0.0, -0.4, -0.7])
     rankings = []
-    for _ in range(150):
+    for _ in range(80):
         lu = rng.choice(5, size=3, replace=False)
         perf = truth[lu] + rng.gumbel(size=3)
         rankings.append([int(x) for x in lu[np.argsort(-perf)]])
@@ -88,7 +88,7 @@ def test_ties_and_teams_against_a_brute_force_likelihood():
     rng = np.random.default_rng(5)
     truth = np.array([0.6, 0.2, 0.0, -0.1, -0.3, -0.4])
     data = []
-    for _ in range(50):
+    for _ in range(30):
         bots = rng.permutation(6)
         sides = [[int(bots[0]), int(bots[1])], [int(bots[2]), int(bots[3])], [int(bots[4]), int(bots[5])]]
         perf = np.floor([truth[s].sum() + rng.gumbel() for s in sides])  # coarse: many ties
@@ -97,7 +97,7 @@ def test_ties_and_teams_against_a_brute_force_likelihood():
     d, beta = _fit_beta([s for s, _ in data], [r for _, r in data], 6, lam=1e-3)
     assert d.max_tie == 3
     assert any(len(set(r)) == 1 for _, r in data) and any(len(set(r)) == 2 for _, r in data)
-    ref = minimize(_brute_nll, np.zeros(6 + 2), args=(data, 6, 3, 1e-3), method="BFGS", options={"gtol": 1e-9})
+    ref = minimize(_brute_nll, np.zeros(6 + 2), args=(data, 6, 3, 1e-3), method="BFGS", options={"gtol": 1e-8})
     np.testing.assert_allclose(beta, ref.x, atol=1e-4)
 
 

@@ -31,6 +31,7 @@ def _null_share(make, reps: int) -> tuple[float, float]:
     return sim.mc_bound(shares)
 
 
+@pytest.mark.slow
 def test_identical_bots_two_players():
     """6 identical bots, every pair, 6 duplicate deals of 2 rotations, ties: 5% ± MC error."""
     mean, err = _null_share(lambda rng: sim.simulate_ffa(np.zeros(6), sim.ffa_lineups(6, 2), 6, rng,
