@@ -21,7 +21,7 @@ from typing import Any
 
 from arena import batchfit
 
-N_BOOT = 400  #: bootstrap replicates of a table
+N_BOOT = 200  #: bootstrap replicates of a table (the sd of a difference to about 5%)
 
 
 @dataclass(frozen=True)
