@@ -21,6 +21,7 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
+from engine.sampling import Sampler, SamplingProblem
 from engine.seeds import hand_rng
 
 Action = Hashable
@@ -435,7 +436,7 @@ class InfoSet(ABC):
     def __init__(self, observation: Mapping[str, Any]) -> None:
         self.observation = observation
         self.seat: int = int(observation["seat"])
-        self._sampler = None
+        self._sampler: Sampler | None = None
 
     @abstractmethod
     def problem(self) -> SamplingProblem:
@@ -454,10 +455,9 @@ class InfoSet(ABC):
         """
 
     @property
-    def sampler(self):  # -> engine.sampling.Sampler
+    def sampler(self) -> Sampler:
         """The exact sampler of :meth:`problem`, built on first use."""
         if self._sampler is None:
-            from engine.sampling import Sampler
             self._sampler = Sampler(self.problem())
         return self._sampler
 
@@ -473,9 +473,6 @@ class InfoSet(ABC):
         """Number of physical deals (times hidden-choice combinations) consistent with the constraints."""
         return self.sampler.total
 
-
-# late import for type names used above
-from engine.sampling import SamplingProblem  # noqa: E402
 
 __all__ = [
     "Action", "Game", "InfoSet", "Option", "Outcome", "SamplingProblem", "Seat", "State",
