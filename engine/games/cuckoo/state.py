@@ -16,8 +16,7 @@ from engine.cards import french_str
 from engine.core import Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import shuffled
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.cuckoo.actions import (
     ACCEPT,
     BLOCK,
     CUT,
