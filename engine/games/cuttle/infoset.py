@@ -31,9 +31,9 @@ from typing import Any
 from engine.cards import cards_of, parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
+from engine.games.cuttle.actions import ALL_CARDS, JACKS, QUEENS, parse_action
+from engine.games.cuttle.state import CuttleState
 from engine.sampling import Sampler, SamplingProblem
-
-from .actions import ALL_CARDS, JACKS, QUEENS, parse_action
 
 
 def _mask(cards) -> int:
@@ -94,14 +94,12 @@ class CuttleInfoSet(InfoSet):
 
     # ------------------------------------------------------------ world
 
-    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random):
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> CuttleState:
         """The deal consistent with ``assignment`` and the observation, replayed to now.
 
         :raises InconsistentObservationError: if the opponent's known cards cannot be
             placed in their hidden slots; ``IllegalActionError`` if the replay fails.
         """
-        from .state import CuttleState
-
         obs = self.observation
         me, opp = self.me, self.opp
         opp_hand_unknown = list(assignment[0])

@@ -13,8 +13,7 @@ from typing import Any
 from engine.cards import cards_of, french_str
 from engine.core import Outcome, SnapshotState, ranks_from_results
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.cuttle.actions import (
     ACES,
     BEATS,
     DECLINE,
