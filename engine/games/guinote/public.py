@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.errors import InconsistentObservationError
-from engine.games.guinote.rules import strict_forbidden
-from engine.games.guinote.tables import (
+from engine.games.guinote.actions import (
     CALL,
     LAST_TRICK,
     NCARDS,
@@ -28,6 +27,7 @@ from engine.games.guinote.tables import (
     SWAP7,
     format_action,
 )
+from engine.games.guinote.rules import strict_forbidden
 from engine.tricks import trick_winner
 
 PLAY, WINDOW, OVER = 0, 1, 2
