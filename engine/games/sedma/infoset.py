@@ -76,10 +76,9 @@ from typing import Any
 from engine.cards import mask_of
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
+from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
+from engine.games.sedma.state import SedmaState, hand_rewards_from_points
 from engine.sampling import Sampler, SamplingProblem
-
-from .actions import END, deck_for, parse_action, parse_rank
-from .state import SedmaState, hand_rewards_from_points
 
 _RECV = -1  # timeline event: the seat receives a card (deal or draw); else the rank played
 

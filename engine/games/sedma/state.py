@@ -14,8 +14,7 @@ from engine.cards import mask_of
 from engine.core import Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
 from engine.deal import shuffled
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.sedma.actions import (
     ACTION_STR,
     CONTINUE,
     END,
