@@ -27,11 +27,25 @@ def _tree(pkg: str, mod: str) -> ast.Module:
     return ast.parse((GAMES_DIR / pkg / f"{mod}.py").read_text(encoding="utf-8"))
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` (also inside functions) except those under ``if TYPE_CHECKING:``."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            todo.extend(node.orelse)
+            continue
+        out.append(node)
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _sibling_imports(pkg: str, tree: ast.Module) -> set[str]:
-    """The modules of ``pkg`` imported anywhere in ``tree`` (also inside functions)."""
+    """The modules of ``pkg`` imported at run time anywhere in ``tree`` (also inside functions)."""
     prefix = f"engine.games.{pkg}"
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module == prefix:
                 out.update(a.name for a in node.names)
