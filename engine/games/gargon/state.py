@@ -359,16 +359,20 @@ class GargonState(State):
                 self.turn += 1
             else:
                 self._next_turn()
-        else:  # PASS
-            self.passed |= 1 << p
-            if self.ended:
-                self._legal = None
-                self._next_turn()
-            else:
-                self.phase = PASS_DRAW
-                self.drawn_now = 0
-                self.draw_target = 3 if self.pass_choice else sum(self.pattern)
-                self._legal = _DRAWS
+        else:
+            self._pass(p)
+
+    def _pass(self, p: int) -> None:
+        """Seat ``p`` passes: it draws next (§4.3 "Passing"), unless a pile has run out."""
+        self.passed |= 1 << p
+        if self.ended:
+            self._legal = None
+            self._next_turn()
+        else:
+            self.phase = PASS_DRAW
+            self.drawn_now = 0
+            self.draw_target = 3 if self.pass_choice else sum(self.pattern)
+            self._legal = _DRAWS
 
     def _next_turn(self) -> None:
         turn = self.turn = self.turn + 1
