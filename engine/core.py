@@ -12,7 +12,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import (
     GameOverError,
@@ -24,7 +24,9 @@ from engine.errors import (
 from engine.sampling import Sampler, SamplingProblem
 from engine.seeds import hand_rng
 
-Action = Hashable
+#: an action: a per-game hashable value (an int or a tuple) that never depends on the state;
+#: ``Any`` for the type checker, so that each game's methods may name their own action type
+Action = Any
 Seat = int
 
 
@@ -402,7 +404,15 @@ class SnapshotState(State):
     overrides :meth:`hand_history`.
     """
 
-    __slots__ = ()
+    __slots__ = ("start",)
+
+    #: the snapshot right after the deal (``None`` only while it is being taken)
+    start: SnapshotState | None
+    #: the actions since the deal (a slot of the subclass)
+    hist: list[Action]
+
+    if TYPE_CHECKING:
+        def clone(self) -> SnapshotState: ...
 
     def _snapshot(self) -> None:
         """Keep a copy of this state, taken right after the deal, as the hand's ``start``."""
@@ -413,6 +423,7 @@ class SnapshotState(State):
 
     def hand_start(self) -> State:
         """A copy of this state right after the current hand was dealt."""
+        assert self.start is not None, "_snapshot() runs at every deal"
         return self.start.clone()
 
     def hand_history(self) -> list[Action]:

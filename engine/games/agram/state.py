@@ -62,7 +62,7 @@ class AgramState(SnapshotState):
     """
 
     __slots__ = ("m", "hands", "cur", "lmask", "best", "bseat", "k", "tno", "dealer", "wins",
-                 "hidx", "hist", "past", "undealt", "start")
+                 "hidx", "hist", "past", "undealt")
 
     @property
     def game(self) -> Game:  # type: ignore[override]

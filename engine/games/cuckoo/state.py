@@ -63,7 +63,7 @@ class CuckooState(SnapshotState):
 
     __slots__ = ("game", "n", "opts", "automatic", "max_hands", "deal_seed", "lives", "elim",
                  "dealer", "hidx", "order", "pos", "phase", "cards", "stock", "spos", "cut_card",
-                 "discard", "blocked", "history", "start", "hands")
+                 "discard", "blocked", "history", "hands")
 
     def __init__(self, game: Any, n: int, opts: dict[str, Any], deal_seed: int) -> None:
         self.game = game

@@ -76,7 +76,7 @@ class CuttleState(SnapshotState):
         "hands", "deck", "scrap", "ctrl", "jacks", "perm",
         "phase", "to_act", "turn_p", "turns", "passes",
         "susp", "target", "chain", "seven", "frozen", "fresh", "winner",
-        "history", "actors", "options", "start", "init", "draws", "shown", "public", "glimpses", "exposed",
+        "history", "actors", "options", "init", "draws", "shown", "public", "glimpses", "exposed",
         "_legal",
     )
 

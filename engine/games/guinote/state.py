@@ -44,7 +44,7 @@ class GuinoteState(SnapshotState):
 
     __slots__ = ("game", "n", "options", "target", "must_under", "deal_seed", "hand_no", "dealer",
                  "hands", "stock", "trump", "leader", "turn", "trick", "phase", "called", "win_called",
-                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "start", "past")
+                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "past")
 
     def __init__(self, game: Game, n: int, options: dict[str, Any], deal_seed: int) -> None:
         self.game = game

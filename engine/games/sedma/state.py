@@ -55,7 +55,7 @@ class SedmaState(SnapshotState):
         "game", "n", "side_of", "nsides", "vp_mode", "vp_target", "max_hands", "opts", "deal_seed",
         "deck", "full_mask", "hands", "stock", "spos", "won", "leader", "cur", "phase", "sr", "winning",
         "trick", "ntricks", "lastw", "dealer", "hidx", "vp", "past", "last_rewards", "terminal",
-        "start", "hist",
+        "hist",
     )
 
     def __init__(self, game, n: int, opts: dict[str, Any], deal_seed: int) -> None:
