@@ -21,14 +21,34 @@ import json
 import os
 import secrets
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from arena.errors import JournalError
+from arena.record import MatchRecord
+from engine import ENGINE_VERSION
+from engine.errors import CardArenaError
+
+if TYPE_CHECKING:
+    from arena.specs import MatchSpec
 
 FORMAT = 1
+
+
+def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[str, Any]:
+    """The journal record (DESIGN "Journal") of one finished match: ``spec``'s fields and the
+    worker's result ``res`` (:meth:`arena.specs.MatchResult.to_json`), as written on disk."""
+    return {"format": FORMAT, "match_id": spec.match_id, "tournament": spec.tournament,
+            "fingerprint": spec.fingerprint, "game": spec.game, "game_version": game_version,
+            "engine_version": ENGINE_VERSION, "options": spec.options, "deal_index": spec.deal_index,
+            "deal_seed": spec.deal_seed, "rotation": spec.rotation, "lineup": list(spec.lineup),
+            "seats": list(spec.seats), "bot_commands": list(spec.bot_commands), "clock": asdict(spec.clock),
+            "bot_versions": res.get("bot_versions") or [],
+            "status": res["status"], "outcome": res.get("outcome"), "faults": res.get("faults") or [],
+            "time_ms": res.get("time_ms"), "move_ms": res.get("move_ms") or [], "actions": res.get("actions") or []}
 
 
 class Journal:
@@ -362,8 +382,9 @@ def parse_lines(path: Path, data: bytes, validate: bool = True) -> Iterator[tupl
         yield lineno, rec
 
 
-def read_records(folder: str | Path) -> list[dict[str, Any]]:
-    """The complete records of ``folder/matches.jsonl`` (read-only; safe while a run writes it).
+def read_records(folder: str | Path) -> list[MatchRecord]:
+    """The complete records of ``folder/matches.jsonl`` as :class:`arena.record.MatchRecord`
+    values (read-only; safe while a run writes it).
 
     A partial last line (a match being written, or a killed driver's) is ignored; a repeated
     match id keeps its first record.
@@ -377,9 +398,12 @@ def read_records(folder: str | Path) -> list[dict[str, Any]]:
     data = data[: data.rfind(b"\n") + 1]
     out = []
     seen: set[str] = set()
-    for _, rec in parse_lines(path, data):
+    for lineno, rec in parse_lines(path, data):
         if rec.get("match_id") in seen:
             continue
         seen.add(rec.get("match_id"))
-        out.append(rec)
+        try:
+            out.append(MatchRecord.from_json(rec))
+        except CardArenaError as e:  # an unknown game, a player count the game does not have
+            raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
     return out

@@ -26,12 +26,12 @@ or ``aborted`` if none was.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
+from arena.faults import forfeit_outcome, replacement_action
 from arena.process import STDERR_DRAIN_S, BotProcess, Hub, new_workdir, preflight, remove_workdir
 from arena.protocol import (
     action_id,
@@ -43,7 +43,6 @@ from arena.protocol import (
 )
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
-from engine.seeds import h64
 
 InfoSink = Callable[[int, int, dict], None]
 
@@ -167,31 +166,6 @@ class SeatPool:
                     pass
         deadline = time.monotonic() + wait_s
         return [self._close(seat, max(0.0, deadline - time.monotonic())) for seat in range(len(self.procs))]
-
-
-def forfeit_outcome(teams: Sequence[Sequence[int]], faulty: set[int]) -> dict[str, list]:
-    """DESIGN's forfeit rule: sides with a faulty seat rank last (equal), the others share first.
-
-    :returns: ``{"ranks": [...], "scores": [...]}`` per seat; scores are 0 for faulty sides
-        and 1 for the others (the game's scores are not available).
-    """
-    n = sum(len(t) for t in teams)
-    bad_sides = [any(s in faulty for s in t) for t in teams]
-    good = bad_sides.count(False)
-    ranks = [0] * n
-    scores = [1] * n
-    for t, bad in zip(teams, bad_sides, strict=True):
-        for s in t:
-            ranks[s] = good if bad else 0
-            scores[s] = 0 if bad else 1
-    return {"ranks": ranks, "scores": scores}
-
-
-def replacement_action(deal_seed: int, move_index: int, legal: Sequence[Any]) -> Any:
-    """The ``random`` policy's substitute for a faulty move: uniform over ``legal`` from an RNG
-    keyed by (deal seed, move index)."""
-    rng = random.Random(h64(b"cardarena-fault", deal_seed, move_index))
-    return legal[rng.randrange(len(legal))]
 
 
 class _Forfeit(Exception):
@@ -521,5 +495,4 @@ def play_match(spec: MatchSpec, pool: SeatPool, info_sink: InfoSink | None = Non
     return _Match(spec, pool, info_sink).play()
 
 
-__all__ = ["SeatPool", "forfeit_outcome", "play_match", "replacement_action", "BotCrashed",
-           "ProtocolError"]
+__all__ = ["SeatPool", "play_match", "BotCrashed", "ProtocolError"]
