@@ -232,7 +232,7 @@ class Run:
         self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error,
                               "attempt": self.attempts[first.match_id]})
         if self.attempts[first.match_id] > self.max_retries:
-            res = {"status": "aborted", "outcome": None, "faults": [], "time_ms": None,
+            res: dict[str, Any] = {"status": "aborted", "outcome": None, "faults": [], "time_ms": None,
                    "move_ms": [], "actions": []}
             self.write(record_of(first, res, self.game_version))
             self.summary.aborted += 1

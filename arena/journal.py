@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -80,7 +80,7 @@ class Journal:
             os.close(self._lock)
             raise
         self._fh = open(self.path, "ab")
-        self._afh = None
+        self._afh: BinaryIO | None = None
 
     def _acquire_lock(self) -> int:
         path = self.folder / ".lock"
@@ -112,7 +112,7 @@ class Journal:
                 f.truncate(cut)
             data = data[:cut]
         for lineno, rec in parse_lines(self.path, data, validate=False):
-            mid = rec.get("match_id")
+            mid = str(rec.get("match_id"))
             if mid in self.records:
                 raise JournalError(f"{self.path}: line {lineno}: match id {mid!r} is recorded twice")
             self.records[mid] = rec
@@ -139,8 +139,9 @@ class Journal:
         """Append an unfinished attempt (aborted, retried) to ``attempts.jsonl``."""
         if self._afh is None:
             self._afh = open(self.attempts_path, "ab")
-        self._afh.write(orjson.dumps(record) + b"\n")
-        self._afh.flush()
+        fh = self._afh
+        fh.write(orjson.dumps(record) + b"\n")
+        fh.flush()
 
     def close(self) -> None:
         """Flush and close the files and release the folder's lock."""
@@ -322,7 +323,7 @@ def setting_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def _record_settings(rec: dict[str, Any]) -> dict[str, Any]:
     """The tournament settings one journal record shows (those it holds)."""
-    out = {k: rec[k] for k in ("game", "game_version", "options", "clock") if k in rec}
+    out: dict[str, Any] = {k: rec[k] for k in ("game", "game_version", "options", "clock") if k in rec}
     if isinstance(rec.get("seats"), list):
         out["players"] = len(rec["seats"])
     return out
@@ -399,9 +400,10 @@ def read_records(folder: str | Path) -> list[MatchRecord]:
     out = []
     seen: set[str] = set()
     for lineno, rec in parse_lines(path, data):
-        if rec.get("match_id") in seen:
+        mid = str(rec.get("match_id"))
+        if mid in seen:
             continue
-        seen.add(rec.get("match_id"))
+        seen.add(mid)
         try:
             out.append(MatchRecord.from_json(rec))
         except CardArenaError as e:  # an unknown game, a player count the game does not have

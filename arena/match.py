@@ -43,6 +43,7 @@ from arena.protocol import (
 )
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
+from engine.core import State
 
 InfoSink = Callable[[int, int, dict], None]
 
@@ -161,7 +162,8 @@ class SeatPool:
         for proc in self.procs:
             if proc is not None:
                 try:
-                    proc.proc.stdin.close()
+                    if proc.proc.stdin is not None:
+                        proc.proc.stdin.close()
                 except OSError:
                     pass
         deadline = time.monotonic() + wait_s
@@ -197,7 +199,7 @@ class _Match:
         self.down: set[int] | None = None
         self.t0 = time.perf_counter()
         self.wall_deadline = self.t0 + spec.wall_s
-        self.state = None
+        self.state: State | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -358,9 +360,12 @@ class _Match:
         """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
         move_index = len(self.actions)
         clock = self.clock
+        assert self.state is not None
         obs = self.state.observation(seat)  # the state does not change while this seat decides
         while True:
-            proc = self.pool.get(seat) if self.pool.procs[seat] is None else self.pool.procs[seat]
+            proc = self.pool.procs[seat]
+            if proc is None:
+                proc = self.pool.get(seat)
             self.request_id += 1
             rid = self.request_id
             data = encode_act(rid, obs, legal, clock.move_ms, int(self.bank[seat]))
@@ -370,7 +375,7 @@ class _Match:
                 proc.send(data)
                 limit_ms = clock.move_ms + self.bank[seat] + clock.grace_ms
                 deadline = t0 + limit_ms / 1000.0
-                stale: list[int] = []
+                stale: list[int | None] = []
                 while True:
                     try:
                         line, t1 = self.pool.hub.wait_line(proc, min(deadline, self.wall_deadline), self.tick)
@@ -432,11 +437,10 @@ class _Match:
         status = "ok"
         outcome: dict[str, list] | None = None
         try:
-            self.state = self.game.new_match(spec.players, spec.deal_seed, **spec.options)
+            state = self.state = self.game.new_match(spec.players, spec.deal_seed, **spec.options)
             self.start_all()
             fmt = self.game.format_action
             forced_ok = [self.pool.bots[s].ask_forced for s in range(self.n)]
-            state = self.state
             while not state.is_terminal():
                 seat = state.current_player()
                 legal_actions = state.legal_actions()
@@ -476,7 +480,7 @@ class _Match:
                 self.pool.retire(seat)
                 continue
             try:
-                obs = self.state.observation(seat) if self.state is not None else {}
+                obs: dict[str, Any] = self.state.observation(seat) if self.state is not None else {}
                 proc.send(encode_end(outcome, obs))
             except BotFault:
                 self.pool.retire(seat)

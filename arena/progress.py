@@ -30,6 +30,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     ProgressColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -264,7 +265,7 @@ class LiveProgress:
         self.board: ProvisionalBoard | None = None
         self.notes = FaultNotes()
         self.progress: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> LiveProgress:
         return self
@@ -298,7 +299,7 @@ class LiveProgress:
     def on_result(self, record: MatchRecord, summary) -> None:
         """One match recorded: advance the bar and queue the record for the provisional table."""
         self.played = summary.played
-        if self.progress is None:
+        if self.progress is None or self.board is None or self.task is None:
             return
         self.board.add(record)
         if record.faults:

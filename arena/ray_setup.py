@@ -26,11 +26,11 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
+from arena.process import PR_SET_CHILD_SUBREAPER  # noqa: E402 - the reaping code's prctl option
 
-try:  # the prctl option numbers live with the reaping code of arena.process
-    from arena.process import PR_GET_CHILD_SUBREAPER, PR_SET_CHILD_SUBREAPER  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - an arena.process without them: the Linux values
-    PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37
+#: ``prctl`` option reading the child-subreaper flag (``<linux/prctl.h>``); only the set option
+#: lives in :mod:`arena.process.reaping`, which never reads the flag.
+PR_GET_CHILD_SUBREAPER = 37
 
 RUNTIME_EXCLUDES = ["results/", ".git/", ".venv/", "venv/", "bench/.venv-openspiel/", "**/__pycache__/",
                     ".pytest_cache/", ".hypothesis/", "*.egg-info/"]
@@ -70,7 +70,7 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
         runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
         try:
             ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
-                     log_to_driver=False, logging_level="ERROR")
+                     log_to_driver=False, logging_level=logging.ERROR)
         except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
             auth = os.environ.get("RAY_AUTH_MODE", "unset")
             raise ArenaError(
@@ -85,7 +85,7 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
         ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 configure_logging=False, log_to_driver=False, logging_level="ERROR")
+                 configure_logging=False, log_to_driver=False, logging_level=logging.ERROR)
     finally:
         restore_after_init(before, sigterm)
     _start_orphan_guard()

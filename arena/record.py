@@ -106,7 +106,9 @@ class MatchRecord:
         teams = teams_of(game, len(seats))
         status = _intern(str(rec.get("status", "aborted")))
         outcome = rec.get("outcome")
-        ranks = tuple(outcome["ranks"]) if isinstance(outcome, dict) and outcome.get("ranks") else None
+        if not isinstance(outcome, dict):
+            outcome = {}
+        ranks = tuple(outcome["ranks"]) if outcome.get("ranks") else None
         scores = tuple(outcome["scores"]) if ranks is not None and outcome.get("scores") is not None else None
         sides = tuple(tuple(dict.fromkeys(seats[s] for s in t)) for t in teams)
         side_ranks = tuple(ranks[t[0]] for t in teams) if ranks is not None else ()

@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -31,9 +31,11 @@ def _f(x: Any, fmt: str = ".2f") -> str:
 def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:
     """A rich table: rank, bot, μ, σ, μ−3σ, matches, wins, mean rank, score [95% CI], faults."""
     t = Table(title=title, title_justify="left")
-    for col, just in (("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"),
-                      ("matches", "right"), ("wins", "right"), ("mean rank", "right"),
-                      ("score [95% CI]", "right"), ("P(>next)", "right"), ("faults", "right")):
+    cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"), ("matches", "right"),
+        ("wins", "right"), ("mean rank", "right"), ("score [95% CI]", "right"), ("P(>next)", "right"),
+        ("faults", "right"))
+    for col, just in cols:
         t.add_column(col, justify=just, no_wrap=col in ("bot", "score [95% CI]"))
     for r in rows:
         t.add_row(str(r["rank"]), r["bot"], _f(r["mu"]), _f(r["sigma"]), _f(r["conservative"]),

@@ -192,7 +192,7 @@ def score_plot(rows: Sequence[dict[str, Any]], colours: dict[str, str]) -> bytes
     ax = fig.add_subplot()
     for i, r in enumerate(rows):
         s, lo, hi = r.get("score"), r.get("score_low"), r.get("score_high")
-        if s is None or s != s:
+        if s is None or s != s or lo is None or hi is None:
             continue
         ax.plot([lo, hi], [i, i], color=colours[r["bot"]], linewidth=4, solid_capstyle="round", alpha=0.55)
         ax.plot([s], [i], "o", color=colours[r["bot"]], markersize=8)
@@ -262,7 +262,7 @@ def _num(x: Any, fmt: str = ".2f") -> str:
 
 def _ci_bar(r: dict[str, Any], colour: str) -> str:
     s, lo, hi = r.get("score"), r.get("score_low"), r.get("score_high")
-    if s is None or s != s:
+    if s is None or s != s or lo is None or hi is None:
         return ""
     return (f'<span class="ci" title="95% interval {lo:.3f}–{hi:.3f}"><i style="left:{lo * 100:.1f}%;'
             f'width:{max(1.0, (hi - lo) * 100):.1f}%;background:{colour}"></i>'
