@@ -18,8 +18,8 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 #: tables -> render/report_html -> results -> progress); cli on the roof.
 FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats"},
-    1: {"config", "schedule", "process", "journal"},
-    2: {"faults", "ratings"},
+    1: {"config", "schedule", "process", "journal", "batchfit"},
+    2: {"faults", "ratings", "strength"},
     3: {"match", "tables"},
     4: {"batch", "render", "report_html"},
     5: {"executors", "ray_setup", "results", "doctor"},
