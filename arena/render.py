@@ -19,7 +19,15 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from arena.ratings import RatingResult
-from arena.tables import FAULT_CLASSES, efficiency_line, fault_lines, mixing_line, order_notes
+from arena.tables import (
+    FAULT_CLASSES,
+    efficiency_line,
+    fault_lines,
+    latency_text,
+    mixing_line,
+    order_notes,
+    rank_text,
+)
 
 
 def _f(x: Any, fmt: str = ".2f") -> str:
@@ -32,27 +40,6 @@ def _strength(r: dict[str, Any]) -> str:
     if r.get("strength") is None:
         return "–"
     return f"{r['strength']:+.0f} [{r['strength_low']:+.0f}, {r['strength_high']:+.0f}]"
-
-
-def rank_text(r: dict[str, Any]) -> str:
-    """The row's rank interval: ``"3"``, ``"2–4"``, or ``"–"`` without a batch fit."""
-    lo, hi = r.get("rank_low"), r.get("rank_high")
-    if lo is None or hi is None:
-        return "–"
-    return str(lo) if lo == hi else f"{lo}–{hi}"
-
-
-def latency_text(ms: float | None) -> str:
-    """A decision time at a resolution that shows it: ``83 µs``, ``2.35 ms``, ``41.2 ms``, ``1203 ms``."""
-    if ms is None or ms != ms:
-        return "–"
-    if ms < 1:
-        return f"{ms * 1000:.0f} µs"
-    if ms < 10:
-        return f"{ms:.2f} ms"
-    if ms < 100:
-        return f"{ms:.1f} ms"
-    return f"{ms:.0f} ms"
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:

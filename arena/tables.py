@@ -382,3 +382,22 @@ def efficiency_line(eff: dict[str, Any]) -> str:
             f"(variance of block-paired vs unpaired results; {eff['blocks']} blocks of {eff['block_size']} matches)")
 
 
+def rank_text(r: dict[str, Any]) -> str:
+    """The row's rank interval: ``"3"``, ``"2–4"``, or ``"–"`` without a batch fit."""
+    lo, hi = r.get("rank_low"), r.get("rank_high")
+    if lo is None or hi is None:
+        return "–"
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def latency_text(ms: float | None) -> str:
+    """A decision time at a resolution that shows it: ``83 µs``, ``2.35 ms``, ``41.2 ms``, ``1203 ms``."""
+    if ms is None or ms != ms:
+        return "–"
+    if ms < 1:
+        return f"{ms * 1000:.0f} µs"
+    if ms < 10:
+        return f"{ms:.2f} ms"
+    if ms < 100:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms"

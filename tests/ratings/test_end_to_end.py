@@ -14,9 +14,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 CONFIG = """
 bots:
-  random: {cmd: [python, bots/random_bot.py]}
-  random-copy: {cmd: [python, bots/random_bot.py]}
-  greedy: {cmd: [python, bots/greedy_bot.py]}
+  random: {{cmd: [python, {root}/bots/random_bot.py]}}
+  random-copy: {{cmd: [python, {root}/bots/random_bot.py]}}
+  greedy: {{cmd: [python, {root}/bots/greedy_bot.py]}}
 tournaments:
   - name: copies
     default: true
@@ -31,7 +31,7 @@ tournaments:
 @pytest.mark.slow
 def test_renamed_copies_of_random_share_a_rank_interval(tmp_path):
     cfg = tmp_path / "t.yaml"
-    cfg.write_text(CONFIG)
+    cfg.write_text(CONFIG.format(root=ROOT))
     env = {**os.environ, "PYTHONPATH": ROOT}
     done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(cfg), "--inline", "--results",
                            str(tmp_path / "res")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
