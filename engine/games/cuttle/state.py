@@ -80,6 +80,40 @@ class CuttleState(SnapshotState):
         "_legal",
     )
 
+    options: dict[str, Any]
+    hand_limit: int | None
+    nine_freezes: bool
+    max_turns: int
+    dealer: int
+    _seed: int
+    hands: list[int]
+    deck: list[int]
+    scrap: int
+    ctrl: list[int]
+    jacks: dict[int, tuple[int, ...]]
+    perm: list[int]
+    phase: int
+    to_act: int
+    turn_p: int
+    turns: int
+    passes: int
+    susp: list[int]
+    target: int
+    chain: list[int]
+    seven: int
+    frozen: list[int]
+    fresh: list[int]
+    winner: int
+    history: list[int]
+    actors: list[int]
+    init: list[int]
+    draws: list[tuple[int, int, int, tuple[int, ...], bool]]
+    shown: list[tuple[int, int, int]]
+    public: int
+    glimpses: list[list[tuple[int, int]]]
+    exposed: list[int]
+    _legal: list[int] | None
+
     @property
     def num_players(self) -> int:
         """Always 2 (§3.1)."""

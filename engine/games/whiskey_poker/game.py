@@ -121,7 +121,7 @@ class WhiskeyPoker(Game):
     )
 
     #: hand-strength-aware rollouts (:mod:`.rollout`) instead of uniform ones
-    rollout_action = staticmethod(rollout_action)
+    rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> WhiskeyState:
         """The first hand of a match of ``n`` players, dealt from ``deal_seed``.
