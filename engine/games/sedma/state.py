@@ -1,6 +1,6 @@
 """Sedma rules and observations (``docs/rules/sedma.md`` §2.2–§2.5).
 
-:class:`SedmaState` keeps hands as masks of physical card ids (:mod:`.actions`), the
+:class:`SedmaState` keeps hands as masks of physical card ids (:mod:`engine.games.sedma.actions`), the
 stock as a list shared between clones (never mutated; ``spos`` is the next card to
 draw), the current trick as a few ints, and each side's won cards as a mask.
 """
