@@ -6,6 +6,7 @@ tournament and the key, and says what is expected.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -235,15 +236,60 @@ _NULL_MEANS = {
 }
 
 
-def _errors(e: ValidationError, limit: int = 3) -> str:
-    """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first)."""
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``word``, else ``""``."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _fields_at(model: type[BaseModel] | None, loc: list) -> list[str]:
+    """The keys the schema allows where ``loc`` (a path of keys) ends, or [] if unknown."""
+    free = False  # the next part is a free key of a mapping (a bot's name)
+    for part in loc:
+        if model is None or isinstance(part, int) or free:
+            free = False
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return []
+        ann = field.annotation
+        model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        if model is None:
+            for arg in getattr(ann, "__args__", ()):  # dict[str, BotModel], X | None
+                if isinstance(arg, type) and issubclass(arg, BaseModel):
+                    model = arg
+                    free = getattr(ann, "__origin__", None) is dict
+    return list(model.model_fields) if model is not None else []
+
+
+_NAME_WORDS = "a name uses letters, digits, '_', '.', '-' and starts with a letter or digit"
+
+
+def _plain(err: dict, model: type[BaseModel] | None) -> str:
+    """A pydantic error in plain words: unknown keys with their closest known key."""
+    kind = err.get("type")
+    loc = list(err.get("loc", ()))
+    if kind == "extra_forbidden":
+        known = _fields_at(model, loc[:-1])
+        hint = did_you_mean(loc[-1], known) if known else ""
+        return f"unknown key{hint}" + (f"; known keys here: {', '.join(known)}" if known and not hint else "")
+    if kind == "string_pattern_mismatch":
+        return f"{_NAME_WORDS}, got {err.get('input')!r}"
+    if kind == "missing":
+        return "missing (this key is required)"
+    return str(err["msg"])
+
+
+def _errors(e: ValidationError, limit: int = 3, model: type[BaseModel] | None = None) -> str:
+    """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first),
+    in plain words (:func:`_plain`; ``model`` is the schema validated, for "did you mean")."""
     errs = sorted(e.errors(), key=lambda x: x.get("type") != "extra_forbidden")
     by_key: dict[str, list[str]] = {}  # a union's branches fail one by one: one entry per key
     got: dict[str, str] = {}
     for x in errs:
         loc = _loc(x)
-        by_key.setdefault(loc, []).append(x["msg"])
-        if isinstance(x.get("input"), bool):  # YAML true/false where a number is expected
+        by_key.setdefault(loc, []).append(_plain(x, model))
+        if isinstance(x.get("input"), bool) and x.get("type") != "extra_forbidden":  # YAML true/false where a number is expected
             got[loc] = f", got {str(x['input']).lower()}"
     keys = list(by_key.items())
     parts = []
@@ -309,13 +355,12 @@ def load(path: str | Path) -> list[Tournament]:
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
-        raise ConfigError(f"{path}: {_errors(e)}") from e
+        raise ConfigError(f"{path}: {_errors(e, model=FileModel)}") from e
     root = path.resolve().parent
     bots = {}
     for name, b in fm.bots.items():
         if not re.match(BOT_NAME, name):
-            raise ConfigError(f"{path}: key 'bots.{name}': a bot name uses letters, digits, '_', '.', '-' "
-                              "and starts with a letter or digit")
+            raise ConfigError(f"{path}: key 'bots.{name}': {_NAME_WORDS.replace('a name', 'a bot name')}")
         bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
                              fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root),
                              version=b.version or "")
@@ -323,7 +368,7 @@ def load(path: str | Path) -> list[Tournament]:
     try:
         _DefaultsCheck.model_validate(defaults)
     except ValidationError as e:
-        raise ConfigError(f"{path}: defaults: {_errors(e)}") from e
+        raise ConfigError(f"{path}: defaults: {_errors(e, model=_DefaultsCheck)}") from e
     out: list[Tournament] = []
     seen: set[str] = set()
     for i, traw in enumerate(fm.tournaments):
@@ -337,19 +382,21 @@ def load(path: str | Path) -> list[Tournament]:
         try:
             tm = TournamentModel.model_validate(merged)
         except ValidationError as e:
-            raise ConfigError(f"{where}: {_errors(e)}") from e
+            raise ConfigError(f"{where}: {_errors(e, model=TournamentModel)}") from e
         if tm.name in seen:
             raise ConfigError(f"{where}: the name is used by another tournament")
         seen.add(tm.name)
         for b in tm.bots:
             if b not in bots:
-                raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}; declared bots: {', '.join(sorted(bots))}")
+                raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}{did_you_mean(b, bots)}; declared bots: "
+                                  f"{', '.join(sorted(bots))}")
         for b in tm.ratings.fixed:
             if b not in tm.bots:
                 src = "" if "fixed" in (traw.get("ratings") or {}) else " (from defaults)"
                 raise ConfigError(f"{where}: key 'ratings.fixed'{src}: {b!r} is not one of the tournament's bots")
         try:
             game = registry.get_game(tm.game)
+            tm.game = game.name  # the registered spelling (``Sedma``, ``whiskey-poker`` are accepted)
             game.check_players(tm.players)
             tm.options = game.resolve_options(tm.options)
             game.new_match(tm.players, 0, **tm.options)  # options that depend on the player count
@@ -391,7 +438,7 @@ def select(tournaments: list[Tournament], names: list[str] | None, all_: bool,
         out = []
         for n in names:
             if n not in by:
-                raise ConfigError(f"{source}: unknown tournament {n!r}; known: {', '.join(by)}")
+                raise ConfigError(f"{source}: unknown tournament {n!r}{did_you_mean(n, by)}; known: {', '.join(by)}")
             out.append(by[n])
         return out
     out = [t for t in tournaments if t.model.default]
