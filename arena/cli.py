@@ -257,6 +257,30 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+new_app = typer.Typer(help="Start something new from a template: `arena new bot NAME`.", no_args_is_help=True)
+app.add_typer(new_app, name="new")
+
+
+@new_app.command("bot")
+def new_bot(
+    name: Annotated[str, typer.Argument(help="the bot's name (also its folder)")],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python | js | c | sh")] = "python",
+) -> None:
+    """Write a working, commented bot in NAME/ (it passes `arena doctor` as it is)."""
+    from arena.scaffold import new_bot as make
+
+    made = make(name, lang)
+    console.print(f"[green]made[/] {made.folder}/ ({made.lang}): "
+                  f"{', '.join(sorted(p.name for p in made.folder.iterdir()))}")
+    if made.lang == "c" and not made.built:
+        console.print(f"[yellow]no C compiler found[/]: build it with `cd {made.folder} && cc -O2 -Wall -o bot bot.c`")
+    console.print(f"check it:  arena doctor agram -- {' '.join(made.doctor_cmd())}", markup=False)
+    console.print(f"play it:   arena play agram --vs {' '.join(made.doctor_cmd())}", markup=False)
+    console.print("add to tournaments.yaml (paths relative to the file's folder; or collect a folder of bots "
+                  "with `bots: {from: DIR}`):", markup=False)
+    console.print(made.yaml_lines(), markup=False, highlight=False)
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
     try:

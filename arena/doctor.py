@@ -191,15 +191,19 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     return report
 
 
+_GENERIC = {"bot", "main", "index", "run"}  # a script so named is called after its folder (arena new bot)
+
+
 def bot_name(cmd: list[str] | tuple[str, ...]) -> str:
     """What doctor calls a bot given by its command: the stem of its script (``my_bot`` for
-    ``python my_bot.py``), else of its program (``./bot`` -> ``bot``)."""
+    ``python my_bot.py``), else of its program; ``alice/bot.py`` and ``./alice/bot`` -> ``alice``."""
     for part in list(cmd[1:]) + [cmd[0]]:
         stem = os.path.splitext(os.path.basename(part))[0]
         if part.startswith("-") or not stem:
             continue
         if "." in os.path.basename(part) or part is cmd[0]:
-            return stem
+            folder = os.path.basename(os.path.dirname(os.path.normpath(part)))
+            return folder if stem in _GENERIC and folder not in ("", ".", "..") else stem
     return "bot"
 
 
