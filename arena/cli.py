@@ -257,6 +257,38 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+def _options(option: list[str] | None) -> dict:
+    """``-o KEY=VALUE`` options as a dict (values read as YAML)."""
+    import yaml
+
+    opts = {}
+    for o in option or []:
+        key, sep, value = o.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
+        opts[key.strip()] = yaml.safe_load(value)
+    return opts
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="game to play (see `arena games`)")],
+    seat: Annotated[int, typer.Option("--seat", min=0, help="your seat (0 moves first in most games)")] = 0,
+    vs: Annotated[list[str] | None, typer.Option("--vs", help="opponent: random, greedy, ismcts, ismcts-fast, pimc, "
+                                                 "or a command in quotes (repeatable: one per seat)")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-n", min=1, help="seats (default: the game's minimum)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE (repeatable)")] = None,
+    clock: Annotated[bool, typer.Option("--clock", help="put your seat under the bots' clock too")] = False,
+    seed: Annotated[int | None, typer.Option("--seed", help="deal seed (default: a fresh random deal)")] = None,
+) -> None:
+    """Play a whole match against bots in this terminal: type the number of your move."""
+    from arena.play import play as run_play
+
+    res = run_play(game, vs or ["random"], seat=seat, players=players, options=_options(option), clock=clock,
+                   seed=seed, console=console)
+    raise typer.Exit(0 if res.status == "ok" else 1)
+
+
 new_app = typer.Typer(help="Start something new from a template: `arena new bot NAME`.", no_args_is_help=True)
 app.add_typer(new_app, name="new")
 
@@ -275,7 +307,7 @@ def new_bot(
     if made.lang == "c" and not made.built:
         console.print(f"[yellow]no C compiler found[/]: build it with `cd {made.folder} && cc -O2 -Wall -o bot bot.c`")
     console.print(f"check it:  arena doctor agram -- {' '.join(made.doctor_cmd())}", markup=False)
-    console.print(f"play it:   arena play agram --vs {' '.join(made.doctor_cmd())}", markup=False)
+    console.print(f"play it:   arena play agram --vs \"{' '.join(made.doctor_cmd())}\"", markup=False)
     console.print("add to tournaments.yaml (paths relative to the file's folder; or collect a folder of bots "
                   "with `bots: {from: DIR}`):", markup=False)
     console.print(made.yaml_lines(), markup=False, highlight=False)
