@@ -289,6 +289,32 @@ def play(
     raise typer.Exit(0 if res.status == "ok" else 1)
 
 
+@app.command()
+def replay(
+    folder: Annotated[Path, typer.Argument(help="results/<tournament> folder")],
+    match: Annotated[str, typer.Argument(help="match id, its end (d00003/r01) or its number in matches.jsonl")],
+    seat: Annotated[int | None, typer.Option("--seat", min=0, help="the seat whose view to show")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="write the HTML viewer to this file instead")] = None,
+) -> None:
+    """Step through a recorded match from one seat's point of view (every seat's once its deal is complete)."""
+    from arena.replay import deal_complete, find_record, show_terminal
+
+    rec = find_record(folder, match)
+    everyone = deal_complete(folder, rec)
+    if seat is None and not everyone:
+        raise typer.BadParameter(f"the deal of {rec['match_id']} is still being played by other seatings; give "
+                                 "--seat N for one seat's view (docs/security.md)")
+    if html is not None:
+        from arena.replay_html import write_page
+
+        seats = None if seat is None else [seat]
+        path = write_page(html, rec, seats, everyone=everyone and seat is None)
+        console.print(f"replay of {rec['match_id']} written to {path}", markup=False)
+        return
+    ask = console.input if console.is_terminal and sys.stdin.isatty() else None
+    show_terminal(rec, seat, console, ask, everyone=seat is None)
+
+
 new_app = typer.Typer(help="Start something new from a template: `arena new bot NAME`.", no_args_is_help=True)
 app.add_typer(new_app, name="new")
 
