@@ -117,15 +117,16 @@ INLINE_HINT_S = 120.0
 def inline_hint(inline: bool, address: str | None, played: int, seconds: float) -> str:
     """A hint to use ``--inline`` after a short local Ray run on a machine with <= 2 CPUs, else ``""``.
 
-    Measured on 2 cores (agram-demo, 600 matches): ``--inline`` about 28 s, Ray about 45 s.
+    Measured on an idle 2-core machine (agram-demo, 600 matches): ``--inline`` about 28 s, Ray about
+    45 s; on a loaded one (8 other jobs) both took 165-200 s, without a clear winner.
     """
     import os
 
     if inline or address or not played or seconds > INLINE_HINT_S or (os.cpu_count() or 1) > 2:
         return ""
     return (f"hint: this machine has {os.cpu_count()} CPU(s); for a tournament this short `--inline` "
-            "(no Ray) is usually faster — the demo takes about 28 s inline against 45 s with Ray on 2 cores. "
-            "Ray pays off with more cores, a cluster or long matches")
+            "(no Ray) is often faster — on an idle 2-core machine the demo took about 28 s inline against "
+            "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
 
 
 @app.command()
@@ -302,8 +303,10 @@ def replay(
     rec = find_record(folder, match)
     everyone = deal_complete(folder, rec)
     if seat is None and not everyone:
-        raise typer.BadParameter(f"the deal of {rec['match_id']} is still being played by other seatings; give "
-                                 "--seat N for one seat's view (docs/security.md)")
+        from arena.errors import ArenaError
+
+        raise ArenaError(f"the deal of {rec['match_id']} is still being played by other seatings; give "
+                         "--seat N for one seat's view (docs/security.md)")
     if html is not None:
         from arena.replay_html import write_page
 

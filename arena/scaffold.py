@@ -20,10 +20,10 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 #: per language: the template, the file written, the command (relative to the bot's folder)
 LANGS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "python": ("bot.py", "bot.py", ("python", "bot.py")),
-    "js": ("bot.js", "bot.js", ("node", "bot.js")),
-    "c": ("bot.c", "bot.c", ("./bot",)),
-    "sh": ("bot.sh", "bot.sh", ("sh", "bot.sh")),
+    "python": ("bot.py.tmpl", "bot.py", ("python", "bot.py")),
+    "js": ("bot.js.tmpl", "bot.js", ("node", "bot.js")),
+    "c": ("bot.c.tmpl", "bot.c", ("./bot",)),
+    "sh": ("bot.sh.tmpl", "bot.sh", ("sh", "bot.sh")),
 }
 C_BUILD = ("cc", "-O2", "-Wall", "-o", "bot", "bot.c")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 
 ZOO = os.path.join(ROOT, "tests", "arena", "zoo")
 FAST = Clock(move_ms=500, bank_ms=0, startup_ms=3000)
-ENV = {**os.environ, "PYTHONPATH": ROOT}
+ENV = {**os.environ, "PYTHONPATH": ROOT, "COLUMNS": "400"}  # rich wraps at COLUMNS
 
 
 def arena(*args: str, cwd: str = ROOT, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
