@@ -224,8 +224,9 @@ def doctor(
 ) -> None:
     """Check a bot's protocol compliance: `arena doctor [OPTIONS] GAME -- CMD ...` (exit 0 = pass).
 
-    Options go before `--`; everything after it is the bot's command. With `--config FILE`
-    every bot of the file is checked on its tournaments' game (GAME and CMD not needed).
+    Options go before `--`; everything after it is the bot's command. With `--config FILE
+    [BOT ...]` every bot of the file (or those named) is checked on the game, players, options,
+    clock and limits of the first tournament that enters it.
     """
     import yaml
 
@@ -246,7 +247,9 @@ def doctor(
     if config is not None:
         from arena.doctor import doctor_config
 
-        table, ok = doctor_config(config, matches=matches, clock=Clock(move_ms=move_ms), only=cmd or None)
+        only = ([game] if game else []) + cmd  # `--config FILE [BOT ...]`: typer gives the first as GAME
+        clock = Clock(move_ms=move_ms) if move_ms != 1000 else None  # else each tournament's own clock
+        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None)
         console.print(table)
         raise typer.Exit(0 if ok else 1)
     if game is None:

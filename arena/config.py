@@ -323,6 +323,63 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
+SUBMISSION_FILES = ("bot.yaml", "bot.py")
+
+
+def _submissions(raw: dict, path: Path) -> dict[str, Path]:
+    """Expand ``bots: {from: DIR}`` (or a list of folders) in ``raw`` in place: every subfolder of
+    DIR holding a ``bot.yaml`` (its ``cmd`` and other bot keys) or a ``bot.py`` (run as
+    ``python bot.py``) becomes a bot named after the folder, run in that folder.
+
+    :returns: ``bot name -> its folder`` (the bots' working folder for relative paths).
+    :raises ConfigError: naming the file and folder for a missing DIR, a bad ``bot.yaml``, a
+        folder name that is not a bot name, or a name declared twice.
+    """
+    bots = raw.get("bots")
+    if not isinstance(bots, dict) or "from" not in bots:
+        return {}
+    bots = dict(bots)
+    spec = bots.pop("from")
+    dirs = spec if isinstance(spec, list) else [spec]
+    found: dict[str, Path] = {}
+    for d in dirs:
+        if not isinstance(d, str):
+            raise ConfigError(f"{path}: key 'bots.from': expected a folder (or a list of folders), got {d!r}")
+        folder = (path.resolve().parent / d).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"{path}: key 'bots.from': no folder {folder}")
+        for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+            entry = _submission(sub, path)
+            if entry is None:
+                continue
+            if sub.name in bots:
+                raise ConfigError(f"{path}: key 'bots.from': bot {sub.name!r} ({sub}) is declared twice")
+            bots[sub.name] = entry
+            found[sub.name] = sub
+    raw["bots"] = bots
+    return found
+
+
+def _submission(sub: Path, path: Path) -> dict | None:
+    """The bot entry of one submission folder, or None when it holds no bot."""
+    if (sub / "bot.yaml").exists():
+        try:
+            entry = yaml.safe_load((sub / "bot.yaml").read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"{sub / 'bot.yaml'}: cannot read it ({e})") from e
+        if not isinstance(entry, dict) or "cmd" not in entry:
+            raise ConfigError(f"{sub / 'bot.yaml'}: expected a mapping with the bot's 'cmd', "
+                              "e.g. cmd: [python, bot.py]")
+    elif (sub / "bot.py").exists():
+        entry = {"cmd": ["python", "bot.py"]}
+    else:
+        return None
+    if not re.match(BOT_NAME, sub.name):
+        raise ConfigError(f"{path}: key 'bots.from': folder {sub.name!r}: {_NAME_WORDS.replace('a name', 'a bot name')}; "
+                          "rename the folder")
+    return entry
+
+
 def load(path: str | Path) -> list[Tournament]:
     """Read, merge and validate a tournaments file.
 
@@ -352,6 +409,7 @@ def load(path: str | Path) -> list[Tournament]:
         raise ConfigError(f"{path}:{where}: invalid YAML: {getattr(e, 'problem', e)}") from e
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
+    folders = _submissions(raw, path)
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
@@ -362,8 +420,8 @@ def load(path: str | Path) -> list[Tournament]:
         if not re.match(BOT_NAME, name):
             raise ConfigError(f"{path}: key 'bots.{name}': {_NAME_WORDS.replace('a name', 'a bot name')}")
         bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
-                             fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root),
-                             version=b.version or "")
+                             fresh_process=b.fresh_process, ask_forced=b.ask_forced,
+                             cwd=str(folders.get(name, root)), version=b.version or "")
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)
@@ -377,6 +435,8 @@ def load(path: str | Path) -> list[Tournament]:
         if not isinstance(traw, dict):
             raise ConfigError(f"{where}: expected a mapping")
         merged = dict(traw)
+        if merged.get("bots") == "all":  # every bot of the file (a class's submissions)
+            merged["bots"] = list(bots)
         for key in ("clock", "faults", "limits", "ratings", "execution"):
             merged[key] = _merge(defaults.get(key) or {}, traw.get(key) or {})
         try:

@@ -13,6 +13,7 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.batch import play_batch
 from arena.errors import LINE_HINT, BotFault, BotStall, BotTimeout
@@ -105,7 +106,8 @@ def _pct(values: list[float], q: float) -> float:
 
 def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
            cwd: str | None = None, limits: Limits | None = None, players: int | None = None,
-           options: dict | None = None, name: str | None = None) -> DoctorReport:
+           options: dict | None = None, name: str | None = None,
+           env: tuple[tuple[str, str], ...] = ()) -> DoctorReport:
     """Check the bot started by ``cmd`` on ``game``.
 
     The first check ("command") says whether the command and its script exist; with
@@ -123,6 +125,7 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     :param players: seats (default: the game's minimum, at least 2).
     :param options: game options (default: the game's defaults).
     :param name: what the messages call the bot (default: its script's or program's name).
+    :param env: the bot's extra environment keys (as in the config).
     :returns: the report (never raises for a misbehaving bot).
     :raises UnknownGameError: for an unknown game.
     :raises PlayerCountError, OptionError: for players or options the game refuses.
@@ -137,7 +140,7 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     limits = limits or Limits()
     cwd = os.path.abspath(cwd or os.getcwd())
     report = DoctorReport(game, list(cmd))
-    cand = BotSpec(name or bot_name(cmd), tuple(cmd), cwd=cwd)
+    cand = BotSpec(name or bot_name(cmd), tuple(cmd), env=tuple(env), cwd=cwd)
     matches = max(matches, n)  # every seat at least once
     if not _setup(report, cand, limits):
         return report
@@ -323,3 +326,48 @@ def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n:
     finally:
         hub.close()
         remove_workdir(proc.workdir)
+
+
+def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None = None,
+                  only: list[str] | None = None) -> tuple[Any, bool]:
+    """Check every bot of a tournaments file (``arena doctor --config FILE``), each on the game,
+    players, options, clock and limits of the first tournament that enters it.
+
+    :param clock: override the tournaments' clock (default: each tournament's own).
+    :param only: check only these bots.
+    :returns: ``(rich table, every bot passed)``; bots in no tournament are listed as not checked.
+    :raises ConfigError: for the file (as :func:`arena.config.load`), or an unknown name in ``only``.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    from arena import config as cfg
+    from arena.errors import ConfigError
+
+    tournaments = cfg.load(path)
+    plan: dict[str, Any] = {}
+    for t in tournaments:
+        for name, spec in t.bots.items():
+            plan.setdefault(name, (t, spec))
+    if only:
+        unknown = [b for b in only if b not in plan]
+        if unknown:
+            raise ConfigError(f"{path}: no tournament enters bot {unknown[0]!r}"
+                              f"{cfg.did_you_mean(unknown[0], plan)}; bots: {', '.join(plan)}")
+    table = Table(title=f"arena doctor --config {path}")
+    for col in ("bot", "tournament", "result", "first problem"):
+        table.add_column(col, overflow="fold")
+    ok = True
+    for name, (t, spec) in plan.items():
+        if only and name not in only:
+            continue
+        m = t.model
+        rep = doctor(m.game, list(spec.cmd), matches=matches, clock=clock or t.clock(), cwd=spec.cwd,
+                     limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env)
+        ok = ok and rep.passed
+        bad = next((c for c in rep.checks if c.status == FAIL), None) or next(
+            (c for c in rep.checks if c.status == WARN), None)
+        verdict = Text("PASS", style="green") if rep.passed else Text("FAIL", style="bold red")
+        problem = f"{bad.name}: {bad.message}" if bad else ""
+        table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, problem)
+    return table, ok
