@@ -265,7 +265,7 @@ def _fields_at(model: type[BaseModel] | None, loc: list) -> list[str]:
 _NAME_WORDS = "a name uses letters, digits, '_', '.', '-' and starts with a letter or digit"
 
 
-def _plain(err: dict, model: type[BaseModel] | None) -> str:
+def _plain(err: Any, model: type[BaseModel] | None) -> str:
     """A pydantic error in plain words: unknown keys with their closest known key."""
     kind = err.get("type")
     loc = list(err.get("loc", ()))
@@ -416,12 +416,12 @@ def load(path: str | Path) -> list[Tournament]:
         raise ConfigError(f"{path}: {_errors(e, model=FileModel)}") from e
     root = path.resolve().parent
     bots = {}
-    for name, b in fm.bots.items():
+    for name, bm in fm.bots.items():
         if not re.match(BOT_NAME, name):
             raise ConfigError(f"{path}: key 'bots.{name}': {_NAME_WORDS.replace('a name', 'a bot name')}")
-        bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
-                             fresh_process=b.fresh_process, ask_forced=b.ask_forced,
-                             cwd=str(folders.get(name, root)), version=b.version or "")
+        bots[name] = BotSpec(name=name, cmd=tuple(bm.cmd), env=tuple(sorted(bm.env.items())),
+                             fresh_process=bm.fresh_process, ask_forced=bm.ask_forced,
+                             cwd=str(folders.get(name, root)), version=bm.version or "")
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)

@@ -13,6 +13,7 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.batch import play_batch
@@ -344,7 +345,7 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
     from arena import config as cfg
     from arena.errors import ConfigError
 
-    tournaments = cfg.load(path)
+    tournaments = cfg.load(Path(path))
     plan: dict[str, Any] = {}
     for t in tournaments:
         for name, spec in t.bots.items():

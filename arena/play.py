@@ -85,6 +85,7 @@ class _PersonMatch(_Match):
         """The person's move from the terminal; a bot's through the protocol."""
         if seat != self.person:
             return super().decide(seat, legal_actions, legal)
+        assert self.state is not None  # set by play() before any decision
         obs = self.state.observation(seat)
         self.console.rule(f"move {len(self.actions) + 1}")
         self.console.print(observation_view(obs, self.spec.seats, self.person))

@@ -189,3 +189,14 @@ def test_the_inline_hint_names_the_measured_figures():
     else:
         assert hint == ""
     assert inline_hint(True, None, 600, 45.0) == "" and inline_hint(False, None, 600, 4000.0) == ""
+
+
+def test_docs_sdk_documents_every_field_of_ctx():
+    import dataclasses
+
+    from bots import sdk
+
+    text = open(os.path.join(ROOT, "docs", "sdk.md"), encoding="utf-8").read()
+    for f in dataclasses.fields(sdk.Context):
+        assert f"`ctx.{f.name}`" in text or f"`ctx.{f.name}`," in text or f"ctx.{f.name}" in text, f.name
+    assert "(action, info)" in text and "on_end(ctx, outcome, observation)" in text
