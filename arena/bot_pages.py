@@ -2,10 +2,11 @@
 
 :func:`write_class_pages` writes, into a results folder,
 
-* ``replays/<match file>.html`` — the viewer (:mod:`arena.replay_html`) of every recorded
-  match whose deal is complete (every lineup and rotation of the deal recorded, so showing it
-  reveals nothing still to be played; ``docs/security.md``), every seat and "everyone";
-  pages already written are kept (a record never changes);
+* ``replays/<match file>.html`` — the viewer (:mod:`arena.replay_html`) of matches whose deal
+  is complete (every lineup and rotation of the deal recorded, so showing it reveals nothing
+  still to be played; ``docs/security.md``), every seat and "everyone": the first ones and
+  each bot's first losses (:func:`chosen`); pages already written are kept (a record never
+  changes);
 * ``replays/index.html`` — the list of replays;
 * ``bots/<bot>.html`` — a page a teacher can hand a student: the bot's leaderboard row, its
   crosstable row, its faults with the stderr excerpt, every match (seat, rank, status) and
@@ -35,6 +36,10 @@ padding:6px 10px;white-space:pre-wrap;font-size:12px;margin:2px 0 10px}.loss{col
 
 #: faults quoted on a bot page (the first ones), and characters of stderr per fault
 MAX_FAULTS = 20
+#: replay pages the report writes: the first matches, each bot's first losses, none longer than this
+FIRST_REPLAYS = 30
+LOSSES_PER_BOT = 10
+MAX_REPLAY_MOVES = 600
 STDERR_CHARS = 1200
 
 
@@ -52,8 +57,33 @@ def replay_name(match_id: str) -> str:
     return match_file_name(match_id) + ".html"
 
 
+def chosen(records: list[dict[str, Any]], done: set[int]) -> list[dict[str, Any]]:
+    """The records whose replay the report publishes: of the complete deals ``done``, the first
+    :data:`FIRST_REPLAYS` and up to :data:`LOSSES_PER_BOT` losses of every bot, each at most
+    :data:`MAX_REPLAY_MOVES` moves long (a page costs the engine's observation of every seat
+    after every move; the rest stay one ``arena replay DIR MATCH --html FILE`` away)."""
+    ok = [r for r in records if r.get("deal_index") in done and r.get("actions")
+          and len(r["actions"]) <= MAX_REPLAY_MOVES]
+    pick = {r["match_id"] for r in ok[:FIRST_REPLAYS]}
+    losses: dict[str, int] = {}
+    for r in ok:
+        for bot in _losers(r):
+            if losses.get(bot, 0) < LOSSES_PER_BOT:
+                losses[bot] = losses.get(bot, 0) + 1
+                pick.add(r["match_id"])
+    return [r for r in ok if r["match_id"] in pick]
+
+
+def _losers(rec: dict[str, Any]) -> list[str]:
+    """The bots of ``rec`` not ranked first (a loss, for their page)."""
+    ranks = (rec.get("outcome") or {}).get("ranks") or []
+    if not ranks:
+        return []
+    return sorted({b for b, r in zip(rec["seats"], ranks, strict=False) if r > min(ranks)})
+
+
 def write_replays(folder: Path, records: list[dict[str, Any]]) -> dict[str, str]:
-    """Write the viewer of every record whose deal is complete (missing pages only).
+    """Write the viewers of the :func:`chosen` records (missing pages only).
 
     :returns: ``match id -> file name`` of every replay page present; a record that does not
         replay (changed game version) gets none.
@@ -63,9 +93,7 @@ def write_replays(folder: Path, records: list[dict[str, Any]]) -> dict[str, str]
 
     done = complete_deals(folder, records)
     out: dict[str, str] = {}
-    for rec in records:
-        if rec.get("deal_index") not in done or not rec.get("actions"):
-            continue
+    for rec in chosen(records, done):
         name = replay_name(rec["match_id"])
         path = folder / "replays" / name
         if not path.exists():
@@ -82,7 +110,7 @@ def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str]) -> s
     for rec in records:
         mid = rec["match_id"]
         link = f'<a href="{_e(pages[mid])}">{_e(mid)}</a>' if mid in pages else \
-            f'{_e(mid)} <span class="muted">(after its deal is complete)</span>'
+            f'{_e(mid)} <span class="muted">(<code>arena replay DIR {_e(mid)} --html FILE</code> once its deal is complete)</span>'
         ranks = (rec.get("outcome") or {}).get("ranks") or []
         who = ", ".join(f"{_e(b)} {r + 1}" for b, r in zip(rec["seats"], ranks, strict=False))
         rows.append(f"<tr><td>{link}</td><td>{_e(rec.get('status'))}</td><td>{who}</td></tr>")
@@ -118,7 +146,9 @@ def _bot_page(st: Standings, bot: str, pages: dict[str, str]) -> str:
         matches.append(f"<tr{cls}><td>{ref}</td><td>{_e(', '.join(map(str, seats)))}</td>"
                        f"<td>{_e(', '.join(str(r + 1) for r in mine) or '–')}</td><td>{_e(rec.get('status'))}</td></tr>")
         if lost:
-            losses.append(f"<li>{ref}" + ("" if link else ' <span class="muted">(replay after its deal is complete)</span>') + "</li>")
+            losses.append(f"<li>{ref}" + ("" if link else ' <span class="muted">(no page: <code>arena replay DIR '
+                                          f'{_e(rec["match_id"])} --seat {seats[0]}</code> once its deal is complete)'
+                                          '</span>') + "</li>")
         faults += [(rec["match_id"], f) for f in rec.get("faults") or [] if f.get("bot") == bot]
     parts.append(f"<h2>Faults <small class=muted>{len(faults)}</small></h2>")
     if not faults:

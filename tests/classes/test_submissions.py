@@ -104,3 +104,23 @@ def test_a_page_per_bot_next_to_the_report(tmp_path):
         assert data["seats"][int(seat)] == "carol"
     alice = (folder / "bots" / "alice.html").read_text()
     assert "none: every reply was legal and on time" in alice
+
+
+def test_the_report_publishes_the_first_replays_and_each_bots_first_losses():
+    from arena import bot_pages
+
+    def rec(i, loser, moves=10, deal=None):
+        seats = ["a", "b"] if i % 2 else ["b", "a"]
+        ranks = [0, 1] if seats[1] == loser else [1, 0]
+        return {"match_id": f"t/a+b/d{i:05d}/r00", "deal_index": i if deal is None else deal, "seats": seats,
+                "outcome": {"ranks": ranks}, "actions": ["x"] * moves}
+
+    records = [rec(i, "a") for i in range(100)] + [rec(100 + i, "b") for i in range(15)]
+    records.append(rec(200, "b", moves=bot_pages.MAX_REPLAY_MOVES + 1))
+    records.append(rec(201, "b", deal=999))  # a deal not complete
+    done = set(range(300))
+    picked = [r["match_id"] for r in bot_pages.chosen(records, done)]
+    first = [r["match_id"] for r in records[:bot_pages.FIRST_REPLAYS]]
+    b_losses = [r["match_id"] for r in records[100:100 + bot_pages.LOSSES_PER_BOT]]
+    assert picked == first + b_losses
+    assert "t/a+b/d00200/r00" not in picked and "t/a+b/d00201/r00" not in picked
