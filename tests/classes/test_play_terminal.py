@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -134,3 +135,52 @@ def test_resigning_ends_the_match_as_a_forfeit(terminal):
     screen = t.screen()
     assert "you ranked 2 of 2 (a forfeit)" in screen and "EXIT=1" in screen
     assert "the person resigned" in screen
+
+
+STEP_PROMPT = re.compile(r"\[Enter\] next, p previous, 0-(\d+) jump, q quit: $")
+
+
+@pytest.mark.slow
+def test_the_terminal_replay_steps_forward_back_and_jumps(terminal, tmp_path):
+    import textwrap
+
+    from arena.replay import find_record, frames
+
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(textwrap.dedent(f"""
+        bots:
+          random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          greedy: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+        tournaments:
+          - {{name: r, default: true, game: agram, players: 2, bots: [random, greedy], deals: 1, salt: r}}
+        """))
+    done = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(cfg), "--inline", "-q", "--results",
+                           str(tmp_path / "res")], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+    assert done.returncode == 0, done.stderr
+    folder = tmp_path / "res" / "r"
+    rec = find_record(folder, "d00000/r01")
+    steps = frames(rec, [1])
+    t = terminal(["replay", str(folder), "d00000/r01", "--seat", "1"])
+    m = t.wait(STEP_PROMPT)
+    assert int(m.group(1)) == len(rec["actions"])
+
+    def current() -> tuple[int, str]:
+        screen = t.screen()
+        k = int(re.findall(r"step (\d+) / \d+", screen)[-1])
+        hand = re.findall(r"^hand: (.*?)\s*$", screen, re.M)[-1]
+        return k, hand
+
+    assert current() == (0, " ".join(steps[0].views[1]["hand"]))
+    t.type("")  # Enter: next
+    t.wait(STEP_PROMPT)
+    assert current()[0] == 1
+    t.type("5")
+    t.wait(STEP_PROMPT)
+    assert current() == (5, " ".join(steps[5].views[1]["hand"]) or "–")
+    t.type("p")
+    t.wait(STEP_PROMPT)
+    assert current() == (4, " ".join(steps[4].views[1]["hand"]) or "–")
+    t.type("q")
+    t.wait(re.compile(r"^EXIT=\d"))
+    assert "EXIT=0" in t.screen()
