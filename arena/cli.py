@@ -209,6 +209,19 @@ def rules(
     console.print(f"\nFull rules: arena rules {game} --full")
 
 
+def _options(option: list[str] | None) -> dict:
+    """``-o KEY=VALUE`` options as a dict (values read as YAML)."""
+    import yaml
+
+    opts = {}
+    for o in option or []:
+        key, sep, value = o.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
+        opts[key.strip()] = yaml.safe_load(value)
+    return opts
+
+
 _DOCTOR_OPTIONS = "--matches N, --move-ms MS, -n/--players N, -o/--option KEY=VALUE, --config FILE"
 
 
@@ -228,8 +241,6 @@ def doctor(
     [BOT ...]` every bot of the file (or those named) is checked on the game, players, options,
     clock and limits of the first tournament that enters it.
     """
-    import yaml
-
     from arena.doctor import doctor as run_doctor
     from arena.specs import Clock
 
@@ -238,12 +249,7 @@ def doctor(
         if word.startswith("-"):  # typer hands an unknown option over as the game or the command
             raise typer.BadParameter(f"unknown option {word!r} for arena doctor; its options are "
                                      f"{_DOCTOR_OPTIONS} (before --)")
-    opts = {}
-    for o in option or []:
-        key, sep, value = o.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
-        opts[key.strip()] = yaml.safe_load(value)
+    opts = _options(option)
     if config is not None:
         from arena.doctor import doctor_config
 
@@ -259,19 +265,6 @@ def doctor(
     rep = run_doctor(game, cmd, matches=matches, clock=Clock(move_ms=move_ms), players=players, options=opts)
     console.print(rep.render())
     raise typer.Exit(0 if rep.passed else 1)
-
-
-def _options(option: list[str] | None) -> dict:
-    """``-o KEY=VALUE`` options as a dict (values read as YAML)."""
-    import yaml
-
-    opts = {}
-    for o in option or []:
-        key, sep, value = o.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
-        opts[key.strip()] = yaml.safe_load(value)
-    return opts
 
 
 @app.command()
