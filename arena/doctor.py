@@ -148,6 +148,35 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     _handshake(report, cand, game, clock, limits, n, opts)
     if report.checks[-1].status == FAIL:
         return report
+    faults = _play_matches(report, cand, g, n, opts, clock, limits, matches)
+    if faults is None:
+        return report
+    if faults:
+        f, fspec, fres = faults[0]
+        excerpt = stderr_excerpt(f.stderr_tail, EXCERPT_CHARS, cut=len(f.stderr_tail) >= FAULT_TAIL_CHARS)
+        tail = f" | stderr: {excerpt}" if excerpt else ""
+        where = fault_place(fspec, fres.actions, f.seat, f, cand.ask_forced)
+        report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} {where}: "
+                   f"{f.detail}{tail}")
+    else:
+        report.add("matches", PASS, f"{matches} full matches against the random bot, seats "
+                   f"{sorted({m % n for m in range(matches)})}, every reply legal and on time")
+    if report.move_ms:
+        p50, p99 = statistics.median(report.move_ms), _pct(report.move_ms, 0.99)
+        status = PASS if p99 <= 0.5 * clock.move_ms else WARN
+        report.add("timing", status, f"{len(report.move_ms)} decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+                   f"max {max(report.move_ms):.1f} ms (move_ms {clock.move_ms}"
+                   + (", p99 above half of it: risky under load" if status == WARN else "") + ")")
+    _exit_check(report, cand, game, clock, n, limits)
+    return report
+
+
+def _play_matches(report: DoctorReport, cand: BotSpec, g: Any, n: int, opts: dict, clock: Clock,
+                  limits: Limits, matches: int) -> list | None:
+    """Play ``matches`` full matches of the candidate against random bots, its seat rotating;
+    record them in ``report``. Returns the candidate's faults as (fault, spec, result), or None
+    when the opponent cannot run at all (a failed check was added)."""
+    game = g.name
     teams = g.teams(n)
     rival = "random" if cand.name != "random" else "random-opponent"
     opponent = BotSpec(rival, ("python", "bots/random_bot.py"), cwd=_PROJECT)
@@ -168,31 +197,14 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
             (res,) = play_batch([spec], bots, None)
         except BotSetupError as e:  # the opponent cannot run with these limits
             report.add("matches", FAIL, f"could not play: {e}")
-            return report
+            return None
         report.results.append(res)
         report.move_ms += res.move_ms[seat]
         faults += [(f, spec, res) for f in res.faults if f.seat == seat]
         others = [f for f in res.faults if f.seat != seat]
         if others:
             report.add(f"match {m + 1}", WARN, f"the random opponent faulted: {others[0].detail}")
-    if faults:
-        f, fspec, fres = faults[0]
-        excerpt = stderr_excerpt(f.stderr_tail, EXCERPT_CHARS, cut=len(f.stderr_tail) >= FAULT_TAIL_CHARS)
-        tail = f" | stderr: {excerpt}" if excerpt else ""
-        where = fault_place(fspec, fres.actions, f.seat, f, cand.ask_forced)
-        report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} {where}: "
-                   f"{f.detail}{tail}")
-    else:
-        report.add("matches", PASS, f"{matches} full matches against the random bot, seats "
-                   f"{sorted({m % n for m in range(matches)})}, every reply legal and on time")
-    if report.move_ms:
-        p50, p99 = statistics.median(report.move_ms), _pct(report.move_ms, 0.99)
-        status = PASS if p99 <= 0.5 * clock.move_ms else WARN
-        report.add("timing", status, f"{len(report.move_ms)} decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
-                   f"max {max(report.move_ms):.1f} ms (move_ms {clock.move_ms}"
-                   + (", p99 above half of it: risky under load" if status == WARN else "") + ")")
-    _exit_check(report, cand, game, clock, n, limits)
-    return report
+    return faults
 
 
 _GENERIC = {"bot", "main", "index", "run"}  # a script so named is called after its folder (arena new bot)

@@ -114,7 +114,8 @@ def test_every_game_name_the_readme_spells_is_accepted():
     intro = readme.split("Eight card games", 1)[1].split("Every game", 1)[0]
     names = [w.strip(" .:\n") for w in intro.split(":", 1)[1].replace(" and ", ", ").split(",")]
     assert len(names) == 8
-    assert sorted(registry.canonical(w) for w in names) == registry.names()
+    shipped = [n for n in registry.names() if not registry.GAMES[n].startswith("tests.")]  # not the toy game
+    assert sorted(registry.canonical(w) for w in names) == shipped
 
 
 def test_an_unknown_game_offers_the_closest_name():
