@@ -380,18 +380,11 @@ def _submission(sub: Path, path: Path) -> dict | None:
     return entry
 
 
-def load(path: str | Path) -> list[Tournament]:
-    """Read, merge and validate a tournaments file.
+def _read_yaml(path: Path) -> Any:
+    """The YAML document of ``path`` (keys given twice refused).
 
-    :returns: every tournament, in file order.
-    :raises ConfigError: naming the file, the tournament and the key for any problem
-        (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
-        too few bots for the players, duplicate names).
+    :raises ConfigError: naming the file (and line, column) for a file that cannot be read or parsed.
     """
-    from engine import registry
-    from engine.errors import CardArenaError
-
-    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -407,13 +400,31 @@ def load(path: str | Path) -> list[Tournament]:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}:{where}: invalid YAML: {getattr(e, 'problem', e)}") from e
+    return raw
+
+
+def load(path: str | Path) -> list[Tournament]:
+    """Read, merge and validate a tournaments file.
+
+    :returns: every tournament, in file order.
+    :raises ConfigError: naming the file, the tournament and the key for any problem
+        (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
+        too few bots for the players, duplicate names).
+    """
+    from engine import registry
+    from engine.errors import CardArenaError
+
+    path = Path(path)
+    raw = _read_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
     folders = _submissions(raw, path)
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
-        raise ConfigError(f"{path}: {_errors(e, model=FileModel)}") from e
+        bad = [x["loc"][1] for x in e.errors() if len(x["loc"]) > 1 and x["loc"][0] == "bots"]
+        where = f" (bot {bad[0]!r} comes from {folders[bad[0]] / 'bot.yaml'})" if bad and bad[0] in folders else ""
+        raise ConfigError(f"{path}: {_errors(e, model=FileModel)}{where}") from e
     root = path.resolve().parent
     bots = {}
     for name, bm in fm.bots.items():

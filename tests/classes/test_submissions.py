@@ -124,3 +124,12 @@ def test_the_report_publishes_the_first_replays_and_each_bots_first_losses():
     b_losses = [r["match_id"] for r in records[100:100 + bot_pages.LOSSES_PER_BOT]]
     assert picked == first + b_losses
     assert "t/a+b/d00200/r00" not in picked and "t/a+b/d00201/r00" not in picked
+
+
+def test_a_bad_key_in_a_bot_yaml_names_that_file(tmp_path):
+    cfg = _class(tmp_path)
+    (tmp_path / "submissions" / "bob" / "bot.yaml").write_text("cmd: [sh, bot.sh]\nfresh_proces: true\n")
+    with pytest.raises(ConfigError) as e:
+        config.load(cfg)
+    assert "key 'bots.bob.fresh_proces': unknown key (did you mean 'fresh_process'?)" in str(e.value)
+    assert str(e.value).endswith(f"(bot 'bob' comes from {tmp_path / 'submissions' / 'bob' / 'bot.yaml'})")
