@@ -12,20 +12,19 @@
   crosstable row, its faults with the stderr excerpt, every match (seat, rank, status) and
   links to the replays of its losses, opened at its seat.
 
-:func:`report_links` is the section of ``report.html`` that links them.
+:func:`arena.links.report_links` is the section of ``report.html`` that links them.
 """
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from arena.batch import match_file_name
 from arena.errors import ArenaError
-
-if TYPE_CHECKING:
-    from arena.results import Standings
+from arena.links import replay_name
+from arena.replay import complete_deals, journal_lines
+from arena.replay_html import write_page
 
 _CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 18px 40px;color:#0f172a}
 header{background:#243b53;color:#fff;padding:12px 18px;margin:0 -18px 14px}h1{font-size:20px;margin:0}
@@ -50,11 +49,6 @@ def _e(x: Any) -> str:
 def _page(title: str, sub: str, body: str) -> str:
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
             f"<style>{_CSS}</style></head><body><header><h1>{_e(title)}</h1><p>{sub}</p></header>{body}</body></html>\n")
-
-
-def replay_name(match_id: str) -> str:
-    """The file name of a match's viewer under ``replays/``."""
-    return match_file_name(match_id) + ".html"
 
 
 def chosen(records: list[dict[str, Any]], done: set[int]) -> list[dict[str, Any]]:
@@ -88,9 +82,6 @@ def write_replays(folder: Path, records: list[dict[str, Any]]) -> dict[str, str]
     :returns: ``match id -> file name`` of every replay page present; a record that does not
         replay (changed game version) gets none.
     """
-    from arena.replay import complete_deals
-    from arena.replay_html import write_page
-
     done = complete_deals(folder, records)
     out: dict[str, str] = {}
     for rec in chosen(records, done):
@@ -119,8 +110,8 @@ def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str]) -> s
                  '<a style="color:#fff" href="../report.html">report</a>', body)
 
 
-def _bot_page(st: Standings, bot: str, pages: dict[str, str]) -> str:
-    row = next((r for r in st.rows if r["bot"] == bot), {})
+def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str, str]) -> str:
+    row: dict[str, Any] = next((r for r in st.rows if r["bot"] == bot), {})
     keys = [("rank", "#"), ("mu", "μ"), ("sigma", "σ"), ("conservative", "μ−3σ"), ("matches", "matches"),
             ("wins", "wins"), ("score", "score"), ("faults", "faults")]
     cells = "".join(f'<td class="n">{row[k]:.3f}</td>' if isinstance(row.get(k), float) else
@@ -133,7 +124,7 @@ def _bot_page(st: Standings, bot: str, pages: dict[str, str]) -> str:
                            f'<td class="n">{_e(c.get("matches", 0))}</td></tr>' for o, c in sorted(cross.items()))
                  + "</table>")
     faults, matches, losses = [], [], []
-    for rec in st.records:
+    for rec in records:
         seats = [s for s, b in enumerate(rec["seats"]) if b == bot]
         if not seats:
             continue
@@ -167,21 +158,19 @@ def _bot_page(st: Standings, bot: str, pages: dict[str, str]) -> str:
     return _page(f"{bot} — {st.name}", sub, "".join(parts))
 
 
-def write_class_pages(folder: str | Path, st: Standings) -> None:
-    """Write ``replays/`` and ``bots/<bot>.html`` for the standings ``st`` of ``folder``."""
+def write_class_pages(folder: str | Path, st: Any) -> None:
+    """Write ``replays/`` and ``bots/<bot>.html`` into ``folder``.
+
+    :param st: the folder's standings (:class:`arena.results.Standings`: ``name``, ``meta``,
+        ``rows``, ``cross`` and the rated ``records``); the pages read the journal's lines
+        themselves (they need the actions and the stderr of faults).
+    """
     folder = Path(folder)
-    pages = write_replays(folder, st.records)
+    rated = {r["match_id"] if isinstance(r, dict) else r.match_id for r in st.records}
+    records = [r for r in journal_lines(folder) if r["match_id"] in rated]
+    pages = write_replays(folder, records)
     (folder / "replays").mkdir(exist_ok=True)
-    (folder / "replays" / "index.html").write_text(_index(st.name, st.records, pages), encoding="utf-8")
+    (folder / "replays" / "index.html").write_text(_index(st.name, records, pages), encoding="utf-8")
     (folder / "bots").mkdir(exist_ok=True)
     for r in st.rows:
-        (folder / "bots" / f"{r['bot']}.html").write_text(_bot_page(st, r["bot"], pages), encoding="utf-8")
-
-
-def report_links(st: Standings) -> str:
-    """The ``report.html`` section linking each bot's page and the replays."""
-    bots = " · ".join(f'<a href="bots/{_e(r["bot"])}.html">{_e(r["bot"])}</a>' for r in st.rows)
-    return ('<section id="class-section" style="margin-top:16px"><h2>Bots and replays</h2>'
-            f'<p>A page per bot (its matches, faults with stderr, crosstable row, replays of its losses): {bots}</p>'
-            '<p><a href="replays/index.html">Replays</a> of every match whose deal is complete, move by move, '
-            "from any seat's point of view.</p></section>")
+        (folder / "bots" / f"{r['bot']}.html").write_text(_bot_page(st, records, r["bot"], pages), encoding="utf-8")

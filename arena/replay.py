@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.journal import read_records
+from arena.journal import parse_lines
 from engine import registry
 
 _DEAL = re.compile(r"/d(\d+)/r\d+$")
@@ -46,13 +46,30 @@ class Frame:
     views: dict[int, dict[str, Any]]
 
 
+def journal_lines(folder: str | Path) -> list[dict[str, Any]]:
+    """The complete lines of ``folder/matches.jsonl`` as dicts, actions included (a partial last
+    line ignored, a repeated match id keeping its first record).
+
+    :raises JournalError: naming the file and line of a corrupt record.
+    """
+    path = Path(folder) / "matches.jsonl"
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    data = data[: data.rfind(b"\n") + 1]
+    out: dict[str, dict[str, Any]] = {}
+    for _line, rec in parse_lines(path, data):
+        out.setdefault(str(rec.get("match_id")), rec)
+    return list(out.values())
+
+
 def find_record(folder: str | Path, match: str) -> dict[str, Any]:
     """The record of ``match`` in a results folder: its full id, a unique end of it
     (``d00003/r01``), or its line number in ``matches.jsonl`` (from 1).
 
     :raises ArenaError: naming the folder, for no or several matches.
     """
-    records = read_records(folder)
+    records = journal_lines(folder)
     if not records:
         raise ArenaError(f"{folder}: no recorded match (matches.jsonl is missing or empty)")
     if match.isdigit() and 1 <= int(match) <= len(records):
@@ -120,7 +137,7 @@ def complete_deals(folder: str | Path, records: list[dict[str, Any]] | None = No
     except (OSError, ValueError) as e:
         raise ArenaError(f"{path}: cannot read the recorded tournament ({e})") from e
     schedule = meta.get("schedule") or {} if isinstance(meta, dict) else {}
-    records = read_records(folder) if records is None else records
+    records = journal_lines(folder) if records is None else records
     done = {r["match_id"] for r in records}
     by_deal: dict[int, list[str]] = {}
     for mid in schedule:

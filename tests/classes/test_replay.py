@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from arena.bot_pages import replay_name
+from arena.links import replay_name
 from arena.replay import complete_deals, find_record, frames
 from arena.replay_html import write_page
 from engine import registry
