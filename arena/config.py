@@ -301,7 +301,7 @@ def _errors(e: ValidationError, limit: int = 3, model: type[BaseModel] | None = 
     return "; ".join(parts)
 
 
-def _loc(err: dict) -> str:
+def _loc(err: Any) -> str:
     loc = list(err.get("loc", ()))
     # a union's branch (``int``, ``literal['auto']``) ends the location of a bad value; it is not a key
     while (len(loc) > 1 and err.get("type") != "extra_forbidden" and isinstance(loc[-1], str)
