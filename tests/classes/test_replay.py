@@ -157,3 +157,17 @@ def test_the_terminal_replay_and_the_rule_for_showing_it(results, tmp_path):
     assert arena("replay", str(partial), "d00000/r00", "--seat", "0").returncode == 0
     missing = arena("replay", str(results), "d00009/r00")
     assert missing.returncode == 2 and "no match 'd00009/r00'" in missing.stderr
+
+
+def test_the_cli_writes_a_viewer_for_any_match(results, tmp_path):
+    out = arena("replay", str(results), "d00001/r00", "--seat", "0", "--html", str(tmp_path / "one.html"))
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "one.html").read_text()
+    data = json.loads(text.split('<script id="data" type="application/json">', 1)[1].split("</script>", 1)[0])
+    rec = find_record(results, "d00001/r00")
+    assert list(data["views"]) == ["0"] and not data["everyone"]
+    assert _decode(data["views"]["0"]) == _engine_views(rec, 0)[0]
+    both = arena("replay", str(results), "d00001/r00", "--html", str(tmp_path / "all.html"))
+    assert both.returncode == 0, both.stderr
+    data = json.loads((tmp_path / "all.html").read_text().split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    assert list(data["views"]) == ["0", "1"] and data["everyone"] is True
