@@ -86,10 +86,22 @@ def init_ray(workers: int, address: str | None = None, project_root: str | None 
     try:
         ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
                  configure_logging=False, log_to_driver=False, logging_level=logging.ERROR)
+    except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
+        raise ArenaError(ray_start_failure(e)) from e
     finally:
         restore_after_init(before, sigterm)
     _start_orphan_guard()
     return ray
+
+
+def ray_start_failure(e: BaseException) -> str:
+    """The one-paragraph message for a local Ray that did not start (``e`` its error)."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+    return (f"Ray could not start on this machine ({type(e).__name__}: {first}). Nothing was played. "
+            "Remedies: run without Ray with `arena run --inline` (on 1-2 cores it is also the faster "
+            "way for small tournaments); check free space and permissions of Ray's temporary folder "
+            "(/tmp/ray, or RAY_TMPDIR) and that RAY_ADDRESS is not set to a cluster that is gone; "
+            "Ray's own logs are in /tmp/ray/session_latest/logs")
 
 
 _GUARD_CODE = """

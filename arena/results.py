@@ -99,3 +99,6 @@ def export(folder: str | Path, st: Standings) -> None:
             "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records)}
     render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
     report_html.write_report(folder, st)
+    from arena.bot_pages import write_class_pages
+
+    write_class_pages(folder, st)
