@@ -3,7 +3,9 @@
 Functions here take a ``Game``, a player count and options and assert the engine
 contract: random playouts never crash, the legal set is never empty before the end,
 same seed + same actions = same match, ``public_action`` matches the observation, and
-the determinization audit (a)-(e). ``tests/test_conformance.py`` runs them on every
+the determinization audit (a)-(e), and (f): samples against the exact distribution over
+physical deals, enumerated through the game's own dealing code (:class:`PhysicalDeals`,
+:func:`chi2_physical_deals`). ``tests/test_conformance.py`` runs them on every
 registered game over ``Game.configs``; game test files may call them with more options.
 """
 
@@ -457,21 +459,22 @@ class PhysicalDeals:
         ids: dict[int, int] = {}
         return {c: ids.setdefault(find(c), len(ids)) for c in order}
 
-    def pattern(self, order: list[int]) -> tuple[tuple[int, ...], ...]:
-        """The faces of each class of a deck order."""
-        return tuple(tuple(sorted(self.face[order[i]] for i in cl)) for cl in self.classes)
+    def pattern(self, order: list[int], groups: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+        """The faces in each group of positions (classes, or unions of classes) of a deck order."""
+        return tuple(tuple(sorted(self.face[order[i]] for i in cl)) for cl in groups)
 
-    def order_of(self, pattern: tuple[tuple[int, ...], ...]) -> list[int]:
+    def order_of(self, pattern: tuple[tuple[int, ...], ...], groups: list[list[int]]) -> list[int]:
         """A deck order with this pattern (copies of a face taken in id order)."""
         pools = {f: list(cs) for f, cs in self.copies.items()}
         order = [0] * len(self.order)
-        for cl, faces in zip(self.classes, pattern):
+        for cl, faces in zip(groups, pattern):
             for i, f in zip(cl, faces):
                 order[i] = pools[f].pop()
         return order
 
     def weight(self, pattern: tuple[tuple[int, ...], ...]) -> int:
-        """Number of physical deals with this pattern."""
+        """Number of physical deals with this pattern, up to a factor common to every pattern of
+        the same groups (the orders within a group)."""
         from math import factorial
 
         w = prod(factorial(len(cs)) for cs in self.copies.values())
@@ -481,50 +484,38 @@ class PhysicalDeals:
         return w
 
 
-def world_signature(state: State) -> tuple:
-    """What every seat observes now, and the legal sets along a fixed continuation (always
-    the first legal action) up to the end of the hand: a description of the world in faces
-    (copies renamed give the same signature) that also reaches the stock's order."""
-    obs = json.dumps([state.observation(s) for s in range(state.num_players)], sort_keys=True)
-    s = state.clone()
-    h = s.hand_index()
-    path = []
-    while not s.is_terminal():
-        legal = s.legal_strings()
-        path.append(tuple(legal))
-        s.apply(s.legal_actions()[0])
-        if s.hand_index() != h:
-            path.pop()
-            break
-    return obs, tuple(path)
+def world_signature(state: State) -> str:
+    """What every seat observes: the world in faces (copies renamed give the same signature)."""
+    return json.dumps([state.observation(s) for s in range(state.num_players)], sort_keys=True)
 
 
-def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
-                                budget: int = 6000) -> Counter | None:
-    """The world signatures of every physical deal consistent with ``seat``'s observation after
-    ``actions`` (from the first hand's start), weighted by their number of physical deals.
+class _OverBudget(Exception):
+    """The exact enumeration would need more replays than its budget."""
 
-    Independent of the game's information set and sampler: a flood fill over patterns from
-    the true deal, a move exchanging one card between two classes that ``seat`` does not see
-    at the start (both faces differ); a pattern counts if its deal, replayed through
-    ``State.apply``, gives ``seat``'s observation. :returns: ``None`` past ``budget`` replays.
-    """
-    def replay(order: list[int]) -> list[State]:
-        """The deal replayed through ``actions``; where another seat's action is hidden from
-        ``seat``, every legal action that looks the same to it (each one branch)."""
-        nonlocal replays
+
+class _Replayer:
+    """Replays a deal through a hand's actions, branching over actions hidden from ``seat``."""
+
+    def __init__(self, deals: PhysicalDeals, actions: list, seat: int, budget: int) -> None:
+        self.deals, self.actions, self.seat, self.budget = deals, actions, seat, budget
+        self.replays = 0
+
+    def __call__(self, order: list[int]) -> list[State]:
+        """The deal replayed; where another seat's action is hidden from ``seat``, every legal
+        action that looks the same to it (one branch each). Illegal replays give no state."""
+        seat, actions, fmt = self.seat, self.actions, self.deals.game.format_action
         ends = []
-        todo = [(deals.start(order), 0)]
+        todo = [(self.deals.start(order), 0)]
         while todo:
-            replays += 1
-            if replays > budget:
+            self.replays += 1
+            if self.replays > self.budget:
                 raise _OverBudget
             st, i = todo.pop()
             try:
                 while i < len(actions):
                     a = actions[i]
                     shown = st.public_action(a, seat)
-                    if st.current_player() != seat and shown != deals.game.format_action(a):
+                    if st.current_player() != seat and shown != fmt(a):
                         for alt in st.legal_actions():
                             if alt != a and st.public_action(alt, seat) == shown:
                                 branch = st.clone()
@@ -537,65 +528,104 @@ def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
             ends.append(st)
         return ends
 
-    replays = 0
+
+def _moves(pat: tuple, movable: list[tuple[int, int]], hidden: list[int]):
+    """Patterns one exchange away: a movable (group, face) card against a card of another
+    hidden group with another face."""
+    for x, f in movable:
+        if f not in pat[x]:
+            continue
+        for y in hidden:
+            if y == x:
+                continue
+            for g in set(pat[y]):
+                if g == f:
+                    continue
+                nxt = list(pat)
+                a = list(pat[x])
+                a.remove(f)
+                b = list(pat[y])
+                b.remove(g)
+                nxt[x] = tuple(sorted(a + [g]))
+                nxt[y] = tuple(sorted(b + [f]))
+                yield tuple(nxt)
+
+
+def _groups(deals: PhysicalDeals, replay: _Replayer, target: list) -> list[list[int]]:
+    """The deal's classes, with classes merged whose exchange changes no seat's observation
+    after the actions (the undrawn part of a stock: its order shows nowhere yet)."""
+    base = deals.order
+    groups: list[list[int]] = []
+    for cl in deals.classes:
+        for g in groups:
+            q = next((i for i in g if deals.face[base[i]] != deals.face[base[cl[0]]]), None)
+            if q is None:
+                continue
+            ends = replay(deals._swapped(base, cl[0], q))
+            if ends and world_signature(ends[0]) == target[0]:
+                g.extend(cl)
+                break
+        else:
+            groups.append(list(cl))
+    return groups
+
+
+def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
+                                budget: int = 6000) -> Counter | None:
+    """The world signatures of every physical deal consistent with ``seat``'s observation after
+    ``actions`` (from the first hand's start), weighted by their number of physical deals.
+
+    Independent of the game's information set and sampler. Positions are grouped
+    (:func:`_groups`); a flood fill over patterns from the true deal, one exchange of cards
+    between two groups that ``seat`` does not see at the start at a time (a card whose every
+    exchange at the true deal is inconsistent stays in its group: a card that was played
+    from there); a pattern counts if its deal, replayed through ``State.apply``, gives
+    ``seat``'s observation. A region the fill misses would show as sampled worlds outside
+    the result, never as a pass. :returns: ``None`` past ``budget`` replays.
+    """
+    replay = _Replayer(deals, actions, seat, budget)
     try:
-        return _enumerate(deals, seat, replay, budget)
+        true = replay(deals.order)
+        assert true, f"{deals.game.name}: the hand does not replay from its own deal"
+        target = true[0].observation(seat)
+        groups = _groups(deals, replay, [world_signature(true[0])])
+        start_obs = deals.start(deals.order).observation(seat)
+        face, order = deals.face, deals.order
+        hidden = []
+        for k, g in enumerate(groups):
+            others = [m[0] for j, m in enumerate(groups) if j != k and face[order[m[0]]] != face[order[g[0]]]]
+            if any(deals.start(deals._swapped(order, g[0], q)).observation(seat) == start_obs for q in others):
+                hidden.append(k)  # else every exchange shows: seat sees this group at the start
+        root = deals.pattern(order, groups)
+        movable = []
+        for x in hidden:
+            for f in set(root[x]):
+                for nxt in _moves(root, [(x, f)], hidden):
+                    if any(st.observation(seat) == target for st in replay(deals.order_of(nxt, groups))):
+                        movable.append((x, f))
+                        break
+        out: Counter = Counter()
+        seen = {root}
+        queue = [root]
+        while queue:
+            pat = queue.pop()
+            ends = [st for st in replay(deals.order_of(pat, groups)) if st.observation(seat) == target]
+            for st in ends:
+                out[world_signature(st)] += deals.weight(pat)
+            if ends:
+                for nxt in _moves(pat, movable, hidden):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        queue.append(nxt)
+                if len(seen) > budget:
+                    raise _OverBudget
+        return out
     except _OverBudget:
         return None
 
 
-class _OverBudget(Exception):
-    """The exact enumeration would need more replays than its budget."""
-
-
-def _enumerate(deals: PhysicalDeals, seat: int, replay, budget: int) -> Counter:
-    """The flood fill over patterns of :func:`exact_physical_distribution`."""
-    true = replay(deals.order)
-    assert true, f"{deals.game.name}: the hand does not replay from its own deal"
-    target = true[0].observation(seat)
-    start_obs = deals.start(deals.order).observation(seat)
-    hidden = []
-    for k, cl in enumerate(deals.classes):
-        others = [m[0] for j, m in enumerate(deals.classes) if j != k
-                  and deals.face[deals.order[m[0]]] != deals.face[deals.order[cl[0]]]]
-        if not any(deals.start(deals._swapped(deals.order, cl[0], q)).observation(seat) == start_obs
-                   for q in others):
-            continue  # every exchange with another class shows: seat sees this class at the start
-        hidden.append(k)
-    root = deals.pattern(deals.order)
-    seen = {root}
-    queue = [root]
-    out: Counter = Counter()
-    while queue:
-        if len(queue) > budget:
-            raise _OverBudget
-        pat = queue.pop()
-        ends = [st for st in replay(deals.order_of(pat)) if st.observation(seat) == target]
-        if not ends:
-            continue
-        for st in ends:
-            out[world_signature(st)] += deals.weight(pat)
-        for x, y in combinations(hidden, 2):
-            for f in set(pat[x]):
-                for g in set(pat[y]):
-                    if f == g:
-                        continue
-                    nxt = list(pat)
-                    a = list(pat[x])
-                    a.remove(f)
-                    b = list(pat[y])
-                    b.remove(g)
-                    nxt[x] = tuple(sorted(a + [g]))
-                    nxt[y] = tuple(sorted(b + [f]))
-                    key = tuple(nxt)
-                    if key not in seen:
-                        seen.add(key)
-                        queue.append(key)
-    return out
-
-
-def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: int = 6000,
-                        tries: int = 6, max_categories: int = 300) -> bool:
+def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: int = 2500,
+                        tries: int = 3, max_categories: int = 150) -> bool:
     """Audit (f): the sampler's worlds against the exact distribution over physical deals.
 
     A first hand is played at random; from its last positions backwards, for a random seat,
@@ -627,7 +657,7 @@ def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: in
         for a in prefix:
             state.apply(a)
         info = game.infoset(json.loads(json.dumps(state.observation(seat))))
-        samples = max(1000, 25 * len(exact))
+        samples = max(800, 20 * len(exact))
         got: Counter = Counter(world_signature(info.sample(rng)) for _ in range(samples))
         stray = set(got) - set(exact)
         assert not stray, f"{game.name}: the sampler gave {len(stray)} world(s) no physical deal gives"

@@ -588,6 +588,17 @@ def test_copy_odds_toy_deck_one_in_five():
     assert binomtest(kept_a, kept, 1 / 3).pvalue < 1e-6
 
 
+def test_conformance_physical_deal_audit_passes_and_catches_the_old_draw(monkeypatch):
+    # the generic audit (f) of tests/conformance.py, independent of the infoset, on Argute
+    from engine.core import InfoSet
+    from engine.games.argute.infoset import ArguteInfoSet
+
+    assert cf.chi2_physical_deals(G, 2, {}, seed=0)
+    monkeypatch.setattr(ArguteInfoSet, "sample", InfoSet.sample)  # every draw kept (before CA-R4's revision)
+    with pytest.raises(AssertionError, match="χ² rejects"):
+        cf.chi2_physical_deals(G, 2, {}, seed=0)
+
+
 def test_rules_copy_matches_shared():
     shared = Path("/work/shared/rules/argute.md")
     ours = Path(__file__).resolve().parents[2] / "docs" / "rules" / "argute.md"
