@@ -192,7 +192,7 @@ def start_local(ray: Any, workers: int) -> None:
         raise ArenaError(
             f"cannot start the local Ray instance ({type(error).__name__}: {str(error)[:300]}). Remedies: "
             "the machine may be overloaded or short of memory (run again, or with fewer --workers); check "
-            f"that {private_dir()} is on a disk with free space; or run with --inline (no Ray). Nothing "
+            f"that {os.path.dirname(private_dir())} has free space; or run with --inline (no Ray). Nothing "
             "recorded was lost") from error
     _start_orphan_guard()
 

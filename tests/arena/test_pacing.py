@@ -88,3 +88,37 @@ def test_forced_delay_is_the_seats_median_then_the_matchs():
     m.move_ms = [[5.0, 7.0], [10.0, 30.0, 20.0]]
     assert m.forced_delay_ms(0) == pytest.approx(6.0)
     assert m.forced_delay_ms(1) == pytest.approx(20.0)
+
+
+def test_preset_competition_bundles_sandbox_network_strict_faults_and_pacing(tmp_path):
+    from arena import config as cfg
+    from arena.errors import ConfigError
+    from arena.schedule import build_schedule
+
+    base = textwrap.dedent("""
+        defaults:
+          limits: {network: allow, sandbox: none}
+        bots:
+          a: {cmd: [python, a.py]}
+          b: {cmd: [python, b.py]}
+        tournaments:
+          - name: cup
+            game: agram
+            players: 2
+            bots: [a, b]
+            deals: 1
+            preset: competition
+        """)
+    (tmp_path / "t.yaml").write_text(base)
+    (t,) = cfg.load(tmp_path / "t.yaml")
+    limits, policy = t.limits(), t.fault_policy()
+    assert (limits.sandbox, limits.network) == ("required", "deny")  # over the defaults
+    assert (policy.policy, policy.disable_after) == ("forfeit", 3)
+    assert all(s.pace_forced and s.limits == limits for s in build_schedule(t, "salt"))
+    plain = base.replace("    preset: competition\n", "")
+    (tmp_path / "p.yaml").write_text(plain)
+    (p,) = cfg.load(tmp_path / "p.yaml")
+    assert not any(s.pace_forced for s in build_schedule(p, "salt")) and p.limits().sandbox == "none"
+    (tmp_path / "bad.yaml").write_text(base + "    limits: {network: allow}\n")
+    with pytest.raises(ConfigError, match=r"'competition' sets limits.network itself"):
+        cfg.load(tmp_path / "bad.yaml")
