@@ -99,6 +99,7 @@ class MatchSpec:
     :ivar bot_seeds: per seat, the ``seed`` sent in ``start``.
     :ivar wall_s: wall budget of the whole match, seconds.
     :ivar bot_commands: per seat ``{"cmd": [...], "version": ...}`` (recorded; part of the fingerprint).
+    :ivar pace_forced: forced moves take as long as the seat's median decision (``preset: competition``).
     """
 
     match_id: str
@@ -120,6 +121,7 @@ class MatchSpec:
     limits: Limits = field(default_factory=Limits)
     wall_s: float = 600.0
     bot_commands: tuple = ()
+    pace_forced: bool = False
 
 
 @dataclass
