@@ -380,12 +380,14 @@ class BotProcess:
         if self.fresh:
             return
         try:
-            entries = list(os.scandir(self.visible_workdir()))
+            where = self.visible_workdir()
+            dev = os.stat(where).st_dev
+            entries = list(os.scandir(where))
         except OSError:
             return
         for entry in entries:
             try:
-                if os.path.ismount(entry.path):
+                if entry.stat(follow_symlinks=False).st_dev != dev:  # a mount point
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)

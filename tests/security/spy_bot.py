@@ -12,6 +12,8 @@ plays the first legal action like any bot.
   HEX encodes (so that it is not in the command line of the spy's own sandbox);
 * ``listdir PATH``: a folder (``/tmp/ray``) can be listed and is not empty;
 * ``tcp HOST:PORT``: a TCP connection to HOST:PORT succeeds (the spy sends ``spy``);
+* ``write PATH``: a file can be created at PATH (outside the working folder);
+* ``caps``: the spy holds capabilities (as root it could undo the sandbox's mounts);
 * ``daemon MARKER``: double fork, ``setsid``, cleared environment, ``exec`` a sleeper whose
   command line holds MARKER (the test looks for it after the match);
 * ``memory MB``: an escaped (double-forked, ``setsid``) child holds MB MiB; the spy waits 3 s
@@ -197,6 +199,16 @@ def try_leak():
             report(True, f"connected to {ARG}")
         except OSError as e:
             report(False, f"{ARG}: {e}")
+    elif LEAK == "write":
+        try:
+            with open(ARG, "w") as f:
+                f.write("spy was here")
+            report(True, f"wrote {ARG}")
+        except OSError as e:
+            report(False, f"{ARG}: {e}")
+    elif LEAK == "caps":
+        eff = next(x for x in read("/proc/self/status").decode().splitlines() if x.startswith("CapEff:"))
+        report(int(eff.split()[1], 16) != 0, eff)
     elif LEAK == "daemon":
         try_daemon(ARG)
     elif LEAK == "memory":

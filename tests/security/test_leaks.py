@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -147,6 +148,25 @@ def test_no_connection_to_a_listener_on_loopback(tmp_path, mode):
         t.join(5)
     assert verdict(lines, "tcp") == expect(mode), lines
     assert (got == [b"spy"]) == (mode == "none"), got
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_files_outside_the_working_folder_are_read_only(tmp_path, mode):
+    # outside /tmp (the sandbox's /tmp is private anyway): the project, other bots, the results
+    victim = tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp")
+    try:
+        lines, _ = spy_run(tmp_path, mode, "write", os.path.join(victim, "planted.py"))
+        assert verdict(lines, "write") == expect(mode), lines
+        assert os.path.exists(os.path.join(victim, "planted.py")) == (mode == "none")
+    finally:
+        shutil.rmtree(victim, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_capabilities_inside_the_sandbox(tmp_path, mode):
+    require(mode != "none" or os.geteuid() == 0, "unsandboxed, only root holds capabilities")
+    lines, _ = spy_run(tmp_path, mode, "caps")
+    assert verdict(lines, "caps") == expect(mode), lines
 
 
 def _daemons(marker: str) -> list[psutil.Process]:
