@@ -8,9 +8,10 @@ wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working dire
 Memory is limited by resident size: the RSS of the process and its descendants is polled
 (by :meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``.
 Killing (:meth:`BotProcess.kill`) sends SIGTERM to the group and to every known
-descendant (also those that started their own session), then SIGKILL after a short grace,
-and reaps the leader and any orphan re-parented to the arena (see
-:mod:`arena.process.reaping`).
+descendant (also those that started their own session; in a sandbox, to the processes
+inside it only), then SIGKILL after a short grace, and reaps the leader and any orphan
+re-parented to the arena (see :mod:`arena.process.reaping`). The grace ends as soon as no
+target is running any more: zombies have died (:func:`~arena.process.reaping.pid_running`).
 """
 
 from __future__ import annotations
