@@ -25,6 +25,12 @@ from tests.arena.conftest import GREEDY, RANDOM, spec
 from tests.conftest import require
 
 
+@pytest.fixture(autouse=True)
+def plain_auto(monkeypatch):
+    """``auto`` as shipped (CI also runs this package with ``$CARDARENA_SANDBOX_AUTO=unshare``)."""
+    monkeypatch.delenv(sandbox.AUTO_ENV, raising=False)
+
+
 @pytest.fixture
 def no_tools(tmp_path, monkeypatch):
     """A PATH on which neither bubblewrap nor unshare (nor anything else) is found."""
