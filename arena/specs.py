@@ -2,7 +2,7 @@
 
 The driver (``arena/driver.py``) builds these from the validated config
 (``arena/config.py``); a worker receives them and builds the bot processes itself
-(``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process.py``).
+(``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process/``).
 """
 
 from __future__ import annotations
