@@ -61,8 +61,9 @@ class LimitsModel(_Strict):
     max_rss_mb: Int = Field(2048, ge=16)
     cpu_s: Int | None = Field(None, ge=1)
     max_open_files: Int = Field(64, ge=8)
-    network: Literal["allow", "deny"] = "allow"
-    sandbox: Literal["none", "bwrap"] = "none"
+    max_disk_mb: Int = Field(256, ge=1)
+    network: Literal["allow", "deny"] = "deny"
+    sandbox: Literal["auto", "required", "bwrap", "unshare", "none"] = "auto"
     bot_user: str | None = None
 
 
