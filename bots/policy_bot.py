@@ -69,6 +69,18 @@ def load_callable(spec: str) -> Callable[..., Any]:
     return fn
 
 
+def warm_up(ctx: sdk.Context) -> None:
+    """At ``start``: build the game's action list and layout (cached) before answering ``ready``,
+    so the first decision is as fast as the others."""
+    from bots.rl.actions import ActionSpace
+    from bots.rl.layouts import layout
+    from engine import registry
+
+    game = registry.get_game(ctx.game)
+    ActionSpace.of(game)
+    layout(game, ctx.players, ctx.options)
+
+
 def make_act(policy: Policy, label: str) -> sdk.ActFn:
     """An ``act(observation, legal, ctx)`` for :func:`bots.sdk.run` around ``policy``."""
     from bots.rl.actions import ActionSpace
@@ -111,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             if not callable(fn):
                 raise PolicyError(f"--policy {args.policy!r} with --weights: the factory returned "
                                   f"{type(fn).__name__}, not a callable policy")
-        return sdk.run(make_act(fn, args.policy), name=args.name, version="1")
+        return sdk.run(make_act(fn, args.policy), name=args.name, version="1", on_start=warm_up)
     except PolicyError as e:
         sdk.log(f"policy_bot: {e}")
         return 2

@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bots.rl.gym_env import CardArenaGymEnv
+# the envs (gymnasium, pettingzoo) are imported by train/evaluate only: load() needs numpy alone,
+# so the policy bot starts fast
 
 
 def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -43,6 +44,8 @@ def train(game: str = "agram", players: int = 2, episodes: int = 20000, lr: floa
     :param log_every: print the running mean reward every that many episodes (0: silent).
     :returns: ``{"W": float32[N, D], "b": float32[N], "meta": json string}``.
     """
+    from bots.rl.gym_env import CardArenaGymEnv
+
     env = CardArenaGymEnv(game, players, opponents=opponents)
     rng = np.random.default_rng(seed)
     d, n = env.layout.size, env.space.size
@@ -102,6 +105,8 @@ def load(path: str) -> Callable[[np.ndarray, np.ndarray], int]:
 def evaluate(policy: Callable[[np.ndarray, np.ndarray], int], game: str = "agram", players: int = 2,
              matches: int = 1000, seed: int = 1, opponents: str = "random") -> np.ndarray:
     """The policy's reward in each of ``matches`` matches (seats drawn per match), as an array."""
+    from bots.rl.gym_env import CardArenaGymEnv
+
     env = CardArenaGymEnv(game, players, opponents=opponents)
     out = np.zeros(matches)
     obs, _ = env.reset(seed=seed)
