@@ -57,7 +57,12 @@ def tokens(name: str, get: Getter, vocab: Sequence[str], doc: str, scale: float 
             if t is None or t == "?":
                 continue
             out[index[str(t)]] += 1.0 / scale
-    return Field(name, len(vocab), doc, fill)
+    return Field(name, len(vocab), doc + _scaled(scale), fill)
+
+
+def _scaled(scale: float) -> str:
+    """`` / scale`` for a field's doc (nothing for 1)."""
+    return f" / {scale:g}" if scale != 1 else ""
 
 
 def seat_tokens(name: str, get: Getter, vocab: Sequence[str], n: int, doc: str) -> Field:
@@ -80,7 +85,7 @@ def per_seat(name: str, get: Getter, n: int, doc: str, scale: float = 1.0) -> Fi
         for s, x in enumerate(values):
             if x is not None:
                 out[rel(obs, s)] = float(x) / scale
-    return Field(name, n, doc + " (per seat, own first)", fill)
+    return Field(name, n, doc + _scaled(scale) + " (per seat, own first)", fill)
 
 
 def seat_flags(name: str, get: Getter, n: int, doc: str) -> Field:
@@ -105,7 +110,7 @@ def number(name: str, get: Getter, doc: str, scale: float = 1.0) -> Field:
         x = get(obs)
         if x is not None:
             out[0] = float(x) / scale
-    return Field(name, 1, doc + (f" / {scale:g}" if scale != 1 else ""), fill)
+    return Field(name, 1, doc + _scaled(scale), fill)
 
 
 def onehot(name: str, get: Getter, choices: Sequence[Any], doc: str) -> Field:
@@ -128,7 +133,7 @@ def per_side(name: str, get: Getter, teams: Sequence[Sequence[int]], doc: str, s
         for i, x in enumerate(get(obs) or ()):
             if x is not None:
                 out[(i - own) % m] = float(x) / scale
-    return Field(name, m, doc + " (per side, own side first)", fill)
+    return Field(name, m, doc + _scaled(scale) + " (per side, own side first)", fill)
 
 
 def side_tokens(name: str, get: Getter, teams: Sequence[Sequence[int]], vocab: Sequence[str], doc: str) -> Field:

@@ -40,7 +40,7 @@ def env_configs() -> Iterator[tuple[str, int, dict]]:
     ``Game.configs`` plus every player count it supports with default options (no repeats)."""
     for game in registry.all_games():
         seen: set[str] = set()
-        counts = [(n, {}) for n in range(game.min_players, game.max_players + 1)]
+        counts: list[tuple[int, dict]] = [(n, {}) for n in range(game.min_players, game.max_players + 1)]
         for n, opts in list(game.configs) + counts:
             try:
                 game.check_players(n)

@@ -138,3 +138,13 @@ def test_encodings_hold_no_hidden_information(cfg):
                                   for t in range(n) if t != seat)
     assert differ > 0, f"{name}: no sampled world differed from the true one: the check proves nothing"
     assert others_see > 0, f"{name}: the encodings never reflect the hidden cards that changed"
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_docs_show_the_current_layout(name):
+    """docs/rl.md holds each game's layout table as bots/rl/layouts.py builds it."""
+    from pathlib import Path
+
+    game = registry.get_game(name)
+    doc = (Path(__file__).resolve().parent.parent.parent / "docs" / "rl.md").read_text()
+    assert layout(game, game.min_players).markdown() in doc, "regenerate with python -m bots.rl.layouts"

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     params = train(args.game, args.players, args.episodes, args.lr, args.seed, args.opponents,
                    log_every=max(1, args.episodes // 10))
-    np.savez(args.out, **params)
+    np.savez(args.out, W=params["W"], b=params["b"], meta=params["meta"])
     t1 = time.perf_counter()
     r = evaluate(greedy_policy(params["W"], params["b"]), args.game, args.players, args.eval,
                  seed=args.seed + 1, opponents=args.opponents)
