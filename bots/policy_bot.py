@@ -119,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.weights is not None:
             if not os.path.isfile(args.weights):
                 raise PolicyError(f"--weights {args.weights!r}: no such file")
-            fn = fn(args.weights)
+            try:
+                fn = fn(args.weights)
+            except Exception as e:  # noqa: BLE001 - any failure to load is reported in one line
+                raise PolicyError(f"--policy {args.policy!r} could not load --weights {args.weights!r}: "
+                                  f"{type(e).__name__}: {e}") from None
             if not callable(fn):
                 raise PolicyError(f"--policy {args.policy!r} with --weights: the factory returned "
                                   f"{type(fn).__name__}, not a callable policy")

@@ -11,6 +11,7 @@ import pytest
 from bots.rl.actions import ActionSpace, ActionSpaceError, all_actions
 from bots.rl.layouts import LAYOUTS, layout
 from engine import registry
+from tests.conformance import audit_position
 from tests.rl.helpers import CONFIGS, config_id, positions
 
 # sizes derivable from the rules' action lists
@@ -109,9 +110,10 @@ def test_observation_of_another_game_is_refused():
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=config_id)
 def test_encodings_hold_no_hidden_information(cfg):
-    """The engine's observation-purity check applied to the encodings: worlds sampled from a
-    seat's information set (the same observation, other hidden cards) encode identically
-    for that seat, through the env's own observe(); and the sampled worlds really differ."""
+    """The engine's observation-purity check (tests/conformance.py ``audit_position``) run on
+    each position, then applied to the encodings: worlds sampled from a seat's information set
+    (the same observation, other hidden cards) encode identically for that seat, through the
+    env's own observe(); the sampled worlds really differ, and other seats' encodings see it."""
     from bots.rl.env import CardArenaEnv
 
     name, n, opts = cfg
@@ -121,6 +123,7 @@ def test_encodings_hold_no_hidden_information(cfg):
     differ = others_see = 0
     for k, state in enumerate(positions(game, n, opts, seed=3, count=3)):
         for seat in range(n) if n <= 5 else (0, n - 1):
+            audit_position(game, state, seat, samples=2, seed=k)   # the suite's check on the dicts
             obs = json.loads(json.dumps(state.observation(seat)))
             env.state = state
             want = env.observe(f"player_{seat}")

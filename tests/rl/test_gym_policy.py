@@ -106,11 +106,50 @@ def run_arena(*args, timeout=300):
                           timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"})
 
 
+def policy_bot(*args, stdin=""):
+    return subprocess.run([sys.executable, str(ROOT / "bots" / "policy_bot.py"), *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def test_policy_bot_load_errors_are_one_line(tmp_path):
+    missing = policy_bot("--policy", "bots.rl.examples.reinforce:load", "--weights", str(tmp_path / "none.npz"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not a zip")
+    bad = policy_bot("--policy", "bots.rl.examples.reinforce:load", "--weights", str(junk))
+    assert bad.returncode == 2 and "could not load --weights" in bad.stderr and "Traceback" not in bad.stderr
+    nomod = policy_bot("--policy", "no_such_module_x:policy")
+    assert nomod.returncode == 2 and "cannot import 'no_such_module_x'" in nomod.stderr
+
+
+def test_policy_bot_from_a_py_file_plays_a_legal_action(tmp_path):
+    """A policy named by a .py file path answers start and act over the real protocol."""
+    import json
+
+    from engine.registry import get_game
+
+    (tmp_path / "mine.py").write_text("import numpy as np\n"
+                                      "def policy(x, mask):\n    return int(np.flatnonzero(mask)[-1])\n")
+    state = get_game("sedma").new_match(2, 3)
+    seat = state.current_player()
+    msgs = [{"type": "start", "protocol": 1, "game": "sedma", "players": 2, "seat": seat, "seed": 1,
+             "options": state.observation(seat)["options"]},
+            {"type": "act", "id": 7, "observation": state.observation(seat), "legal": state.legal_strings()}]
+    out = policy_bot("--policy", f"{tmp_path / 'mine.py'}:policy", stdin="".join(json.dumps(m) + "\n" for m in msgs))
+    assert out.returncode == 0, out.stderr
+    ready, action = (json.loads(line) for line in out.stdout.splitlines())
+    assert ready["type"] == "ready" and action["id"] == 7
+    legal = state.legal_strings()
+    space_last = max(legal, key=lambda t: get_game("sedma").parse_action(t))
+    assert action["action"] == space_last    # the highest index of the sorted action list
+
+
 @pytest.mark.slow
 def test_training_beats_random_and_the_policy_passes_arena_doctor(tmp_path):
     """The docs/rl.md example at reduced size (1,500 episodes, seed 0) beats random on 1,000
     new Agram matches (binomial test, alpha = 0.001); saved to .npz and entered with
-    policy_bot.py, it passes the real `arena doctor`, and a bad policy path fails it."""
+    policy_bot.py, it passes the real `arena doctor` (a bad policy path fails it) and plays
+    a tournament without a fault."""
     from scipy.stats import binomtest
 
     from bots.rl.examples.reinforce import evaluate, greedy_policy, train
@@ -129,3 +168,17 @@ def test_training_beats_random_and_the_policy_passes_arena_doctor(tmp_path):
     bad = run_arena("doctor", "agram", "--matches", "1", "--", sys.executable, "bots/policy_bot.py",
                     "--policy", "bots.rl.examples.reinforce:nope")
     assert bad.returncode == 1 and "has no callable 'nope'" in bad.stdout
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(f"""
+bots:
+  random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+  reinforce: {{cmd: [python, {ROOT}/bots/policy_bot.py, --policy, "bots.rl.examples.reinforce:load", --weights, {path}]}}
+tournaments:
+  - {{name: rl, game: agram, players: 2, bots: [random, reinforce], deals: 10}}
+""")
+    run = run_arena("run", str(cfg), "-t", "rl", "--inline", "--quiet", "--results", str(tmp_path / "res"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    import json
+    records = [json.loads(line) for line in open(tmp_path / "res" / "rl" / "matches.jsonl")]
+    assert len(records) == 20
+    assert all(r["status"] == "ok" and r["faults"] == [] for r in records)
