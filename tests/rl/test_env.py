@@ -121,3 +121,15 @@ def test_max_steps_truncates():
         obs = e.observe(e.agent_selection)
         e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert all(e.truncations.values()) and not any(e.terminations.values())
+
+
+def test_ansi_render_is_the_acting_seats_json():
+    import json
+
+    from bots.rl.env import raw_env
+
+    e = raw_env("cuckoo", 3, render_mode="ansi")
+    e.reset(seed=4)
+    seat = e.state.current_player()
+    assert json.loads(e.render()) == e.state.observation(seat)
+    assert raw_env("cuckoo", 3).render() is None
