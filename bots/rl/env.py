@@ -85,7 +85,19 @@ class CardArenaEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.space.size) for a in self.possible_agents}
         self._rng = np.random.default_rng()
-        self.state: State | None = None
+        self._state: State | None = None
+        self._seen: dict[int, dict[str, Any]] = {}
+
+    @property
+    def state(self) -> State | None:
+        """The match being played (None before the first reset)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: State | None) -> None:
+        """Replace the match (tests put sampled worlds here); forgets the cached observations."""
+        self._state = value
+        self._seen = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The ``Dict(observation=Box, action_mask=Box)`` space of ``agent``."""
@@ -112,15 +124,24 @@ class CardArenaEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._select()
 
+    def _observation(self, seat: int) -> dict[str, Any]:
+        """``state.observation(seat)``, computed once per step (infos and observe share it)."""
+        obs = self._seen.get(seat)
+        if obs is None:
+            assert self.state is not None
+            obs = self._seen[seat] = self.state.observation(seat)
+        return obs
+
     def _select(self) -> None:
         """Point ``agent_selection`` at the seat to act and fill its info."""
         state = self.state
         assert state is not None
         seat = state.current_player()
+        self._seen = {}
         self.agent_selection = self.possible_agents[seat]
         for a in self.agents:
             self.infos[a] = {}
-        self.infos[self.agent_selection] = {"observation": state.observation(seat),
+        self.infos[self.agent_selection] = {"observation": self._observation(seat),
                                             "legal": state.legal_strings()}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -128,7 +149,7 @@ class CardArenaEnv(AECEnv):
         state = self.state
         assert state is not None, "call reset() first"
         seat = self.agent_seat[agent]
-        vec = self.layout.encode(state.observation(seat))
+        vec = self.layout.encode(self._observation(seat))
         if not state.is_terminal() and state.current_player() == seat:
             mask = self.space.mask(state.legal_actions())
         else:
@@ -169,11 +190,12 @@ class CardArenaEnv(AECEnv):
         """Terminal: rank rewards (partners share), every agent's final observation in its info."""
         outcome = state.outcome()
         rewards = outcome.rewards(self.teams)
+        self._seen = {}
         for a in self.agents:
             seat = self.agent_seat[a]
             self.rewards[a] = float(rewards[seat])
             self.terminations[a] = True
-            self.infos[a] = {"observation": state.observation(seat), "outcome": outcome.to_json()}
+            self.infos[a] = {"observation": self._observation(seat), "outcome": outcome.to_json()}
         self.agent_selection = self.agents[0]
 
     def render(self) -> str | None:
