@@ -12,7 +12,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import (
     GameOverError,
@@ -21,9 +21,15 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
+from engine.sampling import Sampler, SamplingProblem
 from engine.seeds import hand_rng
 
-Action = Hashable
+if TYPE_CHECKING:
+    from typing import Self
+
+#: an action: a per-game hashable value (an int or a tuple) that never depends on the state;
+#: ``Any`` for the type checker, so that each game's methods may name their own action type
+Action = Any
 Seat = int
 
 
@@ -401,18 +407,31 @@ class SnapshotState(State):
     overrides :meth:`hand_history`.
     """
 
-    __slots__ = ()
+    __slots__ = ("start",)
 
-    def _snapshot(self) -> None:
+    #: the snapshot right after the deal (``None`` only while it is being taken)
+    start: Self | None
+    #: the actions since the deal (a slot of the subclass)
+    hist: list[Action]
+
+    if TYPE_CHECKING:
+        def clone(self) -> Self: ...
+
+    def _snapshot(self: Self) -> None:
         """Keep a copy of this state, taken right after the deal, as the hand's ``start``."""
         self.start = None  # set before the first deal's clone; the copy never keeps the old snapshot
         snap = self.clone()
         snap.start = snap
         self.start = snap
 
+    def _deal_snapshot(self) -> Self:
+        """The (shared, not copied) snapshot right after the current hand's deal."""
+        assert self.start is not None, "_snapshot() runs at every deal"
+        return self.start
+
     def hand_start(self) -> State:
         """A copy of this state right after the current hand was dealt."""
-        return self.start.clone()
+        return self._deal_snapshot().clone()
 
     def hand_history(self) -> list[Action]:
         """The actions applied since the current hand was dealt, in order."""
@@ -435,7 +454,7 @@ class InfoSet(ABC):
     def __init__(self, observation: Mapping[str, Any]) -> None:
         self.observation = observation
         self.seat: int = int(observation["seat"])
-        self._sampler = None
+        self._sampler: Sampler | None = None
 
     @abstractmethod
     def problem(self) -> SamplingProblem:
@@ -454,10 +473,9 @@ class InfoSet(ABC):
         """
 
     @property
-    def sampler(self):  # -> engine.sampling.Sampler
+    def sampler(self) -> Sampler:
         """The exact sampler of :meth:`problem`, built on first use."""
         if self._sampler is None:
-            from engine.sampling import Sampler
             self._sampler = Sampler(self.problem())
         return self._sampler
 
@@ -473,9 +491,6 @@ class InfoSet(ABC):
         """Number of physical deals (times hidden-choice combinations) consistent with the constraints."""
         return self.sampler.total
 
-
-# late import for type names used above
-from engine.sampling import SamplingProblem  # noqa: E402
 
 __all__ = [
     "Action", "Game", "InfoSet", "Option", "Outcome", "SamplingProblem", "Seat", "State",

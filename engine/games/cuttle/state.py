@@ -13,59 +13,39 @@ from typing import Any
 from engine.cards import cards_of, french_str
 from engine.core import Outcome, SnapshotState, ranks_from_results
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.cuttle.actions import (
     ACES,
-    BEATS,
-    DECLINE,
-    DRAW,
+    COUNTER,
+    DISCARD,
     EIGHTS,
     FIVES,
     FOURS,
     JACKS,
-    K_COUNTER,
     K_DECLINE,
     K_DRAW,
     K_GLASSES,
     K_JACK,
     K_KING,
-    K_ONEOFF,
     K_ONEOFF_T,
     K_PASS,
     K_POINTS,
     K_QUEEN,
     K_SCUTTLE,
-    K_TAKE,
     KINGS,
+    MAIN,
     NINES,
-    NUMBERS,
-    ORDER,
-    PASS,
-    QUEENS,
-    SEVENS,
+    OVER,
+    SEVEN,
     SIXES,
+    TAKE,
     THREES,
     THRESHOLD,
     TWOS,
-    VALUE,
-    card_list,
-    discard_action,
     format_action,
+    points_of,
 )
-
-MAIN, COUNTER, TAKE, DISCARD, SEVEN, OVER = range(6)
-PHASE_NAMES = ("main", "counter", "take", "discard", "seven", "over")
-DRAW_KINDS = ("draw", "five", "seven")
-
-
-def points_of(ctrl_mask: int) -> int:
-    """Sum of the base values of the stacks in ``ctrl_mask`` (§3.2 ``points(p)``)."""
-    total = 0
-    while ctrl_mask:
-        low = ctrl_mask & -ctrl_mask
-        total += VALUE[low.bit_length() - 1]
-        ctrl_mask ^= low
-    return total
+from engine.games.cuttle.legal import compute_legal, plays
+from engine.games.cuttle.observation import observation
 
 
 class CuttleState(SnapshotState):
@@ -86,9 +66,43 @@ class CuttleState(SnapshotState):
         "hands", "deck", "scrap", "ctrl", "jacks", "perm",
         "phase", "to_act", "turn_p", "turns", "passes",
         "susp", "target", "chain", "seven", "frozen", "fresh", "winner",
-        "history", "actors", "options", "start", "init", "draws", "shown", "public", "glimpses", "exposed",
+        "history", "actors", "options", "init", "draws", "shown", "public", "glimpses", "exposed",
         "_legal",
     )
+
+    options: dict[str, Any]
+    hand_limit: int | None
+    nine_freezes: bool
+    max_turns: int
+    dealer: int
+    _seed: int
+    hands: list[int]
+    deck: list[int]
+    scrap: int
+    ctrl: list[int]
+    jacks: dict[int, tuple[int, ...]]
+    perm: list[int]
+    phase: int
+    to_act: int
+    turn_p: int
+    turns: int
+    passes: int
+    susp: list[int]
+    target: int
+    chain: list[int]
+    seven: int
+    frozen: list[int]
+    fresh: list[int]
+    winner: int
+    history: list[int]
+    actors: list[int]
+    init: list[int]
+    draws: list[tuple[int, int, int, tuple[int, ...], bool]]
+    shown: list[tuple[int, int, int]]
+    public: int
+    glimpses: list[list[tuple[int, int]]]
+    exposed: list[int]
+    _legal: list[int] | None
 
     @property
     def num_players(self) -> int:
@@ -249,107 +263,8 @@ class CuttleState(SnapshotState):
         Returns a fresh list (the state keeps its own cached copy for ``apply``).
         """
         if self._legal is None:
-            self._legal = self._compute_legal()
+            self._legal = compute_legal(self)
         return self._legal[:]
-
-    def _targets_2_9(self, p: int) -> int:
-        """Permanents a 2 (destroy) or 9 of ``p`` may target (§3.4, §3.7, ruling C-12)."""
-        if self.perm[1 - p] & QUEENS:
-            return (self.perm[0] | self.perm[1]) & QUEENS
-        m = self.perm[0] | self.perm[1]
-        for js in self.jacks.values():
-            if js:
-                m |= 1 << js[-1]
-        return m
-
-    def _plays(self, cards: int, p: int, out: list[int]) -> None:
-        """Append every play of the cards in ``cards`` by ``p`` (main action or a 7's play)."""
-        o = 1 - p
-        opp_ctrl = self.ctrl[o]
-        q_o = self.perm[o] & QUEENS
-        m = cards
-        targets29 = -1
-        while m:
-            low = m & -m
-            c = low.bit_length() - 1
-            m ^= low
-            if NUMBERS & low:
-                out.append(K_POINTS << 12 | c << 6)
-                t = opp_ctrl & BEATS[c]
-                while t:
-                    lt = t & -t
-                    out.append(K_SCUTTLE << 12 | c << 6 | (lt.bit_length() - 1))
-                    t ^= lt
-                if EIGHTS & low:
-                    out.append(K_GLASSES << 12 | c << 6)
-                elif (ACES | SIXES) & low:
-                    out.append(K_ONEOFF << 12 | c << 6)
-                elif THREES & low:
-                    if self.scrap:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif FOURS & low:
-                    if self.hands[o]:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif (FIVES | SEVENS) & low:
-                    if self.deck:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif (TWOS | NINES) & low:
-                    if targets29 < 0:
-                        targets29 = self._targets_2_9(p)
-                    t = targets29
-                    while t:
-                        lt = t & -t
-                        out.append(K_ONEOFF_T << 12 | c << 6 | (lt.bit_length() - 1))
-                        t ^= lt
-            elif JACKS & low:
-                if not q_o:
-                    t = self.ctrl[0] | self.ctrl[1]
-                    while t:
-                        lt = t & -t
-                        out.append(K_JACK << 12 | c << 6 | (lt.bit_length() - 1))
-                        t ^= lt
-            elif QUEENS & low:
-                out.append(K_QUEEN << 12 | c << 6)
-            else:
-                out.append(K_KING << 12 | c << 6)
-
-    def _compute_legal(self) -> list[int]:
-        ph = self.phase
-        p = self.to_act
-        out: list[int] = []
-        if ph == MAIN:
-            if self.deck:
-                if self.hand_limit is None or self.hands[p].bit_count() < self.hand_limit:
-                    out.append(DRAW)
-            else:
-                out.append(PASS)
-            self._plays(self.hands[p] & ~self.frozen[p], p, out)
-        elif ph == COUNTER:
-            # the player whose card would be countered is the other one (§3.6, §3.7)
-            if not self.perm[1 - p] & QUEENS:
-                m = self.hands[p] & TWOS & ~self.frozen[p]
-                while m:
-                    low = m & -m
-                    out.append(K_COUNTER << 12 | (low.bit_length() - 1) << 6)
-                    m ^= low
-            out.append(DECLINE)
-        elif ph == TAKE:
-            m = self.scrap
-            while m:
-                low = m & -m
-                out.append(K_TAKE << 12 | (low.bit_length() - 1) << 6)
-                m ^= low
-        elif ph == DISCARD:
-            cs = cards_of(self.hands[p])
-            for i in range(len(cs)):
-                for j in range(i + 1, len(cs)):
-                    out.append(discard_action(cs[i], cs[j]))
-        elif ph == SEVEN:
-            self._plays(1 << self.seven, p, out)
-        else:
-            return out
-        out.sort()
-        return out
 
     # ------------------------------------------------------------ apply
 
@@ -362,7 +277,7 @@ class CuttleState(SnapshotState):
         self._require_live()
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            legal = self._legal = compute_legal(self)
         if action not in legal:
             raise self._illegal(action)
         self._legal = None
@@ -380,18 +295,8 @@ class CuttleState(SnapshotState):
                 self.chain.append(c)
                 self.to_act = 1 - p
             return
-        if ph == TAKE:
-            b = 1 << c
-            self.scrap &= ~b
-            self.hands[p] |= b
-            self.exposed[p] |= b
-            self._finish()
-            return
-        if ph == DISCARD:
-            for x in (c, action & 63):
-                self._from_hand(p, x, stamp)
-                self.scrap |= 1 << x
-            self._finish()
+        if ph == TAKE or ph == DISCARD:
+            self._take_or_discard(ph, p, action, stamp)
             return
         # main action or the play of a 7's card
         if kind == K_DRAW:
@@ -435,6 +340,20 @@ class CuttleState(SnapshotState):
             self.phase = COUNTER
             self.to_act = o
             return
+        self._finish()
+
+    def _take_or_discard(self, ph: int, p: int, action: int, stamp: int) -> None:
+        """The answer to a resolved 3 (take card ``c`` from the scrap) or 4 (discard two cards)."""
+        c = action >> 6 & 63
+        if ph == TAKE:
+            b = 1 << c
+            self.scrap &= ~b
+            self.hands[p] |= b
+            self.exposed[p] |= b
+        else:
+            for x in (c, action & 63):
+                self._from_hand(p, x, stamp)
+                self.scrap |= 1 << x
         self._finish()
 
     # ------------------------------------------------------------ helpers
@@ -498,10 +417,15 @@ class CuttleState(SnapshotState):
         if odd:
             self._finish()
             return
-        card = self.susp[-1]
-        b = 1 << card
-        p = self.turn_p
-        o = 1 - p
+        b = 1 << self.susp[-1]
+        if b & (ACES | TWOS | SIXES | NINES):
+            self._table_effect(b)
+        elif not self._hand_effect(b, stamp):
+            return  # an answer is due: the 3's take, the 4's discard or the 7's card
+        self._finish()
+
+    def _table_effect(self, b: int) -> None:
+        """The effect of a resolved A, 2, 6 or 9 (card mask ``b``) on the table (§3.5)."""
         if ACES & b:
             sc = self.scrap | self.ctrl[0] | self.ctrl[1]
             for js in self.jacks.values():
@@ -513,16 +437,42 @@ class CuttleState(SnapshotState):
         elif TWOS & b:
             self._remove_target(self.target)
             self.scrap |= 1 << self.target
-        elif THREES & b:
+        elif SIXES & b:
+            sc = self.scrap | self.perm[0] | self.perm[1]
+            for base, js in self.jacks.items():
+                for j in js:
+                    sc |= 1 << j
+                if len(js) & 1:
+                    self._flip(base)
+            self.scrap = sc
+            self.perm = [0, 0]
+            self.jacks = {}
+        else:  # nine: back to its controller's hand
+            t = self.target
+            side = self._remove_target(t)
+            tb = 1 << t
+            self.hands[side] |= tb
+            self.exposed[side] |= tb
+            if self.nine_freezes:
+                self.frozen[side] |= tb
+                self.fresh[side] |= tb
+
+    def _hand_effect(self, b: int, stamp: int) -> bool:
+        """The effect of a resolved 3, 4, 5 or 7 (card mask ``b``) on hands and deck (§3.5).
+
+        :returns: False if a player must answer first (phase TAKE, DISCARD or SEVEN set).
+        """
+        p = self.turn_p
+        o = 1 - p
+        if THREES & b:
             self.phase = TAKE
             self.to_act = p
-            return
-        elif FOURS & b:
-            n = self.hands[o].bit_count()
-            if n >= 3:
+            return False
+        if FOURS & b:
+            if self.hands[o].bit_count() >= 3:
                 self.phase = DISCARD
                 self.to_act = o
-                return
+                return False
             for x in cards_of(self.hands[o]):
                 self._from_hand(o, x, stamp)
                 self.scrap |= 1 << x
@@ -535,39 +485,19 @@ class CuttleState(SnapshotState):
                 for x in got:
                     self.hands[p] |= 1 << x
                 self._log_draw(p, stamp, 1, got)
-        elif SIXES & b:
-            sc = self.scrap | self.perm[0] | self.perm[1]
-            for base, js in self.jacks.items():
-                for j in js:
-                    sc |= 1 << j
-                if len(js) & 1:
-                    self._flip(base)
-            self.scrap = sc
-            self.perm = [0, 0]
-            self.jacks = {}
-        elif SEVENS & b:
+        else:  # seven: play the deck's top card, or scrap it if it cannot be played
             x = self.deck.pop()
             self._log_draw(p, stamp, 2, (x,))
             self.seven = x
-            plays: list[int] = []
-            self._plays(1 << x, p, plays)
-            if not plays:
-                self._reveal_seven()
-                self.scrap |= 1 << x
-            else:
+            options: list[int] = []
+            plays(self, 1 << x, p, options)
+            if options:
                 self.phase = SEVEN
                 self.to_act = p
-                return
-        else:  # nine: back to its controller's hand
-            t = self.target
-            side = self._remove_target(t)
-            tb = 1 << t
-            self.hands[side] |= tb
-            self.exposed[side] |= tb
-            if self.nine_freezes:
-                self.frozen[side] |= tb
-                self.fresh[side] |= tb
-        self._finish()
+                return False
+            self._reveal_seven()
+            self.scrap |= 1 << x
+        return True
 
     def _finish(self) -> None:
         """The turn's effects are complete: suspended one-offs to the scrap, end the turn."""
@@ -603,63 +533,4 @@ class CuttleState(SnapshotState):
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` has seen (§3.9), JSON-ready; see ``Cuttle.observation_doc``."""
-        o = 1 - seat
-        glasses = bool(self.perm[seat] & EIGHTS)
-        draws = []
-        for (p, stamp, kind, cards, seen) in self.draws:
-            vis = p == seat or seen
-            draws.append([p, stamp, DRAW_KINDS[kind],
-                          [french_str(x) for x in cards] if vis else ["?"] * len(cards)])
-        stacks = []
-        for base in sorted(cards_of(self.ctrl[0] | self.ctrl[1]), key=ORDER.__getitem__):
-            js = self.jacks.get(base, ())
-            side = self._side_of_base(base)
-            stacks.append({"base": french_str(base), "controller": side, "owner": side ^ (len(js) & 1),
-                           "jacks": [french_str(j) for j in js]})
-        if self.phase == COUNTER or (self.susp and self.phase != OVER):
-            oneoff = {"card": french_str(self.susp[-1]), "player": self.turn_p,
-                      "target": french_str(self.target) if self.target >= 0 else None,
-                      "counters": [french_str(x) for x in self.chain],
-                      "suspended": [french_str(x) for x in self.susp]}
-        else:
-            oneoff = None
-        if self.phase == OVER:
-            result = {"winner": self.winner if self.winner in (0, 1) else None,
-                      "reason": "win" if self.winner in (0, 1) else ("passes" if self.passes >= 3 else "max_turns"),
-                      "ranks": list(self.outcome().ranks)}
-        else:
-            result = None
-        fmt = format_action
-        return {
-            "game": "cuttle",
-            "players": 2,
-            "seat": seat,
-            "options": dict(self.options),
-            "hand_index": self.hand_index(),
-            "dealer": self.dealer,
-            "turn": self.turns,
-            "turn_player": self.turn_p,
-            "to_act": self.current_player(),
-            "phase": PHASE_NAMES[self.phase],
-            "hand": card_list(self.hands[seat]),
-            "initial_hand": card_list(self.init[seat]),
-            "hand_sizes": [self.hands[0].bit_count(), self.hands[1].bit_count()],
-            "opponent_hand": card_list(self.hands[o]) if glasses else None,
-            "opponent_known": card_list(self.hands[o] & self.exposed[o]),
-            "known_to_opponent": card_list(self.hands[seat] & self.exposed[seat]),
-            "deck_size": len(self.deck),
-            "scrap": card_list(self.scrap),
-            "stacks": stacks,
-            "permanents": [card_list(self.perm[0]), card_list(self.perm[1])],
-            "points": [self.points(0), self.points(1)],
-            "thresholds": [self.threshold(0), self.threshold(1)],
-            "oneoff": oneoff,
-            "seven_card": french_str(self.seven) if self.seven >= 0 and seat == self.turn_p else None,
-            "frozen": [card_list(self.frozen[0] & self.hands[0]), card_list(self.frozen[1] & self.hands[1])],
-            "passes": self.passes,
-            "draws": draws,
-            "shown": [[p, stamp, french_str(c)] for (p, stamp, c) in self.shown],
-            "glimpses": [[stamp, card_list(m)] for (stamp, m) in self.glimpses[seat]],
-            "actions": [[p, fmt(a)] for p, a in zip(self.actors, self.history, strict=True)],
-            "result": result,
-        }
+        return observation(self, seat)

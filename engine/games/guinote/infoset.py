@@ -25,19 +25,16 @@ Given both stages the deal is rebuilt and the hand's actions are replayed from i
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from engine.cards import parse_spanish
-from engine.core import InfoSet
+from engine.core import Game, InfoSet
 from engine.errors import ActionParseError, InconsistentObservationError
+from engine.games.guinote.actions import NCARDS
 from engine.games.guinote.public import PublicHand, walk
 from engine.games.guinote.state import GuinoteState
-from engine.games.guinote.tables import NCARDS
 from engine.sampling import Sampler, SamplingProblem
-
-if TYPE_CHECKING:
-    from engine.games.guinote.game import Guinote
 
 
 class GuinoteInfoSet(InfoSet):
@@ -49,7 +46,7 @@ class GuinoteInfoSet(InfoSet):
     __slots__ = ("game", "n", "opts", "hand_no", "dealer", "trump_card", "actions", "pub", "dealt",
                  "drawn", "past", "start_scores", "nfd", "locs", "_problem", "_arrangers")
 
-    def __init__(self, game: Guinote, observation: Mapping[str, Any]) -> None:
+    def __init__(self, game: Game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         try:
             if observation["game"] != "guinote":
@@ -164,7 +161,7 @@ class GuinoteInfoSet(InfoSet):
         if len(pool) != 6 + len(draws):
             raise InconsistentObservationError(
                 f"guinote: seat {p} has {len(pool)} cards for {6 + len(draws)} dealt and drawn positions")
-        sizes = []
+        sizes: list[Sequence[int]] = []
         for placed, (r, _) in enumerate(draws):
             m = sum(1 for rounds, _ in pool if rounds >= r) - placed
             if m <= 0:
