@@ -384,3 +384,15 @@ def test_latency_keeps_its_resolution_below_a_millisecond():
     from arena.tables import latency_text
     assert [latency_text(x) for x in (0.083, 0.9994, 2.349, 41.25, 1203.4, None)] == \
         ["83 µs", "999 µs", "2.35 ms", "41.2 ms", "1203 ms", "–"]
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_the_sandbox_mode_is_in_leaderboard_json_and_loud_in_report_html_when_none(tmp_path, mode):
+    folder = make_folder(tmp_path / "demo", demo_records()[:6])
+    meta = json.loads((folder / "tournament.json").read_text())
+    (folder / "tournament.json").write_text(json.dumps({**meta, "sandbox": mode}))
+    export(folder, standings(folder))
+    assert json.loads((folder / "leaderboard.json").read_text())["sandbox"] == mode
+    page = (folder / "report.html").read_text()
+    assert ('id="sandbox-none"' in page) == (mode == "none")
+    assert re.search(rf'<div class="k">sandbox</div><div class="v">{mode}</div>', page)
