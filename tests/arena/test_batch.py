@@ -150,8 +150,8 @@ def test_bot_user_runs_bots_unprivileged(readable_js_bot):
         gen = play_batch(specs, bots_of(a, b), None)
         first = next(gen)
         assert first.status == "ok", first.faults
-        from arena.process import _LEADERS
-        procs = [psutil.Process(pid) for pid in _LEADERS]
+        from arena.process import live_leaders
+        procs = [psutil.Process(pid) for pid in live_leaders()]
         procs += [c for p in procs for c in p.children(recursive=True)]
         uids = {p.uids().real for p in procs if p.name() == "node"}
         assert uids == {pwd.getpwnam("nobody").pw_uid}
@@ -236,7 +236,7 @@ def test_sandbox_that_cannot_start_is_reported_not_counted(tmp_path, monkeypatch
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
-    monkeypatch.setattr("arena.process._SANDBOX_OK", {})
+    # (the sandbox check's cache is keyed by the bwrap found on PATH: this fake one is checked)
     specs = [spec(["env", "random"], deal=0, limits=Limits(sandbox="bwrap"))]
     with pytest.raises(BotSetupError, match="sandbox cannot start.*No permissions to create new namespace"):
         list(play_batch(specs, bots_of(zoo("env", "misbehave.py", "env"), RANDOM), None))
@@ -256,7 +256,7 @@ def test_batch_leaves_no_directory_behind():
     gen = play_batch(specs, bots_of(zoo("crash", "misbehave.py", "crash_mid"), RANDOM), None)
     next(gen)
     root = process.workdir_root()
-    assert os.listdir(root) and len(os.listdir(root)) == len(process._WORKDIRS)  # live processes only
+    assert os.listdir(root) and len(os.listdir(root)) == len(process.live_workdirs())  # live processes only
     list(gen)
     assert not os.path.exists(root)
-    assert not process._WORKDIRS
+    assert not process.live_workdirs()

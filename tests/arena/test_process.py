@@ -108,6 +108,26 @@ def test_kill_escalates_to_sigkill_and_reaps():
     remove_workdir(proc.workdir)
 
 
+def test_kill_of_a_bot_with_children_does_not_wait_the_full_grace(monkeypatch):
+    # children killed by SIGTERM are zombies until reaped: they have died, so kill() must not
+    # wait for them (the old code counted zombies as alive and always waited the whole grace)
+    import arena.process.bot as bot_module
+
+    grace = 2.0
+    monkeypatch.setattr(bot_module, "TERM_GRACE_S", grace)
+    proc, hub = spawn(zoo("kids", "misbehave.py", "children", "4"))
+    proc.send(start_line())
+    hub.wait_line(proc, time.perf_counter() + 10)
+    kids = psutil.Process(proc.pid).children(recursive=True)
+    assert sum(k.name() == "sleep" for k in kids) == 4
+    t = time.perf_counter()
+    proc.kill()
+    took = time.perf_counter() - t
+    assert took < grace / 5, f"kill() took {took:.3f} s with a {grace} s grace"
+    assert not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in kids)
+    hub.close()
+
+
 def test_close_on_eof_returns_exit_code():
     proc, hub = spawn(zoo("eof", "misbehave.py", "exit_code_on_eof"))
     assert proc.close(5) == 7

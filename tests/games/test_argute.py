@@ -21,7 +21,8 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
-from engine.games.argute import BID, Argute, hand_score, trick_winner, win_test
+from engine.games.argute import Argute
+from engine.games.argute.actions import BID, hand_score, trick_winner, win_test
 from engine.seeds import hand_rng
 from tests import conformance as cf
 from tests.games.helpers import conformance_suite, play_out

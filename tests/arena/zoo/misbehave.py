@@ -39,6 +39,9 @@ def grandchild():
     os.wait()
 
 
+if MODE == "children":  # children that die on SIGTERM and are never reaped (zombies after it)
+    import subprocess
+    KIDS = [subprocess.Popen(["sleep", "300"]) for _ in range(int(ARG or 3))]
 if MODE == "crash_start":
     sys.exit(3)
 if MODE == "usage_error":  # what argparse does with a bad flag: usage, then the error, exit 2

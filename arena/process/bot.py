@@ -1,0 +1,429 @@
+"""One running bot process: spawn, limits, stdin/stdout/stderr, memory, kill.
+
+A :class:`BotProcess` is spawned in its own session (hence its own process group) with
+exactly the environment of DESIGN (:func:`arena.process.launch.bot_env`) behind the
+wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working directory that
+:meth:`BotProcess.reset_workdir` empties before every match.
+
+Memory is limited by resident size: the RSS of the process and its descendants is polled
+(by :meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``.
+Killing (:meth:`BotProcess.kill`) sends SIGTERM to the group and to every known
+descendant (also those that started their own session), then SIGKILL after a short grace,
+and reaps the leader and any orphan re-parented to the arena (see
+:mod:`arena.process.reaping`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pwd
+import select
+import shutil
+import signal
+import subprocess
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from arena.errors import BotCrashed, BotFault, ProtocolError
+from arena.process.launch import (
+    bot_env,
+    prlimit_available,
+    resolve_argv,
+    sandbox_binds,
+    wrapper_argv,
+)
+from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
+from arena.process.stderr import StderrLog
+from arena.process.workdirs import remove_workdir
+from arena.protocol import MAX_LINE_BYTES
+from arena.specs import BotSpec, Limits
+
+if TYPE_CHECKING:
+    from arena.process.hub import Hub
+
+log = logging.getLogger(__name__)
+
+#: read size per ready event (a max-size line takes two reads). Kept below glibc's default
+#: mmap threshold (128 KiB): a larger ``os.read`` buffer can cost mmap + mremap + munmap per read.
+CHUNK = 64 * 1024
+#: stdout lines that may wait unread before the bot is flooding (a protocol fault).
+MAX_QUEUED_LINES = 64
+#: how long a fault record waits for the end of an exited bot's stderr (held open by a
+#: descendant, or not read yet), seconds.
+STDERR_DRAIN_S = 0.5
+#: housekeeping period while waiting (exits, memory, wall budget), seconds.
+TICK_S = 0.1
+#: time between SIGTERM and SIGKILL of a bot's group, seconds.
+TERM_GRACE_S = 0.2
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss_pages(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+class BotProcess:
+    """One running bot.
+
+    :ivar spec: the :class:`BotSpec`.
+    :ivar seat: the seat it plays (set by the caller; used in fault records).
+    :ivar workdir: its private working directory (``HOME``), emptied before every match.
+    :ivar lines: complete stdout lines not yet consumed, as ``(line, t_read)`` with
+        ``t_read`` from :func:`time.perf_counter`.
+    :ivar violation: a protocol fault seen while reading (oversized line, flood), or None.
+    :ivar eof: stdout was closed.
+    :ivar stderr: the head+tail capture of stderr since the last :meth:`StderrLog.take`
+        (and the most recent bytes ever written, :meth:`StderrLog.tail_text`).
+    :ivar started: ``perf_counter`` time of the spawn.
+    :ivar fresh: no ``start`` has been answered yet (the start-up limit applies).
+    """
+
+    def __init__(self, spec: BotSpec, limits: Limits, workdir: str, seat: int = -1) -> None:
+        self.spec, self.limits, self.workdir, self.seat = spec, limits, workdir, seat
+        self.lines: deque[tuple[bytes, float]] = deque()
+        self.violation: ProtocolError | None = None
+        self.eof = False
+        self.stderr = StderrLog()
+        self._stderr_eof = False
+        self.fresh = True
+        self._buf = bytearray()
+        self._pending = bytearray()
+        self._hub: Hub | None = None
+        self._known: dict[int, float] = {}
+        self._scan_at = 0.0
+        self.returncode: int | None = None
+        self.rss_peak_mb = 0.0
+        self._killed = False
+        make_subreaper()
+        try:
+            bot_argv = resolve_argv(spec)
+            binds = sandbox_binds(spec, bot_argv) if limits.sandbox == "bwrap" else ()
+            argv = wrapper_argv(limits, workdir, binds) + bot_argv
+            if limits.bot_user and os.geteuid() == 0:
+                pw = pwd.getpwnam(limits.bot_user)
+                os.chown(workdir, pw.pw_uid, pw.pw_gid)
+            self.started = time.perf_counter()
+            try:
+                self.proc = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
+                    bufsize=0)
+            except OSError as e:
+                raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
+        except BaseException:
+            remove_workdir(workdir)  # the process owns its directory, even when it never started
+            raise
+        self.pid = self.proc.pid
+        TRACKER.started(self)
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # all three are pipes
+        self._pipes = (self.proc.stdin, self.proc.stdout, self.proc.stderr)
+        self.stdin_fd, self.stdout_fd, self.stderr_fd = (f.fileno() for f in self._pipes)
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            os.set_blocking(fd, False)
+        if not prlimit_available():
+            self._apply_limits_late()
+        log.debug("spawned %s pid %d: %s", spec.name, self.pid, argv)
+
+    # ------------------------------------------------------------ limits and state
+
+    def _apply_limits_late(self) -> None:
+        import resource
+        try:
+            n = self.limits.max_open_files
+            resource.prlimit(self.pid, resource.RLIMIT_NOFILE, (n, n))
+            if self.limits.cpu_s:
+                c = self.limits.cpu_s
+                resource.prlimit(self.pid, resource.RLIMIT_CPU, (c, c))
+        except (OSError, ValueError):
+            pass
+
+    @property
+    def name(self) -> str:
+        """The bot's name in the config."""
+        return self.spec.name
+
+    def alive(self) -> bool:
+        """True while the leader has not exited (reaps it if it has)."""
+        if self.returncode is not None:
+            return False
+        rc = self.proc.poll()
+        if rc is None:
+            return True
+        self.returncode = rc
+        return False
+
+    def describe_exit(self) -> str:
+        """``exited with code N`` / ``killed by SIGX`` / ``closed stdout``."""
+        self.alive()
+        rc = self.returncode
+        if rc is None:
+            return "closed its stdout"
+        if rc < 0:
+            try:
+                return f"killed by {signal.Signals(-rc).name}"
+            except ValueError:
+                return f"killed by signal {-rc}"
+        return f"exited with code {rc}"
+
+    def descendants(self) -> list[int]:
+        """Pids of the process's descendants (any session), via /proc parent links (none once
+        the leader is reaped: its pid may belong to another process by then)."""
+        if self.returncode is not None:
+            return []
+        try:
+            import psutil
+            pids = [p.pid for p in psutil.Process(self.pid).children(recursive=True)]
+        except Exception:  # noqa: BLE001 - gone or unreadable
+            return []
+        TRACKER.descendants.update(pids)
+        return pids
+
+    def rss_mb(self) -> float:
+        """Resident size of the process and its descendants, MiB (descendants rescanned each second)."""
+        now = time.perf_counter()
+        if now >= self._scan_at:
+            self._scan_at = now + 1.0
+            for pid in self.descendants():
+                self._known.setdefault(pid, now)
+        total = _rss_pages(self.pid)
+        for pid in list(self._known):
+            pages = _rss_pages(pid)
+            if pages < 0:
+                del self._known[pid]
+            else:
+                total += pages
+        mb = max(total, 0) * _PAGE / 2**20
+        self.rss_peak_mb = max(self.rss_peak_mb, mb)
+        return mb
+
+    def check(self) -> None:
+        """Housekeeping: raise a fault if the process died, overran memory or flooded.
+
+        :raises BotCrashed: the leader exited, or resident memory exceeded ``max_rss_mb``
+            (the group is killed first).
+        :raises ProtocolError: an oversized line or a flood of unrequested lines.
+        """
+        if self.violation is not None:
+            raise self._tag(self.violation)
+        if not self.alive():
+            raise self._tag(BotCrashed(f"bot {self.name!r} {self.describe_exit()}"))
+        limit = self.limits.max_rss_mb
+        if limit:
+            mb = self.rss_mb()
+            if mb > limit:
+                self.kill()
+                raise self._tag(BotCrashed(
+                    f"bot {self.name!r} used {mb:.0f} MiB resident memory; the limit is {limit} MiB"))
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the leader (user + system), seconds; 0 if unknown."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    def _tag(self, fault: BotFault) -> BotFault:
+        fault.process = self  # type: ignore[attr-defined]
+        return fault
+
+    # ------------------------------------------------------------ I/O
+
+    def send(self, data: bytes) -> None:
+        """Write ``data`` to the bot's stdin without blocking (the rest is written by the hub).
+
+        :raises BotCrashed: if the bot closed its stdin or exited.
+        """
+        if self._pending:
+            self._pending += data
+            return
+        try:
+            n = os.write(self.stdin_fd, data)
+        except BlockingIOError:
+            n = 0
+        except (BrokenPipeError, OSError):
+            raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdin ({self.describe_exit()})")) from None
+        if n < len(data):
+            self._pending += data[n:]
+            if self._hub is not None:
+                self._hub._want_write(self, True)
+
+    def _flush(self) -> None:
+        try:
+            n = os.write(self.stdin_fd, self._pending)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._pending.clear()
+            self.eof = True
+            return
+        del self._pending[:n]
+        if not self._pending and self._hub is not None:
+            self._hub._want_write(self, False)
+
+    def _on_stdout(self, data: bytes, now: float) -> None:
+        if not data:
+            self.eof = True
+            return
+        buf = self._buf
+        if not buf and data[-1] == 10 and data.find(b"\n") == len(data) - 1:
+            # the common case: exactly one whole line, nothing buffered before it
+            line = data[:-1]
+            if line[-1:] == b"\r":
+                line = line[:-1]
+            lines = self.lines
+            lines.append((line, now))
+            if len(lines) > MAX_QUEUED_LINES and self.violation is None:
+                self.violation = ProtocolError(
+                    f"bot {self.name!r} flooded stdout with {len(lines)} unrequested lines")
+                lines.clear()
+            return
+        start = len(buf)
+        buf += data
+        idx = buf.find(b"\n", start)
+        while idx >= 0:
+            line = bytes(buf[:idx])
+            del buf[:idx + 1]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            self.lines.append((line, now))
+            idx = buf.find(b"\n")
+        if len(buf) > MAX_LINE_BYTES and self.violation is None:
+            self.violation = ProtocolError(
+                f"bot {self.name!r} wrote a line longer than {MAX_LINE_BYTES} bytes without a newline")
+            buf.clear()
+        if len(self.lines) > MAX_QUEUED_LINES and self.violation is None:
+            self.violation = ProtocolError(
+                f"bot {self.name!r} flooded stdout with {len(self.lines)} unrequested lines")
+            self.lines.clear()
+
+    def discard_lines(self) -> None:
+        """Forget unread stdout lines and a partial line (after a timeout or between requests)."""
+        self.lines.clear()
+        self._buf.clear()
+
+    def drain_stderr(self, wait_s: float = 0.0) -> None:
+        """Read what is left in the stderr pipe into :attr:`stderr` (the hub reads it only
+        while it waits for a line).
+
+        :param wait_s: when the process has exited, wait up to this long for the end of the
+            pipe (a descendant may still hold it open); a live process is never waited for.
+        """
+        if self._stderr_eof or self._pipes[2].closed:
+            return
+        fd = self.stderr_fd
+        deadline = time.perf_counter() + wait_s
+        for _ in range(64):  # at most 4 MiB from a process that is still writing
+            try:
+                data = os.read(fd, CHUNK)
+            except BlockingIOError:
+                left = deadline - time.perf_counter()
+                if left <= 0 or self.alive():
+                    return
+                select.select([fd], [], [], min(left, TICK_S))
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                self._stderr_eof = True
+                if self._hub is not None:
+                    self._hub._drop(fd)
+                return
+            self.stderr.feed(data)
+
+    def reset_workdir(self) -> None:
+        """Empty the working directory (a fresh, empty directory for every match)."""
+        for entry in os.scandir(self.workdir):
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------ ending
+
+    def kill(self) -> None:
+        """Terminate then kill the whole group and every known descendant; reap; read what is
+        left of stderr (:meth:`drain_stderr`: what the bot wrote while dying reaches its log);
+        close pipes; delete the working directory (no per-process directory outlives its process).
+
+        Idempotent. Waits at most about ``TERM_GRACE_S`` + 1 s.
+        """
+        if self._hub is not None:
+            self._hub.remove(self)
+        if self._killed:
+            return
+        self._killed = True
+        targets = set(self.descendants()) | set(self._known)
+        self._signal_all(signal.SIGTERM, targets)
+        deadline = time.monotonic() + TERM_GRACE_S
+        while time.monotonic() < deadline:
+            if not self.alive() and not any(pid_running(p) for p in targets):
+                break
+            time.sleep(0.005)
+        targets |= set(self.descendants())
+        self._signal_all(signal.SIGKILL, targets)
+        try:
+            self.proc.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            log.warning("bot %s pid %d did not die after SIGKILL", self.name, self.pid)
+        self.alive()
+        for pid in targets:
+            reap(pid)
+        sweep_orphans()
+        self.drain_stderr()  # its last words, for the logs
+        self._close_pipes()
+        TRACKER.ended(self)
+        remove_workdir(self.workdir)
+
+    def _signal_all(self, sig: int, pids: set[int]) -> None:
+        if self.returncode is None:
+            try:
+                os.killpg(self.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                os.killpg(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self, wait_s: float = 1.0) -> int | None:
+        """End politely: close stdin (the bot should exit), wait up to ``wait_s``, then :meth:`kill`.
+
+        :returns: the exit code if the bot exited by itself in time, else None.
+        """
+        try:
+            self._pipes[0].close()
+        except OSError:
+            pass
+        rc = None
+        try:
+            rc = self.proc.wait(timeout=wait_s)
+            self.returncode = rc
+        except subprocess.TimeoutExpired:
+            rc = None
+        self.kill()
+        return rc
+
+    def _close_pipes(self) -> None:
+        for f in self._pipes:
+            try:
+                f.close()
+            except OSError:
+                pass
+

@@ -1,0 +1,125 @@
+"""Bounded captures of a bot's stderr and the excerpts quoted in fault messages.
+
+The lowest module of :mod:`arena.process`: it imports nothing from the arena, so the report
+layer can use :func:`last_stderr_line` and :func:`stderr_excerpt` without pulling in the
+process machinery.
+"""
+
+from __future__ import annotations
+
+#: stderr bytes kept from the start and from the end of each match's log.
+STDERR_HEAD = 16 * 1024
+
+
+STDERR_TAIL = 16 * 1024
+
+
+#: characters of stderr attached to a fault record.
+FAULT_TAIL_CHARS = 2000
+
+
+#: most recent stderr bytes kept per process for fault records (not reset between matches).
+RECENT_BYTES = 4 * FAULT_TAIL_CHARS
+
+
+
+class StderrLog:
+    """A capped capture of a byte stream: the first ``head`` and the last ``tail`` bytes.
+
+    Besides the capture (reset by :meth:`take` after every match, for the logs) it keeps the
+    most recent :data:`RECENT_BYTES` bytes ever seen, which :meth:`tail_text` returns: a
+    process that dies between two matches still has its last words for the fault record.
+
+    :ivar total: bytes seen since the last :meth:`take`.
+    """
+
+    __slots__ = ("head", "tail", "total", "head_cap", "tail_cap", "recent")
+
+    def __init__(self, head_cap: int = STDERR_HEAD, tail_cap: int = STDERR_TAIL) -> None:
+        self.head_cap, self.tail_cap = head_cap, tail_cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.recent = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        """Append ``data``; memory stays bounded by ``2 * (head_cap + tail_cap + RECENT_BYTES)``."""
+        self.total += len(data)
+        recent = self.recent
+        recent += data[-RECENT_BYTES:]
+        if len(recent) > 2 * RECENT_BYTES:
+            del recent[:-RECENT_BYTES]
+        room = self.head_cap - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.tail_cap:
+                del self.tail[:-self.tail_cap]
+
+    def text(self) -> str:
+        """Head, a marker with the number of omitted bytes if any, and tail, decoded."""
+        tail = bytes(self.tail[-self.tail_cap:])
+        omitted = self.total - len(self.head) - len(tail)
+        out = self.head.decode("utf-8", "replace")
+        if omitted > 0:
+            out += f"\n[... {omitted} bytes omitted ...]\n"
+        return out + tail.decode("utf-8", "replace")
+
+    def tail_text(self, chars: int = FAULT_TAIL_CHARS) -> str:
+        """The last ``chars`` characters seen (also before the last :meth:`take`)."""
+        return bytes(self.recent[-RECENT_BYTES:]).decode("utf-8", "replace")[-chars:]
+
+    def take(self) -> str:
+        """:meth:`text`, then reset the capture (not the recent bytes of :meth:`tail_text`)."""
+        out = self.text()
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+        return out
+
+
+
+def stderr_excerpt(text: str, max_chars: int = 300, cut: bool = False) -> str:
+    """The end of a bot's stderr for a one-screen message, cut on line boundaries.
+
+    The last lines that fit in ``max_chars`` (newlines included), trailing blank lines
+    dropped. When even the last line is longer, its beginning (where an error message
+    says what went wrong) up to ``max_chars``, ending in ``…``.
+
+    :param cut: ``text`` is a tail that may begin in the middle of a line (e.g.
+        :attr:`arena.specs.Fault.stderr_tail` at its full length): its first line is then
+        never shown whole; if it is the only line, it starts with ``…`` at a word boundary.
+    """
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    if not lines:
+        return ""
+    if cut and len(lines) > 1:
+        lines = lines[1:]
+    elif cut:
+        space = lines[0].find(" ")
+        lines = ["…" + (lines[0][space + 1:] if 0 <= space < 40 else lines[0])]
+    out: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        add = len(line) + (1 if out else 0)
+        if size + add > max_chars:
+            break
+        out.append(line)
+        size += add
+    if out:
+        return "\n".join(reversed(out)).lstrip("\n")
+    return lines[-1][:max_chars - 1].rstrip() + "…"
+
+
+
+def last_stderr_line(text: str, max_chars: int = 200) -> str:
+    """The last non-blank line of ``text`` (at most ``max_chars``, then ``…``): for a crash,
+    usually the error message itself (``...: error: ...``, ``ValueError: ...``)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line:
+            return line if len(line) <= max_chars else line[:max_chars - 1].rstrip() + "…"
+    return ""
+
