@@ -218,6 +218,11 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+from arena.sprt.command import sprt as _sprt  # noqa: E402 - `arena sprt` (docs/regression.md)
+
+app.command(name="sprt")(_sprt)
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
     try:

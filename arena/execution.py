@@ -541,13 +541,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                    workers: int | None = None, address: str | None = None,
                    on_result: Callable[[dict, RunSummary], None] | None = None,
                    on_start: Callable[[RunSummary], None] | None = None,
-                   warn: Callable[[str], None] = lambda m: None) -> RunSummary:
+                   warn: Callable[[str], None] = lambda m: None,
+                   stop: Callable[[], bool] | None = None) -> RunSummary:
     """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
 
     :param inline: run in this process (no Ray).
     :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).
     :param address: join this Ray cluster instead of starting a local instance.
     :param on_result: called after each record is written (progress display).
+    :param stop: asked before each new batch; when true, no batch is started (those in flight
+        finish and are recorded) — a sequential test that has decided (:mod:`arena.sprt`).
     :returns: :class:`RunSummary`.
     :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
         ``bot_user`` access cannot work on this machine.
@@ -643,6 +646,8 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     def next_batch() -> list[MatchSpec] | None:
         """The next unjournaled specs (a disabled bot's journaled as ``disabled``); None at the end."""
         while True:
+            if stop is not None and stop():
+                return None
             batch = batcher.next()
             if batch is None:
                 return None

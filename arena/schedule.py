@@ -105,15 +105,32 @@ def _mixed_partner_lineups(bots: list[str], teams: list[list[int]]) -> list[Line
     return out
 
 
+def _gauntlet_lineups(bots: list[str], panel: list[str], players: int, teams: list[list[int]],
+                      rotations: str) -> list[Lineup]:
+    """``lineups: gauntlet``: every entrant (a bot not on the panel) with each choice of panel bots
+    for the other seats — never two entrants together, so the cost grows linearly with entrants."""
+    entrants = sorted(b for b in bots if b not in panel)
+    if any(len(t) > 1 for t in teams):  # partners: self — entrant against each panel bot
+        return [lu for e in entrants for p in sorted(panel) for lu in _self_partner_lineups([e, p], teams)]
+    out = []
+    for e in entrants:
+        for others in itertools.combinations(sorted(panel), players - 1):
+            out.extend(_ffa_lineups([e, *others], players, rotations, "all", ""))
+    return out
+
+
 def lineups_for(bots: list[str], players: int, teams: list[list[int]], rotations: str = "cyclic",
-                lineups="all", partners: str = "self", salt: str = "") -> list[Lineup]:
+                lineups="all", partners: str = "self", salt: str = "",
+                panel: list[str] | None = None) -> list[Lineup]:
     """Every lineup of a tournament with its seatings (DESIGN "Schedule").
 
     :param teams: ``Game.teams(players)``; a partnership game has a side of two seats.
     :raises ValueError: if there are too few bots for one lineup.
     """
     partnership = any(len(t) > 1 for t in teams)
-    if partnership and partners == "self":
+    if lineups == "gauntlet":
+        out = _gauntlet_lineups(bots, panel or [], players, teams, rotations)
+    elif partnership and partners == "self":
         out = _self_partner_lineups(bots, teams)
     elif partnership:
         out = _mixed_partner_lineups(bots, teams)
@@ -177,6 +194,8 @@ def tournament_settings(tournament) -> dict:
         out["partners"] = m.partners
     elif m.players > 2:
         out["rotations"] = m.rotations
+    if getattr(m, "mode", "tournament") == "sprt":  # the test's design and hypotheses (arena/sprt)
+        out["sprt"] = {k: v for k, v in m.sprt.model_dump().items() if k != "max_matches"}
     return json.loads(json.dumps(out))  # as read back from tournament.json (tuples become lists)
 
 
@@ -189,9 +208,14 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
     from engine import registry
 
     m = tournament.model
+    if getattr(m, "mode", "tournament") == "sprt":
+        from arena.sprt.design import build_sprt_schedule
+
+        return build_sprt_schedule(tournament, salt)
     game = registry.get_game(m.game)
     teams = game.teams(m.players)
-    lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt)
+    lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt,
+                      getattr(m, "panel", None))
     clock, faults, limits = tournament.clock(), tournament.fault_policy(), tournament.limits()
     specs = []
     for d in range(m.deals):

@@ -273,9 +273,11 @@ class GSPRT:
     alpha: float = 0.05
     beta: float = 0.05
     kind: str = "nelo"
-    xs: list[float] = field(default_factory=list)
+    counts: dict[float, int] = field(default_factory=dict)
+    n: int = 0
     stopped_at: int | None = None
     verdict: str | None = None
+    last_llr: float = 0.0
 
     def __post_init__(self) -> None:
         self.lower, self.upper = bounds(self.alpha, self.beta)
@@ -288,9 +290,10 @@ class GSPRT:
 
     def llr(self) -> float:
         """The LLR of the blocks so far (0 without blocks)."""
-        if not self.xs:
+        if not self.n:
             return 0.0
-        values, counts = grid(self.xs)
+        values = np.unique(np.array([*self.counts, 0.0, 1.0]))
+        counts = np.array([self.counts.get(float(v), 0) for v in values], dtype=float)
         return float(llr(counts, values, self.h0, self.h1, self.kind))
 
     def add(self, x: float) -> str | None:
@@ -303,10 +306,12 @@ class GSPRT:
             raise ValueError(f"a block score lies in [0, 1], got {x}")
         if self.verdict is not None:
             return self.verdict
-        self.xs.append(float(x))
-        v = self.llr()
+        key = round(float(x), 9)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.n += 1
+        v = self.last_llr = self.llr()
         if v >= self.upper:
-            self.verdict, self.stopped_at = "H1", len(self.xs)
+            self.verdict, self.stopped_at = "H1", self.n
         elif v <= self.lower:
-            self.verdict, self.stopped_at = "H0", len(self.xs)
+            self.verdict, self.stopped_at = "H0", self.n
         return self.verdict
