@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from engine.errors import CardArenaError
 
-err = Console(stderr=True)
 
 
 def sprt(
@@ -82,16 +80,16 @@ def sprt(
             print(render.progress_line(tr), file=sys.stderr, flush=True)
 
         def warn(msg: str) -> None:
-            err.print(f"warning: {msg}", markup=False, highlight=False)
+            print(f"warning: {msg}", file=sys.stderr, flush=True)
 
         r = run_sprt(t, results, inline=inline, workers=workers, address=address, on_progress=progress, warn=warn)
     except CardArenaError as e:
         _fail(str(e))
     except KeyboardInterrupt:
-        err.print("interrupted: finished matches are recorded; run the same command again to resume")
+        print("interrupted: finished matches are recorded; run the same command again to resume", file=sys.stderr)
         raise typer.Exit(130) from None
     if r.reason and r.verdict == "error":
-        err.print(f"error: {r.reason}", markup=False, highlight=False)
+        print(f"error: {r.reason}", file=sys.stderr, flush=True)
     if format == "json":
         print(json.dumps(render.as_json(r), indent=2))
     else:
@@ -101,5 +99,5 @@ def sprt(
 
 def _fail(msg: str) -> typer.Exit:
     """Print ``msg`` as the error and exit 3 (the test could not run)."""
-    err.print(f"error: {msg}", markup=False, highlight=False)
+    print(f"error: {msg}", file=sys.stderr, flush=True)
     raise typer.Exit(3)

@@ -72,8 +72,8 @@ def _secular(w: np.ndarray, a: np.ndarray, lam0: np.ndarray | None = None) -> np
         af = np.abs(f)
         newton = np.isfinite(step) & (step >= lo_t) & (step <= hi_t) & (af <= 0.5 * prev[todo])
         lo[todo], hi[todo], prev[todo] = lo_t, hi_t, af
-        lam[todo] = np.where(af <= 1e-13, r, np.where(newton, step, 0.5 * (lo_t + hi_t)))
-        todo = todo[af > 1e-13]
+        lam[todo] = np.where(af <= 1e-12, r, np.where(newton, step, 0.5 * (lo_t + hi_t)))
+        todo = todo[af > 1e-12]
         if not len(todo):
             break
     return lam
@@ -135,14 +135,16 @@ def _mle_t(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
     fixed-point iteration in μ and σ jointly can be slow or lose its way on sparse samples.
     """
     m = len(w)
-    lo = np.full(m, 0.5)
-    hi = 0.5 + t / (2 * np.sqrt(1 + t * t))
-    glo = np.full(m, np.inf)  # unknown, positive (μ → 0.5: σ → 0, no fit)
-    ghi = np.full(m, -np.inf)  # unknown, negative (only the two-point distribution on {0, 1} is left)
+    top = t / (2 * np.sqrt(1 + t * t))
     lam = np.zeros(m)
-    out = w.copy()
+    # both ends first, a hair inside: a root at an end (a two-point sample, σ → 0) ends there
+    lo, hi = 0.5 + 1e-9 * top, 0.5 + (1 - 1e-9) * top
+    glo, p_lo, lam_lo = _fit_at(x, w, t, lo, lam)
+    ghi, p_hi, lam_hi = _fit_at(x, w, t, hi, lam)
+    out = np.where((ghi >= 0)[:, None], p_hi, p_lo)
+    lam = np.where(ghi >= 0, lam_hi, lam_lo)
     side = np.zeros(m)
-    todo = np.arange(m)
+    todo = np.flatnonzero((glo > 0) & (ghi < 0))
     for _ in range(_FIXED_POINT):
         if not len(todo):
             break
@@ -150,7 +152,7 @@ def _mle_t(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             sec = b - gb * (b - a) / (gb - ga)
         mid = 0.5 * (a + b)
-        trial = np.where(np.isfinite(ga) & np.isfinite(gb) & np.isfinite(sec) & (sec > a) & (sec < b), sec, mid)
+        trial = np.where(np.isfinite(sec) & (sec > a) & (sec < b), sec, mid)
         g, p, lam_t = _fit_at(x, w[todo], t[todo], trial, lam[todo])
         lam[todo] = lam_t
         out[todo] = p
@@ -161,7 +163,7 @@ def _mle_t(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
         hi[todo] = np.where(pos, b, trial)
         ghi[todo] = np.where(pos, np.where(side[todo] > 0, gb / 2, gb), g)
         side[todo] = np.where(pos, 1.0, -1.0)
-        settled = (np.abs(g) < 1e-13) | (hi[todo] - lo[todo] < 1e-14)
+        settled = (np.abs(g) < 1e-12) | (hi[todo] - lo[todo] < 1e-12)
         todo = todo[~settled]
     return out
 
