@@ -12,7 +12,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import (
     GameOverError,
@@ -21,9 +21,12 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
+from engine.sampling import Sampler, SamplingProblem
 from engine.seeds import hand_rng
 
-Action = Hashable
+#: an action: a per-game hashable value (an int or a tuple) that never depends on the state;
+#: ``Any`` for the type checker, so that each game's methods may name their own action type
+Action = Any
 Seat = int
 
 
@@ -401,7 +404,15 @@ class SnapshotState(State):
     overrides :meth:`hand_history`.
     """
 
-    __slots__ = ()
+    __slots__ = ("start",)
+
+    #: the snapshot right after the deal (``None`` only while it is being taken)
+    start: SnapshotState | None
+    #: the actions since the deal (a slot of the subclass)
+    hist: list[Action]
+
+    if TYPE_CHECKING:
+        def clone(self) -> SnapshotState: ...
 
     def _snapshot(self) -> None:
         """Keep a copy of this state, taken right after the deal, as the hand's ``start``."""
@@ -412,6 +423,7 @@ class SnapshotState(State):
 
     def hand_start(self) -> State:
         """A copy of this state right after the current hand was dealt."""
+        assert self.start is not None, "_snapshot() runs at every deal"
         return self.start.clone()
 
     def hand_history(self) -> list[Action]:
@@ -435,7 +447,7 @@ class InfoSet(ABC):
     def __init__(self, observation: Mapping[str, Any]) -> None:
         self.observation = observation
         self.seat: int = int(observation["seat"])
-        self._sampler = None
+        self._sampler: Sampler | None = None
 
     @abstractmethod
     def problem(self) -> SamplingProblem:
@@ -454,10 +466,9 @@ class InfoSet(ABC):
         """
 
     @property
-    def sampler(self):  # -> engine.sampling.Sampler
+    def sampler(self) -> Sampler:
         """The exact sampler of :meth:`problem`, built on first use."""
         if self._sampler is None:
-            from engine.sampling import Sampler
             self._sampler = Sampler(self.problem())
         return self._sampler
 
@@ -473,9 +484,6 @@ class InfoSet(ABC):
         """Number of physical deals (times hidden-choice combinations) consistent with the constraints."""
         return self.sampler.total
 
-
-# late import for type names used above
-from engine.sampling import SamplingProblem  # noqa: E402
 
 __all__ = [
     "Action", "Game", "InfoSet", "Option", "Outcome", "SamplingProblem", "Seat", "State",

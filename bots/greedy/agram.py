@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from engine.games.agram import DECK, parse_play
+from engine.games.agram.actions import DECK, parse_play
 
 _RANK_ORDER = "3456789TA"
 

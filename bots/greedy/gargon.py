@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 
+from engine.games.gargon import actions as A
 from engine.games.gargon import rules as R
 
 CARD_COST = 0.6
@@ -29,9 +30,9 @@ PASS_BELOW = 0.3
 def _gain_tables(obs: dict) -> tuple[list[float], list[int]]:
     """Per colour: amulets of our stash, and zeros in our stash."""
     amulets = obs["options"]["amulets"]
-    am = [0.0] * R.NCOL
-    zeros = [0] * R.NCOL
-    for f in map(R.parse_face, obs["stash"][obs["seat"]]):
+    am = [0.0] * A.NCOL
+    zeros = [0] * A.NCOL
+    for f in map(A.parse_face, obs["stash"][obs["seat"]]):
         c, v = divmod(f, 16)
         am[c] += amulets[v]
         zeros[c] += v == 0
@@ -51,8 +52,8 @@ def card_score(face: int, obs: dict, tables: tuple[list[float], list[int]]) -> f
 def best_play(obs: dict) -> tuple[tuple[int, ...], float] | None:
     """The best complete play extending the current selection, with its score (None if none)."""
     seat = obs["seat"]
-    sel = [R.parse_face(x) for x in obs["table"][seat]]
-    hand = [R.parse_face(x) for x in obs["hand"]] + sel
+    sel = [A.parse_face(x) for x in obs["table"][seat]]
+    hand = [A.parse_face(x) for x in obs["hand"]] + sel
     is_start = seat == obs["start_player"]
     pattern = None if is_start else tuple(obs["pattern"])
     allowed = 0b111111
@@ -60,7 +61,7 @@ def best_play(obs: dict) -> tuple[tuple[int, ...], float] | None:
     if not is_start and seat == (obs["start_player"] - 1) % n:
         allowed = 0
         for ch in obs["colours_played"]:
-            allowed |= 1 << R.COLOURS.index(ch)
+            allowed |= 1 << A.COLOURS.index(ch)
     tables = _gain_tables(obs)
     best = None
     for play in R.legal_plays(hand, pattern, allowed):
@@ -86,7 +87,7 @@ def _pile_choice(obs: dict, legal: list[str]) -> str:
         act = "draw " + name
         if act not in legal or not piles[name]:
             continue
-        c = R.COLOURS.index(piles[name][0])
+        c = A.COLOURS.index(piles[name][0])
         pref = am[c] + 2 * zeros[c] + len(piles[name]) * 0.01
         if len(piles[name]) == 1:
             pref += 100 if leading else -100
@@ -112,7 +113,7 @@ def act(observation: dict, legal: list[str], rng: random.Random) -> str:
     if sel_len == 0 and "pass" in legal and score < PASS_BELOW:
         return "pass"
     if sel_len < len(play):
-        choice = "select " + R.FACE_STR[play[sel_len]]
+        choice = "select " + A.FACE_STR[play[sel_len]]
     else:
         choice = "done"
     return choice if choice in legal else legal[rng.randrange(len(legal))]

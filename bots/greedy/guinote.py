@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from engine.cards import SPANISH_SUITS, parse_spanish
-from engine.games.guinote.tables import POINTS, POWER, SUIT
+from engine.games.guinote.actions import POINTS, POWER, SUIT
 from engine.tricks import trick_winner
 
 

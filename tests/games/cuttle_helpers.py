@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.cards import parse_french
-from engine.games.cuttle import Cuttle, CuttleState
+from engine.games.cuttle import Cuttle
+from engine.games.cuttle.state import CuttleState
 
 GAME = Cuttle()
 

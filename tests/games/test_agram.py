@@ -18,7 +18,8 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
-from engine.games.agram import DECK, Agram
+from engine.games.agram import Agram
+from engine.games.agram.actions import DECK
 from engine.seeds import hand_rng
 from tests import conformance as cf
 from tests.games.helpers import conformance_suite, play_out

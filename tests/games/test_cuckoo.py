@@ -18,8 +18,8 @@ from engine.errors import (
     OptionError,
     PlayerCountError,
 )
-from engine.games.cuckoo import ACCEPT, BLOCK, CUT, KEEP, SWAP, Cuckoo
-from engine.games.cuckoo.actions import DECK, IS_KING, VALUE
+from engine.games.cuckoo import Cuckoo
+from engine.games.cuckoo.actions import ACCEPT, BLOCK, CUT, DECK, IS_KING, KEEP, SWAP, VALUE
 from engine.registry import get_game
 from tests import conformance as cf
 from tests.games.helpers import play_out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import ActionParseError, IllegalActionError, OptionError, PlayerCountError
-from engine.games.cuttle.state import COUNTER, DISCARD, MAIN, OVER, SEVEN, TAKE
+from engine.games.cuttle.actions import COUNTER, DISCARD, MAIN, OVER, SEVEN, TAKE
 from tests.games.cuttle_helpers import GAME, C, M, names, play, position, stack_side
 
 # ---------------------------------------------------------------- worked scenarios (§3.11)

@@ -10,9 +10,8 @@ import pytest
 
 from bots.greedy import cuttle as greedy
 from engine.cards import french_str, parse_french
-from engine.games.cuttle import CuttleState
-from engine.games.cuttle.actions import JACKS, K_TAKE
-from engine.games.cuttle.state import SEVEN
+from engine.games.cuttle.actions import JACKS, K_TAKE, SEVEN
+from engine.games.cuttle.state import CuttleState
 from tests import conformance as cf
 from tests.games.cuttle_helpers import GAME, M, play, position
 from tests.games.helpers import play_out

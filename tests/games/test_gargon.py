@@ -12,6 +12,7 @@ import pytest
 from bots.greedy import gargon as greedy
 from engine import registry
 from engine.errors import ActionParseError, IllegalActionError, OptionError
+from engine.games.gargon import actions as A
 from engine.games.gargon import rules as R
 from engine.games.gargon.state import GargonState
 from tests import conformance as cf
@@ -25,7 +26,7 @@ def _face_ids(used: set[int]):
     """``cid(face)``: the next physical id of a face string not in ``used`` (added to it)."""
 
     def cid(text: str) -> int:
-        c, v = divmod(R.parse_face(text), 16)
+        c, v = divmod(A.parse_face(text), 16)
         for x in ([c * 17, c * 17 + 1] if v == 0 else [c * 17 + v + 1]):
             if x not in used:
                 used.add(x)
@@ -54,7 +55,7 @@ def make(n: int, hands: list[str], a: str = "v13 v14 v15 w13 w14 w15", b: str = 
 
 def play(state: GargonState, faces: str) -> None:
     """The current player selects ``faces`` (any order; canonical order is applied) then ``done``."""
-    for f in sorted(faces.split(), key=R.parse_face):
+    for f in sorted(faces.split(), key=A.parse_face):
         state.apply_string("select " + f)
     state.apply_string("done")
 
@@ -124,9 +125,9 @@ def test_G_S3_battles_and_replacements():
     play(s, "r7 r2 b9")
     assert s.current_player() == 3
     play(s, "b12 b5 g8")
-    stash = [R.faces_of(m) for m in s.stash]
+    stash = [A.faces_of(m) for m in s.stash]
     assert stash == [["r4", "r11"], ["w6", "v3", "v10"], [], ["b5", "b12", "g8"]]
-    assert sorted(R.faces_of(s.discard)) == sorted(["r7", "r2", "g7", "b9"])
+    assert sorted(A.faces_of(s.discard)) == sorted(["r7", "r2", "g7", "b9"])
     order = []
     while s.phase == 2:
         order.append(s.current_player())
@@ -141,8 +142,8 @@ def test_G_S4_zero_tie_discards_both():
     play(s, "y9 y0")
     pass_draw(s, "a")
     play(s, "y12 y0")
-    assert R.faces_of(s.stash[2]) == ["y12"]
-    assert sorted(R.faces_of(s.discard)) == ["y0", "y0", "y9"]
+    assert A.faces_of(s.stash[2]) == ["y12"]
+    assert sorted(A.faces_of(s.discard)) == ["y0", "y0", "y9"]
     assert s.stash[0] == 0
 
 
@@ -153,7 +154,7 @@ def test_G_S5_final_scoring():
         for st in stashes:
             m = 0
             for t in st.split():
-                c, v = divmod(R.parse_face(t), 16)
+                c, v = divmod(A.parse_face(t), 16)
                 x = c * 17 + (v + 1 if v else (1 if c * 17 in used else 0))
                 used.add(x)
                 m |= 1 << x
@@ -161,9 +162,9 @@ def test_G_S5_final_scoring():
         return out
 
     st = masks("r0 r1 r5 r14 b3", "r0 r2 r9 b7 b12", "b0 b0 b10 g13")
-    assert R.scores(st, R.DEFAULT_AMULETS) == [30, 15, 24]
+    assert R.scores(st, A.DEFAULT_AMULETS) == [30, 15, 24]
     st2 = masks("r0 r1 r5 r14 b3", "r0 r2 r9 b7 b12 r15", "b0 b0 b10 g13")
-    assert R.scores(st2, R.DEFAULT_AMULETS) == [25, 20, 24]
+    assert R.scores(st2, A.DEFAULT_AMULETS) == [25, 20, 24]
     s = make(3, ["w1", "w2", "w3"])
     s.stash = st
     s._finish()
@@ -182,7 +183,7 @@ def test_G_S6_end_trigger_finishes_round():
     assert s.current_player() == 3
     play(s, "r5")
     assert s.is_terminal()
-    assert R.faces_of(s.stash[0]) == ["r9"] and R.faces_of(s.discard) == ["r5"]
+    assert A.faces_of(s.stash[0]) == ["r9"] and A.faces_of(s.discard) == ["r5"]
     assert len(s.piles[1]) == 5  # step 3 skipped
 
 
@@ -234,7 +235,7 @@ def test_G_S9_sequential_selection():
     assert s.legal_strings() == ["done"]
     s.apply_string("done")
     assert [a for _, a in s.observation(0)["actions"][-4:]] == ["select v ?", "select v ?", "select g ?", "done"]
-    assert len(R.legal_plays([R.parse_face(x) for x in p1.split()], (2, 1))) == 37
+    assert len(R.legal_plays([A.parse_face(x) for x in p1.split()], (2, 1))) == 37
     # a last player holding P1's hand where only R and B were played: only PASS
     t = make(3, ["r4 r11 b9 w1", "w2", p1])
     play(t, "r4 r11 b9")
@@ -255,9 +256,9 @@ def test_deck_and_deal():
         for p in s.piles:
             for c in p:
                 allm |= 1 << c
-        assert allm == R.FULL_DECK
-    assert [R.VALUE_OF[i] for i in range(17)] == [0, 0] + list(range(1, 16))
-    assert sum(R.DEFAULT_AMULETS) == 31
+        assert allm == A.FULL_DECK
+    assert [A.VALUE_OF[i] for i in range(17)] == [0, 0] + list(range(1, 16))
+    assert sum(A.DEFAULT_AMULETS) == 31
 
 
 def test_pass_draw_choice_and_stop():
@@ -270,7 +271,7 @@ def test_pass_draw_choice_and_stop():
     s.apply_string("draw b")
     s.apply_string("draw a")
     assert s.current_player() == 2  # third card ends the turn
-    assert R.faces_of(s.hands[1]) == ["b5", "v1", "v2", "y1"]
+    assert A.faces_of(s.hands[1]) == ["b5", "v1", "v2", "y1"]
 
 
 def test_pass_draw_match_start_count():
@@ -323,7 +324,7 @@ def test_options_are_validated():
     b = GAME.new_match(4, 99, first_start="random")
     assert a.start == b.start
     assert {GAME.new_match(4, s, first_start="random").start for s in range(30)} == {0, 1, 2, 3}
-    assert GAME.resolve_options({})["amulets"] == R.DEFAULT_AMULETS
+    assert GAME.resolve_options({})["amulets"] == A.DEFAULT_AMULETS
 
 
 def test_notation_and_illegal_action():
@@ -344,8 +345,8 @@ def test_second_battle_weaker_card_after_losing():
     play(s, "r2 r1 b3")
     # red: r12 beats r9 and r2; battle 2: r3 beats r1 (the loser's weaker card still fights)
     # blue: b5 beats b2 and b3; battle 2: b1 alone wins
-    assert R.faces_of(s.stash[0]) == ["b5", "r3"]
-    assert R.faces_of(s.stash[1]) == ["b1", "r12"]
+    assert A.faces_of(s.stash[0]) == ["b5", "r3"]
+    assert A.faces_of(s.stash[1]) == ["b1", "r12"]
     assert s.stash[2] == 0
 
 
@@ -411,15 +412,15 @@ def test_legal_selects_are_the_next_cards_of_complete_plays():
             legal = s.legal_actions()
             if s.phase == 0:
                 p = s.current_player()
-                sel = [R.FACE_OF[c] for c in s.sel]
-                hand = [R.FACE_OF[c] for c in range(R.NCARDS) if s.hands[p] >> c & 1]
+                sel = [A.FACE_OF[c] for c in s.sel]
+                hand = [A.FACE_OF[c] for c in range(A.NCARDS) if s.hands[p] >> c & 1]
                 is_start = p == s.start
                 plays = R.legal_plays(hand + sel, None if is_start else s.pattern, s.allowed_colours(p))
                 k = len(sel)
                 nxt = sorted({play[k] for play in plays if len(play) > k and list(play[:k]) == sel})
-                expected = nxt + ([R.DONE] if sel and tuple(sel) in plays else []) + \
-                    ([R.PASS] if not sel and not is_start else [])
-                assert legal == expected, (seed, R.faces_of(s.hands[p]), sel, s.pattern)
+                expected = nxt + ([A.DONE] if sel and tuple(sel) in plays else []) + \
+                    ([A.PASS] if not sel and not is_start else [])
+                assert legal == expected, (seed, A.faces_of(s.hands[p]), sel, s.pattern)
                 checked += 1
             s.apply(legal[rng.randrange(len(legal))])
     assert checked > 3000
@@ -444,13 +445,13 @@ def test_samples_keep_every_colour_and_own_cards():
             for i in range(10):
                 w = info.sample(random.Random(i))
                 assert w.observation(seat) == obs
-                assert w.hands[seat] == state.hands[seat] or R.faces_of(w.hands[seat]) == R.faces_of(state.hands[seat])
+                assert w.hands[seat] == state.hands[seat] or A.faces_of(w.hands[seat]) == A.faces_of(state.hands[seat])
                 for s in range(4):
-                    assert R.colour_counts(w.hands[s]) == R.colour_counts(state.hands[s])
-                    assert R.colour_counts(w.played[s] | (w.sel_mask if s == w.current_player() else 0)) == \
-                        R.colour_counts(state.played[s] | (state.sel_mask if s == state.current_player() else 0))
+                    assert A.colour_counts(w.hands[s]) == A.colour_counts(state.hands[s])
+                    assert A.colour_counts(w.played[s] | (w.sel_mask if s == w.current_player() else 0)) == \
+                        A.colour_counts(state.played[s] | (state.sel_mask if s == state.current_player() else 0))
                 for k in (0, 1):
-                    assert [R.COLOUR_OF[c] for c in w.piles[k]] == [R.COLOUR_OF[c] for c in state.piles[k]]
+                    assert [A.COLOUR_OF[c] for c in w.piles[k]] == [A.COLOUR_OF[c] for c in state.piles[k]]
 
 
 def test_samples_vary_values_within_colours():
@@ -464,14 +465,14 @@ def _mid_selection_position():
     """Seat 1 (follower, pattern (2)) has selected one red and holds one more red."""
     for seed in range(400):
         s = GAME.new_match(3, seed)
-        hand0 = R.faces_of(s.hands[0])
+        hand0 = A.faces_of(s.hands[0])
         reds1 = [c for c in range(17 * 3, 17 * 4) if s.hands[1] >> c & 1]
         reds0 = [f for f in hand0 if f[0] == "r"]
-        if len(reds0) >= 2 and len(reds1) == 2 and R.VALUE_OF[reds1[0]] < R.VALUE_OF[reds1[1]]:
+        if len(reds0) >= 2 and len(reds1) == 2 and A.VALUE_OF[reds1[0]] < A.VALUE_OF[reds1[1]]:
             s.apply_string("select " + reds0[0])
             s.apply_string("select " + reds0[1])
             s.apply_string("done")
-            s.apply(R.FACE_OF[reds1[0]])
+            s.apply(A.FACE_OF[reds1[0]])
             return s
     raise AssertionError("no position found")
 
@@ -488,9 +489,9 @@ def test_mid_selection_inference_is_respected():
         selected = w.sel[0]
         rest = [c for c in range(17 * 3, 17 * 4) if w.hands[1] >> c & 1]
         assert len(rest) == 1
-        assert R.VALUE_OF[rest[0]] > R.VALUE_OF[selected] or R.VALUE_OF[rest[0]] == R.VALUE_OF[selected] == 0
-        assert "select r" + str(R.VALUE_OF[rest[0]]) in w.legal_strings()
-        lows.add(R.VALUE_OF[selected])
+        assert A.VALUE_OF[rest[0]] > A.VALUE_OF[selected] or A.VALUE_OF[rest[0]] == A.VALUE_OF[selected] == 0
+        assert "select r" + str(A.VALUE_OF[rest[0]]) in w.legal_strings()
+        lows.add(A.VALUE_OF[selected])
     assert len(lows) > 3
 
 
@@ -506,8 +507,8 @@ def test_observation_hides_opponent_values():
     s = GAME.new_match(3, 21)
     obs = s.observation(0)
     text = json.dumps(obs)
-    for f in R.faces_of(s.hands[1]):
-        if f not in R.faces_of(s.hands[0]):
+    for f in A.faces_of(s.hands[1]):
+        if f not in A.faces_of(s.hands[0]):
             assert f'"{f}"' not in text
     assert "seed" not in text
 
@@ -523,7 +524,7 @@ def test_greedy_start_plays_strong_cards_and_follows_plan():
         a = greedy.act(s.observation(0), s.legal_strings(), rng)
         assert a in s.legal_strings()
         s.apply_string(a)
-    played = R.faces_of(s.played[0])
+    played = A.faces_of(s.played[0])
     assert "w1" not in played and "w2" not in played and len(played) >= 2
 
 
@@ -544,7 +545,7 @@ def test_greedy_beats_random():
 
 # ---------------------------------------------------------------- exact uniformity over physical deals
 
-RED = R.COLOURS.index("r")
+RED = A.COLOURS.index("r")
 
 
 def full_deal(hands: list[str], a_top: str, b_top: str, start: int = 0) -> GargonState:
@@ -560,9 +561,9 @@ def full_deal(hands: list[str], a_top: str, b_top: str, start: int = 0) -> Gargo
         masks.append(sum(1 << x for x in ids))
     a = [cid(t) for t in a_top.split()]
     b = [cid(t) for t in b_top.split()]
-    rest = [x for x in range(R.NCARDS) if x not in used]
-    assert all(R.COLOUR_OF[x] != RED for x in rest), "place every red card explicitly"
-    size = (R.NCARDS - 10 * n) // 2
+    rest = [x for x in range(A.NCARDS) if x not in used]
+    assert all(A.COLOUR_OF[x] != RED for x in rest), "place every red card explicitly"
+    size = (A.NCARDS - 10 * n) // 2
     while len(a) < size:
         a.append(rest.pop(0))
     b += rest
@@ -574,7 +575,7 @@ def full_deal(hands: list[str], a_top: str, b_top: str, start: int = 0) -> Gargo
 def red_key(w: GargonState) -> tuple:
     """The world restricted to red, by face: dealt hands, pile positions, this round's face-down cards, hands."""
     def faces(m: int) -> tuple:
-        return tuple(R.faces_of(m & R.COLOUR_MASK[RED]))
+        return tuple(A.faces_of(m & A.COLOUR_MASK[RED]))
 
     table = []
     for s in range(w.n):
@@ -582,7 +583,7 @@ def red_key(w: GargonState) -> tuple:
         if s == w.current_player() and w.phase == 0:
             m = w.sel_mask
         table.append(faces(m))
-    piles = tuple(tuple(R.FACE_STR[R.FACE_OF[c]] if R.COLOUR_OF[c] == RED else "" for c in p) for p in w.dealt_piles)
+    piles = tuple(tuple(A.FACE_STR[A.FACE_OF[c]] if A.COLOUR_OF[c] == RED else "" for c in p) for p in w.dealt_piles)
     return (tuple(faces(m) for m in w.dealt), piles, tuple(table), tuple(faces(m) for m in w.hands))
 
 
@@ -599,12 +600,12 @@ def brute_force_red(state: GargonState, seat: int) -> dict:
     slots: list[tuple] = []
     for s in range(start.n):
         if s != seat:
-            for c in range(R.NCARDS):
-                if start.dealt[s] >> c & 1 and R.COLOUR_OF[c] == RED:
+            for c in range(A.NCARDS):
+                if start.dealt[s] >> c & 1 and A.COLOUR_OF[c] == RED:
                     slots.append(("hand", s, c))
     for k in (0, 1):
         for i, c in enumerate(start.dealt_piles[k]):
-            if R.COLOUR_OF[c] == RED and c not in mine:
+            if A.COLOUR_OF[c] == RED and c not in mine:
                 slots.append(("pile", k, i))
     cards = [x[2] if x[0] == "hand" else start.dealt_piles[x[1]][x[2]] for x in slots]
     history = state.history_with_actors()
@@ -635,8 +636,8 @@ def brute_force_red(state: GargonState, seat: int) -> dict:
                 return
             p, a = history[i]
             options = [a]
-            if p != seat and a < R.DONE and a // 16 == RED:
-                options = [x for x in s.legal_actions() if x < R.DONE and x // 16 == RED]
+            if p != seat and a < A.DONE and a // 16 == RED:
+                options = [x for x in s.legal_actions() if x < A.DONE and x // 16 == RED]
             for x in options:
                 t = s.clone()
                 try:

@@ -312,7 +312,7 @@ def test_vueltas_without_winner_deals_another_hand_target_201():
 
 
 def test_new_hand_dealt_by_last_trick_winner_with_hand_index():
-    from engine.games.guinote.tables import POWER, SUIT
+    from engine.games.guinote.actions import POWER, SUIT
     from engine.tricks import trick_winner
     for seed in range(10):
         st = G.new_match(4, seed)
@@ -436,8 +436,8 @@ def test_void_is_respected_by_every_sample():
 
 
 def test_strict_forbidden_cases():
+    from engine.games.guinote.actions import SUIT_MASK
     from engine.games.guinote.rules import strict_forbidden
-    from engine.games.guinote.tables import SUIT_MASK
     # 2p, lead 11c, reply 5c (did not beat 11c): no higher club
     assert strict_forbidden(c("5c"), [c("11c")], 0, 1, 2, O, False) == mask("1c 3c 12c")
     # reply off-suit non-trump: void in clubs and no trumps

@@ -16,8 +16,9 @@ from engine.errors import (
     InconsistentObservationError,
     OptionError,
 )
-from engine.games.sedma import Sedma, SedmaState
+from engine.games.sedma import Sedma
 from engine.games.sedma.actions import END, RANKS
+from engine.games.sedma.state import SedmaState
 from engine.registry import get_game
 from tests import conformance as cf
 from tests.games.helpers import play_out

@@ -17,10 +17,9 @@ from typing import Any
 from engine.cards import parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError, RulesError
+from engine.games.cuckoo.actions import CUT, DECK, KINGS, Trace, parse_action
+from engine.games.cuckoo.state import CuckooState
 from engine.sampling import SamplingProblem
-
-from .actions import CUT, DECK, KINGS, Trace, parse_action
-from .state import CuckooState
 
 
 class CuckooInfoSet(InfoSet):

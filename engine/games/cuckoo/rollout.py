@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 
-from .actions import BLOCK, CUT, KEEP, RESPOND, SWAP, TURN, VALUE
+from engine.games.cuckoo.actions import BLOCK, CUT, KEEP, RESPOND, SWAP, TURN, VALUE
 
 __all__ = ["NOISE", "THRESHOLD", "rollout_action"]
 

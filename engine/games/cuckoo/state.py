@@ -16,8 +16,7 @@ from engine.cards import french_str
 from engine.core import Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import shuffled
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.cuckoo.actions import (
     ACCEPT,
     BLOCK,
     CUT,
@@ -64,7 +63,7 @@ class CuckooState(SnapshotState):
 
     __slots__ = ("game", "n", "opts", "automatic", "max_hands", "deal_seed", "lives", "elim",
                  "dealer", "hidx", "order", "pos", "phase", "cards", "stock", "spos", "cut_card",
-                 "discard", "blocked", "history", "start", "hands")
+                 "discard", "blocked", "history", "hands")
 
     def __init__(self, game: Any, n: int, opts: dict[str, Any], deal_seed: int) -> None:
         self.game = game

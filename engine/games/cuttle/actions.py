@@ -58,6 +58,23 @@ BEATS: tuple[int, ...] = tuple(
 #: points needed by number of kings controlled (§3.1, ruling C-8)
 THRESHOLD = (21, 14, 10, 7, 5)
 
+#: the phases of a turn (§3.4-§3.7) and their names in observations
+MAIN, COUNTER, TAKE, DISCARD, SEVEN, OVER = range(6)
+PHASE_NAMES = ("main", "counter", "take", "discard", "seven", "over")
+#: draw event kinds: a Draw, a 5's draws, a 7's card
+DRAW_KINDS = ("draw", "five", "seven")
+
+
+def points_of(ctrl_mask: int) -> int:
+    """Sum of the base values of the stacks in ``ctrl_mask`` (§3.2 ``points(p)``)."""
+    total = 0
+    while ctrl_mask:
+        low = ctrl_mask & -ctrl_mask
+        total += VALUE[low.bit_length() - 1]
+        ctrl_mask ^= low
+    return total
+
+
 # ---------------------------------------------------------------- action values
 
 K_DRAW, K_PASS, K_POINTS, K_SCUTTLE, K_GLASSES, K_QUEEN, K_KING, K_JACK = range(8)

@@ -31,9 +31,9 @@ from typing import Any
 from engine.cards import cards_of, parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
+from engine.games.cuttle.actions import ALL_CARDS, JACKS, QUEENS, parse_action
+from engine.games.cuttle.state import CuttleState
 from engine.sampling import Sampler, SamplingProblem
-
-from .actions import ALL_CARDS, JACKS, QUEENS, parse_action
 
 
 def _mask(cards) -> int:
@@ -94,21 +94,54 @@ class CuttleInfoSet(InfoSet):
 
     # ------------------------------------------------------------ world
 
-    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random):
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> CuttleState:
         """The deal consistent with ``assignment`` and the observation, replayed to now.
 
         :raises InconsistentObservationError: if the opponent's known cards cannot be
             placed in their hidden slots; ``IllegalActionError`` if the replay fails.
         """
-        from .state import CuttleState
-
         obs = self.observation
         me, opp = self.me, self.opp
         opp_hand_unknown = list(assignment[0])
         seven_card = assignment[1][0] if self.seven_slot else None
         deck_rest = list(assignment[-1])
+        pinned, slots = self._hidden_slots()
+        deadline = self._deadlines(pinned, opp_hand_unknown)
+        slot_card = self._fill_slots(slots, deadline, rng)
+        opp_init = 0
+        event_cards: dict[int, list[int]] = {}
+        for j, (_stamp, i) in enumerate(slots):
+            if i < 0:
+                opp_init |= 1 << slot_card[j]
+            else:
+                event_cards.setdefault(i, []).append(slot_card[j])
+        order: list[int] = []
+        for i, (_p, _stamp, _kind, cards) in enumerate(obs["draws"]):
+            if i in event_cards:
+                order.extend(event_cards[i])
+            elif cards and cards[0] == "?":
+                order.append(seven_card)
+            else:
+                order.extend(parse_french(t) for t in cards)
+        order.extend(deck_rest)
+        hands = [0, 0]
+        hands[me] = _mask(obs["initial_hand"])
+        hands[opp] = opp_init
+        options = self.game.resolve_options(obs["options"])
+        state = CuttleState.from_deal(self.game, options, int(obs["dealer"]), hands, order,
+                                      rng.getrandbits(63))
+        if self._actions is None:
+            self._actions = [parse_action(a) for _, a in obs["actions"]]
+        for a in self._actions:
+            state.apply(a)
+        return state
 
-        # pinned positions: my dealt hand, every draw event I saw
+    def _hidden_slots(self) -> tuple[int, list[tuple[int, int]]]:
+        """The cards whose position the observer knows (its dealt hand, every draw it saw), and
+        the opponent's hidden slots ``(stamp, draw event index)``: its dealt hand (-1, -1), then
+        each card of each unseen draw."""
+        obs = self.observation
+        opp = self.opp
         pinned = _mask(obs["initial_hand"])
         draws = obs["draws"]
         last = len(draws) - 1
@@ -122,19 +155,19 @@ class CuttleInfoSet(InfoSet):
                 hidden_events.append((i, stamp, len(cards)))
             else:
                 pinned |= _mask(cards)
-
-        # slots: the opponent's dealt hand (stamp -1) and each unseen draw
         n_init = 6 if obs["dealer"] == opp else 5
-        slots: list[tuple[int, int]] = [(-1, -1)] * n_init  # (stamp, event index)
+        slots: list[tuple[int, int]] = [(-1, -1)] * n_init
         for (i, stamp, size) in hidden_events:
             slots.extend([(stamp, i)] * size)
+        return pinned, slots
 
-        # deadlines: first sighting of each card that went through a hidden slot
-        glimpse_stamps = [g for g, _ in obs["glimpses"]]
+    def _deadlines(self, pinned: int, opp_hand_unknown: list[int]) -> dict[int, int]:
+        """Per card that went through a hidden slot, the stamp of its first sighting (held now: never)."""
+        obs = self.observation
         deadline: dict[int, int] = {}
         for p, stamp, card in obs["shown"]:
             c = parse_french(card)
-            if p == opp and not pinned >> c & 1 and c not in deadline:
+            if p == self.opp and not pinned >> c & 1 and c not in deadline:
                 deadline[c] = stamp
         for g, cards in obs["glimpses"]:
             for t in cards:
@@ -144,6 +177,16 @@ class CuttleInfoSet(InfoSet):
         inf = 1 << 30
         for c in opp_hand_unknown:
             deadline[c] = inf
+        return deadline
+
+    def _fill_slots(self, slots: list[tuple[int, int]], deadline: dict[int, int], rng: random.Random) -> list[int]:
+        """Per hidden slot its card: each class of cards (same deadline and previous glimpse)
+        takes uniformly drawn free slots between the two.
+
+        :raises InconsistentObservationError: if the cards do not fit the slots.
+        """
+        opp = self.opp
+        glimpse_stamps = [g for g, _ in self.observation["glimpses"]]
 
         def previous_glimpse(t: int) -> int:
             """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
@@ -174,31 +217,4 @@ class CuttleInfoSet(InfoSet):
                 j = elig[k]
                 free[j] = False
                 slot_card[j] = c
-
-        opp_init = 0
-        event_cards: dict[int, list[int]] = {}
-        for j, (_stamp, i) in enumerate(slots):
-            if i < 0:
-                opp_init |= 1 << slot_card[j]
-            else:
-                event_cards.setdefault(i, []).append(slot_card[j])
-        order: list[int] = []
-        for i, (_p, _stamp, _kind, cards) in enumerate(draws):
-            if i in event_cards:
-                order.extend(event_cards[i])
-            elif cards and cards[0] == "?":
-                order.append(seven_card)
-            else:
-                order.extend(parse_french(t) for t in cards)
-        order.extend(deck_rest)
-        hands = [0, 0]
-        hands[me] = _mask(obs["initial_hand"])
-        hands[opp] = opp_init
-        options = self.game.resolve_options(obs["options"])
-        state = CuttleState.from_deal(self.game, options, int(obs["dealer"]), hands, order,
-                                      rng.getrandbits(63))
-        if self._actions is None:
-            self._actions = [parse_action(a) for _, a in obs["actions"]]
-        for a in self._actions:
-            state.apply(a)
-        return state
+        return slot_card

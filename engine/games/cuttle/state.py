@@ -13,11 +13,12 @@ from typing import Any
 from engine.cards import cards_of, french_str
 from engine.core import Outcome, SnapshotState, ranks_from_results
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.cuttle.actions import (
     ACES,
     BEATS,
+    COUNTER,
     DECLINE,
+    DISCARD,
     DRAW,
     EIGHTS,
     FIVES,
@@ -37,35 +38,24 @@ from .actions import (
     K_SCUTTLE,
     K_TAKE,
     KINGS,
+    MAIN,
     NINES,
     NUMBERS,
-    ORDER,
+    OVER,
     PASS,
     QUEENS,
+    SEVEN,
     SEVENS,
     SIXES,
+    TAKE,
     THREES,
     THRESHOLD,
     TWOS,
-    VALUE,
-    card_list,
     discard_action,
     format_action,
+    points_of,
 )
-
-MAIN, COUNTER, TAKE, DISCARD, SEVEN, OVER = range(6)
-PHASE_NAMES = ("main", "counter", "take", "discard", "seven", "over")
-DRAW_KINDS = ("draw", "five", "seven")
-
-
-def points_of(ctrl_mask: int) -> int:
-    """Sum of the base values of the stacks in ``ctrl_mask`` (§3.2 ``points(p)``)."""
-    total = 0
-    while ctrl_mask:
-        low = ctrl_mask & -ctrl_mask
-        total += VALUE[low.bit_length() - 1]
-        ctrl_mask ^= low
-    return total
+from engine.games.cuttle.observation import observation
 
 
 class CuttleState(SnapshotState):
@@ -86,7 +76,7 @@ class CuttleState(SnapshotState):
         "hands", "deck", "scrap", "ctrl", "jacks", "perm",
         "phase", "to_act", "turn_p", "turns", "passes",
         "susp", "target", "chain", "seven", "frozen", "fresh", "winner",
-        "history", "actors", "options", "start", "init", "draws", "shown", "public", "glimpses", "exposed",
+        "history", "actors", "options", "init", "draws", "shown", "public", "glimpses", "exposed",
         "_legal",
     )
 
@@ -380,18 +370,8 @@ class CuttleState(SnapshotState):
                 self.chain.append(c)
                 self.to_act = 1 - p
             return
-        if ph == TAKE:
-            b = 1 << c
-            self.scrap &= ~b
-            self.hands[p] |= b
-            self.exposed[p] |= b
-            self._finish()
-            return
-        if ph == DISCARD:
-            for x in (c, action & 63):
-                self._from_hand(p, x, stamp)
-                self.scrap |= 1 << x
-            self._finish()
+        if ph == TAKE or ph == DISCARD:
+            self._take_or_discard(ph, p, action, stamp)
             return
         # main action or the play of a 7's card
         if kind == K_DRAW:
@@ -435,6 +415,20 @@ class CuttleState(SnapshotState):
             self.phase = COUNTER
             self.to_act = o
             return
+        self._finish()
+
+    def _take_or_discard(self, ph: int, p: int, action: int, stamp: int) -> None:
+        """The answer to a resolved 3 (take card ``c`` from the scrap) or 4 (discard two cards)."""
+        c = action >> 6 & 63
+        if ph == TAKE:
+            b = 1 << c
+            self.scrap &= ~b
+            self.hands[p] |= b
+            self.exposed[p] |= b
+        else:
+            for x in (c, action & 63):
+                self._from_hand(p, x, stamp)
+                self.scrap |= 1 << x
         self._finish()
 
     # ------------------------------------------------------------ helpers
@@ -498,10 +492,15 @@ class CuttleState(SnapshotState):
         if odd:
             self._finish()
             return
-        card = self.susp[-1]
-        b = 1 << card
-        p = self.turn_p
-        o = 1 - p
+        b = 1 << self.susp[-1]
+        if b & (ACES | TWOS | SIXES | NINES):
+            self._table_effect(b)
+        elif not self._hand_effect(b, stamp):
+            return  # an answer is due: the 3's take, the 4's discard or the 7's card
+        self._finish()
+
+    def _table_effect(self, b: int) -> None:
+        """The effect of a resolved A, 2, 6 or 9 (card mask ``b``) on the table (§3.5)."""
         if ACES & b:
             sc = self.scrap | self.ctrl[0] | self.ctrl[1]
             for js in self.jacks.values():
@@ -513,16 +512,42 @@ class CuttleState(SnapshotState):
         elif TWOS & b:
             self._remove_target(self.target)
             self.scrap |= 1 << self.target
-        elif THREES & b:
+        elif SIXES & b:
+            sc = self.scrap | self.perm[0] | self.perm[1]
+            for base, js in self.jacks.items():
+                for j in js:
+                    sc |= 1 << j
+                if len(js) & 1:
+                    self._flip(base)
+            self.scrap = sc
+            self.perm = [0, 0]
+            self.jacks = {}
+        else:  # nine: back to its controller's hand
+            t = self.target
+            side = self._remove_target(t)
+            tb = 1 << t
+            self.hands[side] |= tb
+            self.exposed[side] |= tb
+            if self.nine_freezes:
+                self.frozen[side] |= tb
+                self.fresh[side] |= tb
+
+    def _hand_effect(self, b: int, stamp: int) -> bool:
+        """The effect of a resolved 3, 4, 5 or 7 (card mask ``b``) on hands and deck (§3.5).
+
+        :returns: False if a player must answer first (phase TAKE, DISCARD or SEVEN set).
+        """
+        p = self.turn_p
+        o = 1 - p
+        if THREES & b:
             self.phase = TAKE
             self.to_act = p
-            return
-        elif FOURS & b:
-            n = self.hands[o].bit_count()
-            if n >= 3:
+            return False
+        if FOURS & b:
+            if self.hands[o].bit_count() >= 3:
                 self.phase = DISCARD
                 self.to_act = o
-                return
+                return False
             for x in cards_of(self.hands[o]):
                 self._from_hand(o, x, stamp)
                 self.scrap |= 1 << x
@@ -535,39 +560,19 @@ class CuttleState(SnapshotState):
                 for x in got:
                     self.hands[p] |= 1 << x
                 self._log_draw(p, stamp, 1, got)
-        elif SIXES & b:
-            sc = self.scrap | self.perm[0] | self.perm[1]
-            for base, js in self.jacks.items():
-                for j in js:
-                    sc |= 1 << j
-                if len(js) & 1:
-                    self._flip(base)
-            self.scrap = sc
-            self.perm = [0, 0]
-            self.jacks = {}
-        elif SEVENS & b:
+        else:  # seven: play the deck's top card, or scrap it if it cannot be played
             x = self.deck.pop()
             self._log_draw(p, stamp, 2, (x,))
             self.seven = x
             plays: list[int] = []
             self._plays(1 << x, p, plays)
-            if not plays:
-                self._reveal_seven()
-                self.scrap |= 1 << x
-            else:
+            if plays:
                 self.phase = SEVEN
                 self.to_act = p
-                return
-        else:  # nine: back to its controller's hand
-            t = self.target
-            side = self._remove_target(t)
-            tb = 1 << t
-            self.hands[side] |= tb
-            self.exposed[side] |= tb
-            if self.nine_freezes:
-                self.frozen[side] |= tb
-                self.fresh[side] |= tb
-        self._finish()
+                return False
+            self._reveal_seven()
+            self.scrap |= 1 << x
+        return True
 
     def _finish(self) -> None:
         """The turn's effects are complete: suspended one-offs to the scrap, end the turn."""
@@ -603,63 +608,4 @@ class CuttleState(SnapshotState):
 
     def observation(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` has seen (§3.9), JSON-ready; see ``Cuttle.observation_doc``."""
-        o = 1 - seat
-        glasses = bool(self.perm[seat] & EIGHTS)
-        draws = []
-        for (p, stamp, kind, cards, seen) in self.draws:
-            vis = p == seat or seen
-            draws.append([p, stamp, DRAW_KINDS[kind],
-                          [french_str(x) for x in cards] if vis else ["?"] * len(cards)])
-        stacks = []
-        for base in sorted(cards_of(self.ctrl[0] | self.ctrl[1]), key=ORDER.__getitem__):
-            js = self.jacks.get(base, ())
-            side = self._side_of_base(base)
-            stacks.append({"base": french_str(base), "controller": side, "owner": side ^ (len(js) & 1),
-                           "jacks": [french_str(j) for j in js]})
-        if self.phase == COUNTER or (self.susp and self.phase != OVER):
-            oneoff = {"card": french_str(self.susp[-1]), "player": self.turn_p,
-                      "target": french_str(self.target) if self.target >= 0 else None,
-                      "counters": [french_str(x) for x in self.chain],
-                      "suspended": [french_str(x) for x in self.susp]}
-        else:
-            oneoff = None
-        if self.phase == OVER:
-            result = {"winner": self.winner if self.winner in (0, 1) else None,
-                      "reason": "win" if self.winner in (0, 1) else ("passes" if self.passes >= 3 else "max_turns"),
-                      "ranks": list(self.outcome().ranks)}
-        else:
-            result = None
-        fmt = format_action
-        return {
-            "game": "cuttle",
-            "players": 2,
-            "seat": seat,
-            "options": dict(self.options),
-            "hand_index": self.hand_index(),
-            "dealer": self.dealer,
-            "turn": self.turns,
-            "turn_player": self.turn_p,
-            "to_act": self.current_player(),
-            "phase": PHASE_NAMES[self.phase],
-            "hand": card_list(self.hands[seat]),
-            "initial_hand": card_list(self.init[seat]),
-            "hand_sizes": [self.hands[0].bit_count(), self.hands[1].bit_count()],
-            "opponent_hand": card_list(self.hands[o]) if glasses else None,
-            "opponent_known": card_list(self.hands[o] & self.exposed[o]),
-            "known_to_opponent": card_list(self.hands[seat] & self.exposed[seat]),
-            "deck_size": len(self.deck),
-            "scrap": card_list(self.scrap),
-            "stacks": stacks,
-            "permanents": [card_list(self.perm[0]), card_list(self.perm[1])],
-            "points": [self.points(0), self.points(1)],
-            "thresholds": [self.threshold(0), self.threshold(1)],
-            "oneoff": oneoff,
-            "seven_card": french_str(self.seven) if self.seven >= 0 and seat == self.turn_p else None,
-            "frozen": [card_list(self.frozen[0] & self.hands[0]), card_list(self.frozen[1] & self.hands[1])],
-            "passes": self.passes,
-            "draws": draws,
-            "shown": [[p, stamp, french_str(c)] for (p, stamp, c) in self.shown],
-            "glimpses": [[stamp, card_list(m)] for (stamp, m) in self.glimpses[seat]],
-            "actions": [[p, fmt(a)] for p, a in zip(self.actors, self.history, strict=True)],
-            "result": result,
-        }
+        return observation(self, seat)

@@ -55,10 +55,12 @@ from typing import Any
 
 from engine.core import InfoSet
 from engine.errors import IllegalActionError, InconsistentObservationError
+from engine.games.gargon import actions as A
 from engine.games.gargon import rules as R
+from engine.games.gargon.record import LETTER, PublicRecord
+from engine.games.gargon.state import GargonState
 from engine.sampling import Sampler, SamplingProblem
 
-_LETTER = {ch: i for i, ch in enumerate(R.COLOURS)}
 _END = 1 << 40  # role time of a card still held (or face down this round)
 _DEALT = -1  # time of the dealt slots
 
@@ -173,208 +175,35 @@ class GargonInfoSet(InfoSet):
         self.n = n
         self.opts = game.resolve_options(obs["options"])
         self.first_start = int(obs["first_start"])
-        bad = InconsistentObservationError
-        tok_colour: list[int] = []
-        tok_face: list[int] = []
-
-        def new_token(colour: int, face: int = -1) -> int:
-            """Add a card token of ``colour`` (face ``-1`` if unknown); returns its index."""
-            tok_colour.append(colour)
-            tok_face.append(face)
-            return len(tok_colour) - 1
-
-        hands: list[list[int]] = []
-        for s in range(n):
-            if s == me:
-                hand = [new_token(f // 16, f) for f in map(R.parse_face, obs["dealt"])]
-                counts = [0] * R.NCOL
-                for t in hand:
-                    counts[tok_colour[t]] += 1
-                if counts != list(obs["dealt_colours"][s]):
-                    raise bad("gargon: own dealt cards do not match the dealt colours")
-            else:
-                hand = [new_token(c) for c in range(R.NCOL) for _ in range(int(obs["dealt_colours"][s][c]))]
-            hands.append(hand)
-        self.init_hands = hands
-        piles = [[new_token(_LETTER[ch]) for ch in obs["dealt_piles"][k]] for k in ("a", "b")]
-        self.init_piles = piles
-        count = [[0] * R.NCOL for _ in range(n)]
-        for s in range(n):
-            for t in hands[s]:
-                count[s][tok_colour[t]] += 1
-        my_faces = [tok_face[t] for t in hands[me]]
-        top = [0, 0]
-        drawn = [R.parse_face(x) for x in obs["drawn"]]
-        k_drawn = 0
-        draws: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        sel_info: list[tuple[int, int, int]] = []  # opponents' selects: (seat, colour, time)
-        steps: list[tuple[int, int, int]] = []  # (seat, action or -1, select index)
-        rounds_sel: list[list[list]] = []
-        cur: list[list] = [[] for _ in range(n)]
-        turns = 0
-        for i, (p, text) in enumerate(obs["actions"]):
-            p = int(p)
-            if not 0 <= p < n:
-                raise bad(f"gargon: action by seat {p}")
-            if text.startswith("select"):
-                if turns == n:
-                    rounds_sel.append(cur)
-                    cur = [[] for _ in range(n)]
-                    turns = 0
-                if p == me:
-                    f = R.parse_face(text[7:])
-                    if f not in my_faces:
-                        raise bad(f"gargon: seat {p} selects {text!r} without such a card")
-                    my_faces.remove(f)
-                    count[p][f // 16] -= 1
-                    cur[p].append(f)
-                    steps.append((p, f, -1))
-                else:
-                    c = _LETTER.get(text[7:8], -1)
-                    if c < 0 or count[p][c] <= 0:
-                        raise bad(f"gargon: seat {p} selects {text!r} without such a card")
-                    count[p][c] -= 1
-                    cur[p].append(len(sel_info))
-                    steps.append((p, -1, len(sel_info)))
-                    sel_info.append((p, c, i))
-                continue
-            a = R.parse_action(text)
-            if a in (R.DONE, R.PASS):
-                turns += 1
-            elif a in (R.DRAW_A, R.DRAW_B):
-                k = a - R.DRAW_A
-                if top[k] >= len(piles[k]):
-                    raise bad("gargon: a draw from an empty pile")
-                t = piles[k][top[k]]
-                top[k] += 1
-                c = tok_colour[t]
-                count[p][c] += 1
-                if p == me:
-                    if k_drawn >= len(drawn) or drawn[k_drawn] // 16 != c:
-                        raise bad("gargon: own drawn cards do not match the piles' colours")
-                    tok_face[t] = drawn[k_drawn]
-                    my_faces.append(drawn[k_drawn])
-                    k_drawn += 1
-                else:
-                    draws.setdefault((p, c), []).append((i, t))
-            steps.append((p, a, -1))
-        if k_drawn != len(drawn):
-            raise bad("gargon: own drawn cards do not match the draws")
-        if turns == n and obs["phase"] != "pass_draw":
-            # the round's battles are over (a last player still drawing after a pass is not)
-            rounds_sel.append(cur)
-            cur = [[] for _ in range(n)]
-        if [list(x) for x in obs["hand_colours"]] != count:
-            raise bad("gargon: the hands' colours do not match the public record")
-        # physical ids of the known cards; zeros pinned to the lowest ids of their colour
-        tok_id = [-1] * len(tok_colour)
-        known_zero = [0] * R.NCOL
-        seen = 0
-
-        def pin(f: int) -> int:
-            """Physical id of known face ``f`` (zeros in turn); InconsistentObservationError on a clash."""
-            nonlocal seen
-            c, v = divmod(f, 16)
-            if v == 0:
-                if known_zero[c] >= 2:
-                    raise bad(f"gargon: three known zeros of colour {R.COLOURS[c]}")
-                cid = c * R.PER_COLOUR + known_zero[c]
-                known_zero[c] += 1
-            else:
-                cid = c * R.PER_COLOUR + v + 1
-            if seen >> cid & 1:
-                raise bad(f"gargon: card {R.FACE_STR[f]} is known twice")
-            seen |= 1 << cid
-            return cid
-
-        for t in hands[me]:
-            tok_id[t] = pin(tok_face[t])
-        for k in (0, 1):
-            for t in piles[k][:top[k]]:
-                if tok_face[t] >= 0:
-                    tok_id[t] = pin(tok_face[t])
-        self.obs_zero = known_zero[:]
-        revealed = obs["rounds"]
-        if len(revealed) != len(rounds_sel):
-            raise bad("gargon: the rounds record does not match the actions")
-        sel_face = [-1] * len(sel_info)
-        rev: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        rev_zero: list[list[tuple[int, int, int]]] = [[] for _ in range(R.NCOL)]  # (seat, id, time)
-        for sel, rec in zip(rounds_sel, revealed, strict=True):
-            for s in range(n):
-                faces = [] if rec["plays"][s] is None else sorted(R.parse_face(x) for x in rec["plays"][s])
-                if len(faces) != len(sel[s]):
-                    raise bad("gargon: a revealed play does not match its selections")
-                for e, f in zip(sel[s], faces, strict=True):
-                    if s == me:
-                        if e != f:
-                            raise bad("gargon: a revealed card does not match its selection")
-                        continue
-                    _, c, when = sel_info[e]
-                    if c != f // 16:
-                        raise bad("gargon: a revealed card does not match its selection")
-                    sel_face[e] = f
-                    cid = pin(f)
-                    rev.setdefault((s, c), []).append((cid, when))
-                    if f % 16 == 0:
-                        rev_zero[c].append((s, cid, when))
-        self.rev_zero = rev_zero
-        unseen = [c for c in range(R.NCARDS) if not seen >> c & 1]
-        # hidden locations of the current holdings
-        table: dict[tuple[int, int], list[int]] = {}
-        for s in range(n):
-            if s != me:
-                for e in cur[s]:
-                    table.setdefault((s, sel_info[e][1]), []).append(e)
+        rec = PublicRecord(obs, n, me)
+        self.init_hands = rec.hands
+        self.init_piles = rec.piles
+        self.obs_zero = rec.obs_zero
+        self.rev_zero = rec.rev_zero
+        unseen = rec.unseen()
         merged = (-1, -1)
         actor = int(obs["to_act"])
-        if obs["phase"] == "play" and actor != me and actor != int(obs["start_player"]) and cur[actor]:
-            merged = self._merge_colour(obs, actor, [sel_info[e][1] for e in cur[actor]], count[actor])
-        locs: list[tuple[str, int, int, int, list[int]]] = []  # (name, colour, kind, capacity, pile tokens)
-        blocks: list[_Block] = []
-        for s in range(n):
-            if s == me:
-                continue
-            for c in range(R.NCOL):
-                dealt_c = [t for t in hands[s] if tok_colour[t] == c]
-                b = _Block(s, c, dealt_c, draws.get((s, c), []), rev.get((s, c), []))
-                h = count[s][c]
-                tl = table.get((s, c), [])
-                b.tsel = tl
-                if (s, c) == merged:
-                    if len(tl) != 1:
-                        raise bad("gargon: a merged selection must hold one card of its colour")
-                    b.merged = len(locs)
-                    locs.append((f"hand+table {s} {R.COLOURS[c]}", c, MERGED, h + 1, []))
-                else:
-                    if h:
-                        b.hand = len(locs)
-                        locs.append((f"hand {s} {R.COLOURS[c]}", c, HAND, h, []))
-                    if tl:
-                        b.table = len(locs)
-                        locs.append((f"table {s} {R.COLOURS[c]}", c, TABLE, len(tl), []))
-                if len(b.dealt) + len(b.draws) != len(b.revealed) + h + len(tl):
-                    raise bad(f"gargon: seat {s}'s {R.COLOURS[c]} cards do not add up")
-                if b.dealt or b.draws:
-                    blocks.append(b)
+        if obs["phase"] == "play" and actor != me and actor != int(obs["start_player"]) and rec.cur[actor]:
+            merged = self._merge_colour(obs, actor, [rec.sel_info[e][1] for e in rec.cur[actor]], rec.count[actor])
+        locs, blocks = self._holdings(rec, merged)
         for k in (0, 1):
-            rest = piles[k][top[k]:]
+            rest = rec.piles[k][rec.top[k]:]
             i = 0
             while i < len(rest):
                 j = i
-                while j < len(rest) and tok_colour[rest[j]] == tok_colour[rest[i]]:
+                while j < len(rest) and rec.tok_colour[rest[j]] == rec.tok_colour[rest[i]]:
                     j += 1
-                locs.append((f"pile {'ab'[k]} {i}", tok_colour[rest[i]], RUN, j - i, rest[i:j]))
+                locs.append((f"pile {'ab'[k]} {i}", rec.tok_colour[rest[i]], RUN, j - i, rest[i:j]))
                 i = j
-        for c in range(R.NCOL):
+        for c in range(A.NCOL):
             slots = sum(x[3] for x in locs if x[1] == c)
-            cards = sum(1 for x in unseen if R.COLOUR_OF[x] == c)
+            cards = sum(1 for x in unseen if A.COLOUR_OF[x] == c)
             if slots != cards:
-                raise bad(f"gargon: {slots} hidden {R.COLOURS[c]} slots for {cards} unseen cards")
-        self.tok_colour = tok_colour
-        self.tok_id = tok_id
-        self.steps = steps
-        self.sel_face = sel_face
+                raise InconsistentObservationError(f"gargon: {slots} hidden {A.COLOURS[c]} slots for {cards} unseen cards")
+        self.tok_colour = rec.tok_colour
+        self.tok_id = rec.tok_id
+        self.steps = rec.steps
+        self.sel_face = rec.sel_face
         self.locs = locs
         self.merged = merged
         self.blocks = blocks
@@ -383,8 +212,51 @@ class GargonInfoSet(InfoSet):
         self._problem = SamplingProblem(
             cards=unseen,
             capacities=[x[3] for x in locs],
-            allowed=[sum(1 << j for j, x in enumerate(locs) if x[1] == R.COLOUR_OF[c]) for c in unseen],
+            allowed=[sum(1 << j for j, x in enumerate(locs) if x[1] == A.COLOUR_OF[c]) for c in unseen],
             names=[x[0] for x in locs])
+
+    def _holdings(self, rec: PublicRecord, merged: tuple[int, int]
+                  ) -> tuple[list[tuple[str, int, int, int, list[int]]], list[_Block]]:
+        """The hidden locations of the opponents' current holdings and their colour blocks.
+
+        :returns: ``(locs, blocks)``: per location ``(name, colour, kind, capacity, pile
+            tokens)`` (hands, tables, merged hand+table), and the blocks with dealt or drawn cards.
+        """
+        bad = InconsistentObservationError
+        n, me = self.n, self.seat
+        table: dict[tuple[int, int], list[int]] = {}
+        for s in range(n):
+            if s != me:
+                for e in rec.cur[s]:
+                    table.setdefault((s, rec.sel_info[e][1]), []).append(e)
+        locs: list[tuple[str, int, int, int, list[int]]] = []  # (name, colour, kind, capacity, pile tokens)
+        blocks: list[_Block] = []
+        for s in range(n):
+            if s == me:
+                continue
+            for c in range(A.NCOL):
+                dealt_c = [t for t in rec.hands[s] if rec.tok_colour[t] == c]
+                b = _Block(s, c, dealt_c, rec.draws.get((s, c), []), rec.rev.get((s, c), []))
+                h = rec.count[s][c]
+                tl = table.get((s, c), [])
+                b.tsel = tl
+                if (s, c) == merged:
+                    if len(tl) != 1:
+                        raise bad("gargon: a merged selection must hold one card of its colour")
+                    b.merged = len(locs)
+                    locs.append((f"hand+table {s} {A.COLOURS[c]}", c, MERGED, h + 1, []))
+                else:
+                    if h:
+                        b.hand = len(locs)
+                        locs.append((f"hand {s} {A.COLOURS[c]}", c, HAND, h, []))
+                    if tl:
+                        b.table = len(locs)
+                        locs.append((f"table {s} {A.COLOURS[c]}", c, TABLE, len(tl), []))
+                if len(b.dealt) + len(b.draws) != len(b.revealed) + h + len(tl):
+                    raise bad(f"gargon: seat {s}'s {A.COLOURS[c]} cards do not add up")
+                if b.dealt or b.draws:
+                    blocks.append(b)
+        return locs, blocks
 
     @staticmethod
     def _merge_colour(obs: Mapping[str, Any], actor: int, sel_colours: list[int], hand_counts: list[int]
@@ -396,8 +268,8 @@ class GargonInfoSet(InfoSet):
         if actor == (int(obs["start_player"]) - 1) % n:
             allowed = 0
             for ch in obs["colours_played"]:
-                allowed |= 1 << _LETTER[ch]
-        sc = [0] * R.NCOL
+                allowed |= 1 << LETTER[ch]
+        sc = [0] * A.NCOL
         for c in sel_colours:
             sc[c] += 1
         last = sel_colours[-1]
@@ -477,7 +349,7 @@ class GargonInfoSet(InfoSet):
             for t, (c, _) in zip(b.dealt, cards, strict=True):
                 tok_id[t] = c
             return
-        zeros = [(r, c) for c, r in cards if R.VALUE_OF[c] == 0]
+        zeros = [(r, c) for c, r in cards if A.VALUE_OF[c] == 0]
         zero_roles = None
         if len(zeros) == 2:
             zeros.sort()
@@ -519,7 +391,7 @@ class GargonInfoSet(InfoSet):
 
         One variant with no restriction when uniform stage-1 assignments are already exact.
         """
-        zu = [x for x in (c * R.PER_COLOUR, c * R.PER_COLOUR + 1) if x in self._problem.cards]
+        zu = [x for x in (c * A.PER_COLOUR, c * A.PER_COLOUR + 1) if x in self._problem.cards]
         plain = [({}, Fraction(1))]
         if self.obs_zero[c] or not zu:
             return plain
@@ -566,9 +438,9 @@ class GargonInfoSet(InfoSet):
 
     def _build_stage1(self):
         prob = self._problem
-        ncol = R.NCOL
+        ncol = A.NCOL
         by_colour_locs = [[j for j, x in enumerate(self.locs) if x[1] == c] for c in range(ncol)]
-        by_colour_cards = [[x for x in prob.cards if R.COLOUR_OF[x] == c] for c in range(ncol)]
+        by_colour_cards = [[x for x in prob.cards if A.COLOUR_OF[x] == c] for c in range(ncol)]
         common_locs: list[int] = []
         common_cards: list[int] = []
         split: list[tuple[list[int], list[Sampler]]] = []
@@ -593,13 +465,13 @@ class GargonInfoSet(InfoSet):
                 samplers.append(sm)
                 weights.append(sm.card_total * factor)
             if not samplers:
-                raise InconsistentObservationError(f"gargon: no deal of colour {R.COLOURS[c]} fits")
+                raise InconsistentObservationError(f"gargon: no deal of colour {A.COLOURS[c]} fits")
             split.append((loc_of, samplers))
             choosers.append(_Weighted(weights))
         index = {j: i for i, j in enumerate(common_locs)}
         common = Sampler(SamplingProblem(
             common_cards, [self.locs[j][3] for j in common_locs],
-            [sum(1 << index[j] for j in by_colour_locs[R.COLOUR_OF[x]]) for x in common_cards],
+            [sum(1 << index[j] for j in by_colour_locs[A.COLOUR_OF[x]]) for x in common_cards],
             [self.locs[j][0] for j in common_locs]))
         self._stage1 = (common_locs, common, split, choosers)
 
@@ -622,26 +494,24 @@ class GargonInfoSet(InfoSet):
 
     def _valid_last(self, cards: list[int]) -> list[int]:
         """Faces a merged location's selected card may have: some other card of it comes later."""
-        faces = sorted({R.FACE_OF[x] for x in cards})
-        zeros = sum(1 for x in cards if R.VALUE_OF[x] == 0)
-        top = max(R.VALUE_OF[x] for x in cards)
+        faces = sorted({A.FACE_OF[x] for x in cards})
+        zeros = sum(1 for x in cards if A.VALUE_OF[x] == 0)
+        top = max(A.VALUE_OF[x] for x in cards)
         return [f for f in faces if f % 16 < top or (f % 16 == 0 and zeros == 2)]
 
-    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random):
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> GargonState:
         """The world of one stage-1 assignment: the blocks arranged (stage 2), the deal rebuilt, the hand replayed.
 
         :raises InconsistentObservationError: if a card lies in a location of another
             colour, or the replay is illegal.
         """
-        from engine.games.gargon.state import GargonState
-
         tok_id = self.tok_id[:]
         for (name, colour, kind, cap, tokens), cards in zip(self.locs, assignment, strict=True):
             if len(cards) != cap:
                 raise InconsistentObservationError(f"gargon: location {name} needs {cap} cards")
             for c in cards:
-                if R.COLOUR_OF[c] != colour:
-                    raise InconsistentObservationError(f"gargon: card {R.FACE_STR[R.FACE_OF[c]]} cannot be in {name}")
+                if A.COLOUR_OF[c] != colour:
+                    raise InconsistentObservationError(f"gargon: card {A.FACE_STR[A.FACE_OF[c]]} cannot be in {name}")
             if kind == RUN:
                 for t, c in zip(tokens, cards, strict=True):
                     tok_id[t] = c
@@ -667,7 +537,7 @@ class GargonInfoSet(InfoSet):
                 if b.table >= 0:
                     tab = sorted(assignment[b.table])
                     for e, c in zip(b.tsel, tab, strict=True):
-                        sel_face[e] = R.FACE_OF[c]
+                        sel_face[e] = A.FACE_OF[c]
                     held += tab
                 if b.hand >= 0:
                     held += assignment[b.hand]

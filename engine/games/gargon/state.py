@@ -8,52 +8,53 @@ zero of colour ``c`` (the two zeros are one identity, §0.1).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from engine.cards import cards_of
 from engine.core import Outcome, State, rank_rewards, ranks_from_results
 from engine.errors import GameOverError
+from engine.games.gargon import actions as A
 from engine.games.gargon import rules as R
 
 PLAY, PASS_DRAW, REPLACE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("play", "pass_draw", "replacement", "over")
 
-_CM0, _CM1, _CM2, _CM3, _CM4, _CM5 = R.COLOUR_MASK
+_CM0, _CM1, _CM2, _CM3, _CM4, _CM5 = A.COLOUR_MASK
 #: per colour bitmask, the mask of those colours' card ids.
-_ALLOWED_MASK = tuple(sum(R.COLOUR_MASK[c] for c in range(R.NCOL) if a >> c & 1) for a in range(64))
+_ALLOWED_MASK = tuple(sum(A.COLOUR_MASK[c] for c in range(A.NCOL) if a >> c & 1) for a in range(64))
 _SEL_STEP = R.SEL_STEP
-_FACE_MASK = R.FACE_MASK
-_DONE = R.DONE
-_PASS = R.PASS
-_DRAW_A = R.DRAW_A
-_STOP = R.STOP
+_FACE_MASK = A.FACE_MASK
+_DONE = A.DONE
+_PASS = A.PASS
+_DRAW_A = A.DRAW_A
+_STOP = A.STOP
 #: per player count and start seat, the seats in turn order from the start seat.
 _ROTATION = tuple(tuple(tuple((s + i) % n for i in range(n)) for s in range(n)) if n else () for n in range(6))
-_DRAWS = [R.DRAW_A, R.DRAW_B]
-_DRAW_OR_STOP = [R.DRAW_A, R.DRAW_B, R.STOP]
+_DRAWS = [A.DRAW_A, A.DRAW_B]
+_DRAW_OR_STOP = [A.DRAW_A, A.DRAW_B, A.STOP]
 
 # The legal SELECTs come from rules.select_plan, compiled for the hot path as
 # ``(((colour shift, need, SEG_LO[colour], SEG_HI[colour]), ...), done)``: for the start
 # player by selection code, for a follower by an int key (pattern, selection code, caps).
 _Plan = tuple[tuple[tuple[int, int, tuple, tuple], ...], bool]
 _NCODES = _SEL_STEP ** 3  # selection codes are below 7^3
-_NCAPS = 3 ** R.NCOL
+_NCAPS = 3 ** A.NCOL
 #: every pattern a start player's selection can have, and its follower key offset.
 _PATTERNS = tuple(sorted({info[2] for info in R.SEL_INFO.values() if info[2]}))
 _PATTERN_KEY = {pat: i * _NCODES * _NCAPS for i, pat in enumerate(_PATTERNS)}
 #: per colour, the follower key term of a hand count: ``min(2, count) * 3^colour``, or
 #: ``min(1, count) * 3^colour`` for the patterns whose completions only need one more card
 #: of another colour (``(1)``, ``(2)``, ``(1, 1)``: fewer keys, the same plans).
-_CAPS2 = tuple(tuple(min(k, 2) * 3 ** c for k in range(R.NCARDS + 1)) for c in range(R.NCOL))
-_CAPS1 = tuple(tuple(min(k, 1) * 3 ** c for k in range(R.NCARDS + 1)) for c in range(R.NCOL))
+_CAPS2 = tuple(tuple(min(k, 2) * 3 ** c for k in range(A.NCARDS + 1)) for c in range(A.NCOL))
+_CAPS1 = tuple(tuple(min(k, 1) * 3 ** c for k in range(A.NCARDS + 1)) for c in range(A.NCOL))
 #: per selection code (at ``DONE``): ``(colour bitmask, pattern, follower key offset, key terms)``.
 _DONE_INFO = {code: (info[3], info[2], _PATTERN_KEY.get(info[2], 0),
                      _CAPS1 if info[2] in ((1,), (2,), (1, 1)) else _CAPS2) for code, info in R.SEL_INFO.items()}
 
 
 def _compile(entries: tuple[tuple[int, int], ...], done: bool) -> _Plan:
-    return tuple((c * R.PER_COLOUR, need, R.SEG_LO[c], R.SEG_HI[c]) for c, need in entries), done
+    return tuple((c * A.PER_COLOUR, need, R.SEG_LO[c], R.SEG_HI[c]) for c, need in entries), done
 
 
 _START_PLANS = [_compile(*R.select_plan(None, code, ())) if code in R.SEL_INFO else None for code in range(_NCODES)]
@@ -64,7 +65,7 @@ def _follower_plan(key: int) -> _Plan:
     """The compiled plan of a follower key (a cache miss: decode the key, ask the rules)."""
     rest, capkey = divmod(key, _NCAPS)
     pat, code = divmod(rest, _NCODES)
-    caps = tuple(capkey // 3 ** c % 3 for c in range(R.NCOL))
+    caps = tuple(capkey // 3 ** c % 3 for c in range(A.NCOL))
     plan = _FOLLOWER_PLANS[key] = _compile(*R.select_plan(_PATTERNS[pat], code, caps))
     return plan
 
@@ -358,16 +359,20 @@ class GargonState(State):
                 self.turn += 1
             else:
                 self._next_turn()
-        else:  # PASS
-            self.passed |= 1 << p
-            if self.ended:
-                self._legal = None
-                self._next_turn()
-            else:
-                self.phase = PASS_DRAW
-                self.drawn_now = 0
-                self.draw_target = 3 if self.pass_choice else sum(self.pattern)
-                self._legal = _DRAWS
+        else:
+            self._pass(p)
+
+    def _pass(self, p: int) -> None:
+        """Seat ``p`` passes: it draws next (§4.3 "Passing"), unless a pile has run out."""
+        self.passed |= 1 << p
+        if self.ended:
+            self._legal = None
+            self._next_turn()
+        else:
+            self.phase = PASS_DRAW
+            self.drawn_now = 0
+            self.draw_target = 3 if self.pass_choice else sum(self.pattern)
+            self._legal = _DRAWS
 
     def _next_turn(self) -> None:
         turn = self.turn = self.turn + 1
@@ -470,22 +475,22 @@ class GargonState(State):
 
     def public_action(self, action: int, seat: int) -> str:
         """``select <colour> ?`` to all but the actor for a ``select`` (§4.7); other actions in full."""
-        if action < R.DONE and seat != self.current_player():
-            return "select " + R.COLOURS[action // 16] + " ?"
-        return R.ACTION_STR[action]
+        if action < A.DONE and seat != self.current_player():
+            return "select " + A.COLOURS[action // 16] + " ?"
+        return A.ACTION_STR[action]
 
     # ------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` has seen (§4.7); fields are listed in ``Gargon.observation_doc``."""
         n = self.n
-        cs = R.COLOURS
+        cs = A.COLOURS
         actions = []
         for p, a in self.history_with_actors():
-            if a < R.DONE and p != seat:
+            if a < A.DONE and p != seat:
                 actions.append([p, "select " + cs[a // 16] + " ?"])
             else:
-                actions.append([p, R.ACTION_STR[a]])
+                actions.append([p, A.ACTION_STR[a]])
         table = []
         actor = self.current_player()
         for s in range(n):
@@ -493,12 +498,12 @@ class GargonState(State):
             if s == actor and self.phase == PLAY:
                 m = self.sel_mask
             if s == seat:
-                table.append(R.faces_of(m))
+                table.append(A.faces_of(m))
             else:
-                table.append([cs[R.COLOUR_OF[c]] for c in _ids(m)])
+                table.append([cs[A.COLOUR_OF[c]] for c in cards_of(m)])
         rounds = []
         for start, plays in self.rounds:
-            rounds.append({"start": start, "plays": [None if m < 0 else R.faces_of(m) for m in plays]})
+            rounds.append({"start": start, "plays": [None if m < 0 else A.faces_of(m) for m in plays]})
         opts = {"amulets": list(self.amulets),
                 "pass_draw": "choice_1_to_3" if self.pass_choice else "match_start_count",
                 "replacement": "played_count" if self.replacement else "none",
@@ -515,43 +520,25 @@ class GargonState(State):
             "first_start": self.first_start,
             "round": self.round_no,
             "start_player": self.start,
-            "hand": R.faces_of(self.hands[seat]),
-            "hand_colours": [R.colour_counts(h) for h in self.hands],
-            "piles": {"a": "".join(cs[R.COLOUR_OF[c]] for c in reversed(self.piles[0])),
-                      "b": "".join(cs[R.COLOUR_OF[c]] for c in reversed(self.piles[1]))},
-            "dealt": R.faces_of(self.dealt[seat]),
-            "dealt_colours": [R.colour_counts(h) for h in self.dealt],
-            "dealt_piles": {"a": "".join(cs[R.COLOUR_OF[c]] for c in self.dealt_piles[0]),
-                            "b": "".join(cs[R.COLOUR_OF[c]] for c in self.dealt_piles[1])},
-            "drawn": [R.FACE_STR[R.FACE_OF[c]] for c in self.draws[seat]],
+            "hand": A.faces_of(self.hands[seat]),
+            "hand_colours": [A.colour_counts(h) for h in self.hands],
+            "piles": {"a": "".join(cs[A.COLOUR_OF[c]] for c in reversed(self.piles[0])),
+                      "b": "".join(cs[A.COLOUR_OF[c]] for c in reversed(self.piles[1]))},
+            "dealt": A.faces_of(self.dealt[seat]),
+            "dealt_colours": [A.colour_counts(h) for h in self.dealt],
+            "dealt_piles": {"a": "".join(cs[A.COLOUR_OF[c]] for c in self.dealt_piles[0]),
+                            "b": "".join(cs[A.COLOUR_OF[c]] for c in self.dealt_piles[1])},
+            "drawn": [A.FACE_STR[A.FACE_OF[c]] for c in self.draws[seat]],
             "table": table,
             "passed": [s for s in range(n) if self.passed >> s & 1] if self.phase != OVER else [],
             "pattern": list(self.pattern) if self.pattern is not None and self.phase != OVER else None,
-            "colours_played": "".join(cs[c] for c in range(R.NCOL) if self.col_played >> c & 1)
+            "colours_played": "".join(cs[c] for c in range(A.NCOL) if self.col_played >> c & 1)
             if self.phase != OVER else "",
             "draws_taken": self.drawn_now if self.phase == PASS_DRAW else 0,
             "draws_left": self.repl_left if self.phase == REPLACE else 0,
             "rounds": rounds,
-            "stash": [R.faces_of(m) for m in self.stash],
-            "discard": R.faces_of(self.discard),
+            "stash": [A.faces_of(m) for m in self.stash],
+            "discard": A.faces_of(self.discard),
             "scores": self.totals(),
             "ended": self.ended,
         }
-
-
-def rollout_action(state: GargonState, rng: random.Random) -> int:
-    """``Gargon.rollout_action``: uniform among the legal actions, the same draw as the default
-    ``legal[rng.randrange(len(legal))]`` of ``Game.rollout_action``, without copying the list."""
-    legal = state._legal
-    if legal is None:
-        legal = state._legal = state._play_actions() if state.phase == PLAY else state._compute_legal()
-    return legal[rng.randrange(len(legal))]
-
-
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

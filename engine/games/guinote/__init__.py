@@ -1,7 +1,7 @@
 """Guiñote (rules/guinote.md): the game object is :class:`Guinote`.
 
-Modules: ``tables`` (card tables, action encoding), ``rules`` (strict play and its
-inferences), ``state`` (the world), ``public`` (a hand's public record), ``infoset``
+Modules: ``actions`` (card tables, action encoding), ``rules`` (strict play and its
+inferences), ``public`` (a hand's public record), ``state`` (the world), ``infoset``
 (determinization), ``game`` (options, docs, factory).
 """
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Game, InfoSet, Option, seat_option
-from engine.games.guinote import tables
+from engine.core import Game, Option, seat_option
+from engine.games.guinote import actions
+from engine.games.guinote.infoset import GuinoteInfoSet
 from engine.games.guinote.state import GuinoteState
 
 
@@ -105,12 +106,11 @@ class Guinote(Game):
         state.deal()
         return state
 
-    def infoset(self, observation: Mapping[str, Any]) -> InfoSet:
+    def infoset(self, observation: Mapping[str, Any]) -> GuinoteInfoSet:
         """The information set of ``observation`` (:class:`GuinoteInfoSet`).
 
         :raises InconsistentObservationError: if the observation is malformed or contradictory.
         """
-        from engine.games.guinote.infoset import GuinoteInfoSet
         return GuinoteInfoSet(self, observation)
 
     def parse_action(self, text: str) -> int:
@@ -118,8 +118,8 @@ class Guinote(Game):
 
         :raises ActionParseError: naming the text and the notation.
         """
-        return tables.parse_action(text)
+        return actions.parse_action(text)
 
     def format_action(self, action: int) -> str:
         """Inverse of :meth:`parse_action`."""
-        return tables.format_action(action)
+        return actions.format_action(action)

@@ -26,18 +26,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.cards import parse_spanish
-from engine.core import InfoSet
+from engine.core import Game, InfoSet
 from engine.errors import ActionParseError, InconsistentObservationError
+from engine.games.guinote.actions import NCARDS
 from engine.games.guinote.public import PublicHand, walk
 from engine.games.guinote.state import GuinoteState
-from engine.games.guinote.tables import NCARDS
 from engine.sampling import Sampler, SamplingProblem
-
-if TYPE_CHECKING:
-    from engine.games.guinote.game import Guinote
 
 
 class GuinoteInfoSet(InfoSet):
@@ -49,7 +46,7 @@ class GuinoteInfoSet(InfoSet):
     __slots__ = ("game", "n", "opts", "hand_no", "dealer", "trump_card", "actions", "pub", "dealt",
                  "drawn", "past", "start_scores", "nfd", "locs", "_problem", "_arrangers")
 
-    def __init__(self, game: Guinote, observation: Mapping[str, Any]) -> None:
+    def __init__(self, game: Game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         try:
             if observation["game"] != "guinote":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.games.guinote.tables import ABOVE, POWER, SUIT, SUIT_MASK
+from engine.games.guinote.actions import ABOVE, POWER, SUIT, SUIT_MASK
 from engine.tricks import trick_winner
 
 

@@ -6,15 +6,13 @@ Hot data are ints, card masks and short lists; observations are built only when 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.cards import SPANISH_SUITS, mask_of
-from engine.core import Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
+from engine.core import Game, Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
 from engine.deal import deal_hands, shuffled
 from engine.errors import GameOverError
-from engine.games.guinote.public import OVER, PLAY, WINDOW, walk
-from engine.games.guinote.rules import strict_mask
-from engine.games.guinote.tables import (
+from engine.games.guinote.actions import (
     CALL,
     CARD_STR,
     DECK,
@@ -30,10 +28,9 @@ from engine.games.guinote.tables import (
     card_list,
     format_action,
 )
+from engine.games.guinote.public import OVER, PLAY, WINDOW, walk
+from engine.games.guinote.rules import strict_mask
 from engine.tricks import trick_winner
-
-if TYPE_CHECKING:
-    from engine.games.guinote.game import Guinote
 
 _SEVEN_POWER = POWER[SEVEN_OF[0]]
 
@@ -47,9 +44,9 @@ class GuinoteState(SnapshotState):
 
     __slots__ = ("game", "n", "options", "target", "must_under", "deal_seed", "hand_no", "dealer",
                  "hands", "stock", "trump", "leader", "turn", "trick", "phase", "called", "win_called",
-                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "start", "past")
+                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "past")
 
-    def __init__(self, game: Guinote, n: int, options: dict[str, Any], deal_seed: int) -> None:
+    def __init__(self, game: Game, n: int, options: dict[str, Any], deal_seed: int) -> None:
         self.game = game
         self.n = n
         self.options = options
@@ -195,7 +192,7 @@ class GuinoteState(SnapshotState):
         return []
 
     def apply(self, action: int) -> None:
-        """Play ``action`` (see :mod:`engine.games.guinote.tables` for the encoding).
+        """Play ``action`` (see :mod:`engine.games.guinote.actions` for the encoding).
 
         :raises IllegalActionError: naming the action and the legal set.
         :raises GameOverError: if the match is over.

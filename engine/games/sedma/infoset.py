@@ -70,135 +70,16 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from collections.abc import Mapping
-from math import comb, factorial
+from math import comb
 from typing import Any
 
 from engine.cards import mask_of
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
+from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
+from engine.games.sedma.seats import RECV, SeatModel, vectors
+from engine.games.sedma.state import SedmaState, hand_rewards_from_points
 from engine.sampling import Sampler, SamplingProblem
-
-from .actions import END, deck_for, parse_action, parse_rank
-from .state import SedmaState, hand_rewards_from_points
-
-_RECV = -1  # timeline event: the seat receives a card (deal or draw); else the rank played
-
-
-def _vectors(limits: list[int], total_max: int):
-    """Every vector ``v`` with ``0 <= v_i <= limits[i]`` and ``sum(v) <= total_max``."""
-    m = len(limits)
-    cur = [0] * m
-
-    def rec(i: int, left: int):
-        """Yield every completion of ``cur[i:]`` within ``limits`` whose sum is at most ``left``."""
-        if i == m:
-            yield tuple(cur)
-            return
-        for k in range(min(limits[i], left) + 1):
-            cur[i] = k
-            yield from rec(i + 1, left - k)
-        cur[i] = 0
-
-    yield from rec(0, total_max)
-
-
-class _SeatModel:
-    """One other seat's receipts and plays (module docstring, ``L_s`` and ``g_s``)."""
-
-    __slots__ = ("seat", "ranks", "events", "forward", "weights", "size", "pos", "receipts")
-
-    def __init__(self, seat: int, events: list[int], size: int, unseen_by_rank: list[int]) -> None:
-        self.seat = seat
-        self.size = size
-        self.events = events
-        ranks = sorted({e for e in events if e != _RECV})
-        self.ranks = ranks
-        pos = {x: i for i, x in enumerate(ranks)}
-        self.pos = pos
-        self.receipts = events.count(_RECV)
-        m = len(ranks)
-        total_plays = [0] * m
-        for e in events:
-            if e != _RECV:
-                total_plays[pos[e]] += 1
-        # a seat receives at most (its plays + the unseen copies) cards of a played rank
-        cap = [total_plays[i] + unseen_by_rank[x] for i, x in enumerate(ranks)]
-        played = [0] * m
-        cur: dict[tuple[int, ...], int] = {(0,) * m: 1}
-        forward = [cur]
-        for e in events:
-            nxt: dict[tuple[int, ...], int] = {}
-            if e == _RECV:
-                for held, w in cur.items():
-                    nxt[held] = nxt.get(held, 0) + w
-                    for i in range(m):
-                        if held[i] + played[i] < cap[i]:
-                            h = held[:i] + (held[i] + 1,) + held[i + 1:]
-                            nxt[h] = nxt.get(h, 0) + w
-            else:
-                i = pos[e]
-                for held, w in cur.items():
-                    if held[i]:
-                        h = held[:i] + (held[i] - 1,) + held[i + 1:]
-                        nxt[h] = nxt.get(h, 0) + w
-                played[i] += 1
-            if not nxt:
-                raise InconsistentObservationError(
-                    f"sedma: seat {seat}'s plays cannot come from the cards it received")
-            cur = nxt
-            forward.append(cur)
-        self.forward = forward
-        weights = {}
-        for held, n_seq in cur.items():
-            free = size - sum(held)
-            if free < 0:
-                continue
-            w = n_seq * factorial(free)
-            for k in held:
-                w *= factorial(k)
-            weights[held] = w
-        if not weights:
-            raise InconsistentObservationError(f"sedma: seat {seat}'s hand size does not fit its plays")
-        self.weights = weights
-
-    def pattern(self, held: tuple[int, ...], rng: random.Random) -> list[int]:
-        """A uniform receipt pattern ending with ``held``: per receipt the rank index or -1 (∗)."""
-        events = self.events
-        ranks = self.ranks
-        if not ranks:
-            return [-1] * len(events)
-        forward = self.forward
-        m = len(ranks)
-        out: list[int] = []
-        cur = held
-        for t in range(len(events) - 1, -1, -1):
-            e = events[t]
-            prev_tab = forward[t]
-            if e != _RECV:
-                i = ranks.index(e)
-                cur = cur[:i] + (cur[i] + 1,) + cur[i + 1:]
-                continue
-            opts: list[tuple[int, tuple[int, ...]]] = []
-            cum: list[int] = []
-            acc = 0
-            w = prev_tab.get(cur)
-            if w:
-                acc += w
-                cum.append(acc)
-                opts.append((-1, cur))
-            for i in range(m):
-                if cur[i]:
-                    p = cur[:i] + (cur[i] - 1,) + cur[i + 1:]
-                    w = prev_tab.get(p)
-                    if w:  # every forward state respects the cap, so this receipt was allowed
-                        acc += w
-                        cum.append(acc)
-                        opts.append((i, p))
-            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(acc))
-            sym, cur = opts[k]
-            out.append(sym)
-        out.reverse()
-        return out
 
 
 class SedmaInfoSet(InfoSet):
@@ -215,14 +96,13 @@ class SedmaInfoSet(InfoSet):
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
                  "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies")
 
-    def __init__(self, game, observation: Mapping[str, Any]) -> None:
+    def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         obs = observation
         self.game = game
         n = int(obs["players"])
         game.check_players(n)
         self.n = n
-        seat = self.seat
         if obs.get("phase") == "over":
             raise InconsistentObservationError("sedma: the match is over; there is nothing hidden to sample")
         self.opts = game.resolve_options(obs["options"])
@@ -233,71 +113,10 @@ class SedmaInfoSet(InfoSet):
                            "win": e["win"], "vp": list(e["vp"])} for e in obs["past_hands"])
         self.actions = [parse_action(a) for _, a in obs["actions"]]
         deck = deck_for(n)
-        copies: list[list[int]] = [[] for _ in range(8)]
-        for c in deck:
-            copies[c >> 2].append(c)
-        nxt = [0] * 8
-
-        def pin(rank: int) -> int:
-            """The next unused physical copy of ``rank``; InconsistentObservationError if none is left."""
-            if nxt[rank] >= len(copies[rank]):
-                raise InconsistentObservationError(
-                    f"sedma: the observation shows more than {len(copies[rank])} cards of rank {'789TJQKA'[rank]}")
-            c = copies[rank][nxt[rank]]
-            nxt[rank] += 1
-            return c
-
-        played_ids: list[list[int]] = [[] for _ in range(n)]
-        for p, a in zip((int(p) for p, _ in obs["actions"]), self.actions, strict=True):
-            if a != END:
-                played_ids[p].append(pin(a & 7))
-        self.played_ids = played_ids
-        hand_ids: list[list[int]] = [[] for _ in range(8)]
-        for r in obs["hand"]:
-            x = parse_rank(r)
-            hand_ids[x].append(pin(x))
-        pinned = {c for lst in played_ids for c in lst} | {c for lst in hand_ids for c in lst}
-        self.unseen = [c for c in deck if c not in pinned]
-        # the observer's cards in the order received (dealt, then drawn)
-        own_by_rank: list[list[int]] = [[c for c in played_ids[seat] if c >> 2 == x] + hand_ids[x] for x in range(8)]
-        used = [0] * 8
-        own_recv = []
-        for r in list(obs["dealt"]) + list(obs["drawn"]):
-            x = parse_rank(r)
-            if used[x] >= len(own_by_rank[x]):
-                raise InconsistentObservationError(f"sedma: seat {seat} received a {r} it neither played nor holds")
-            own_recv.append(own_by_rank[x][used[x]])
-            used[x] += 1
-        if any(used[x] != len(own_by_rank[x]) for x in range(8)):
-            raise InconsistentObservationError(f"sedma: seat {seat}'s dealt and drawn cards do not match its plays and hand")
-        self.own_recv = own_recv
-        # the public draw schedule (after each trick, from the winner round the table) and,
-        # per seat, its timeline of receipts and plays
-        left = len(deck) - 4 * n
-        schedule = []
-        sizes = [4] * n
-        events: list[list[int]] = [[_RECV] * 4 for _ in range(n)]
-        for t in obs["tricks"]:
-            rounds = len(t["cards"]) // n
-            for p, r in t["cards"]:
-                events[int(p)].append(parse_rank(r))
-            for i in range(n):
-                sizes[i] -= rounds
-            if left:
-                need = min(rounds * n, left)
-                w = int(t["winner"])
-                for i in range(need):
-                    s = (w + i) % n
-                    schedule.append(s)
-                    events[s].append(_RECV)
-                    sizes[s] += 1
-                left -= need
-        for p, r in obs["trick"]["cards"]:
-            events[int(p)].append(parse_rank(r))
-        self.schedule = schedule
-        if left != int(obs["stock"]):
-            raise InconsistentObservationError(f"sedma: stock of {obs['stock']} cards, the tricks leave {left}")
-        self.others = [s for s in range(n) if s != seat]
+        hand_ids = self._pin_seen(deck)
+        self.own_recv = self._own_receipts(hand_ids)
+        events, left = self._schedule(len(deck))
+        self.others = [s for s in range(n) if s != self.seat]
         hand_sizes = [int(h) for h in obs["hand_sizes"]]
         self.capacities = [hand_sizes[s] for s in self.others] + [left]
         ubr = [0] * 8
@@ -305,7 +124,7 @@ class SedmaInfoSet(InfoSet):
             ubr[c >> 2] += 1
         self._unseen_by_rank = ubr
         self._copies = [[c for c in self.unseen if c >> 2 == x] for x in range(8)]
-        self.models = {s: _SeatModel(s, events[s], hand_sizes[s], ubr) for s in self.others}
+        self.models = {s: SeatModel(s, events[s], hand_sizes[s], ubr) for s in self.others}
         # κ programme: seats in order, tracking the unseen counts of ranks later seats played
         order = list(self.others)
         self._order = order
@@ -322,6 +141,97 @@ class SedmaInfoSet(InfoSet):
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
+
+    def _pin_seen(self, deck: list[int]) -> list[list[int]]:
+        """Pin every seen card (plays, own hand) to the next unused physical copy of its rank.
+
+        Sets ``played_ids`` (per seat its played ids) and ``unseen``; returns per rank the
+        ids of the observer's hand.
+        """
+        obs = self.observation
+        copies: list[list[int]] = [[] for _ in range(8)]
+        for c in deck:
+            copies[c >> 2].append(c)
+        nxt = [0] * 8
+
+        def pin(rank: int) -> int:
+            """The next unused physical copy of ``rank``; InconsistentObservationError if none is left."""
+            if nxt[rank] >= len(copies[rank]):
+                raise InconsistentObservationError(
+                    f"sedma: the observation shows more than {len(copies[rank])} cards of rank {'789TJQKA'[rank]}")
+            c = copies[rank][nxt[rank]]
+            nxt[rank] += 1
+            return c
+
+        played_ids: list[list[int]] = [[] for _ in range(self.n)]
+        for p, a in zip((int(p) for p, _ in obs["actions"]), self.actions, strict=True):
+            if a != END:
+                played_ids[p].append(pin(a & 7))
+        self.played_ids = played_ids
+        hand_ids: list[list[int]] = [[] for _ in range(8)]
+        for r in obs["hand"]:
+            x = parse_rank(r)
+            hand_ids[x].append(pin(x))
+        pinned = {c for lst in played_ids for c in lst} | {c for lst in hand_ids for c in lst}
+        self.unseen = [c for c in deck if c not in pinned]
+        return hand_ids
+
+    def _own_receipts(self, hand_ids: list[list[int]]) -> list[int]:
+        """The observer's card ids in the order received (dealt, then drawn).
+
+        :raises InconsistentObservationError: if they do not match its plays and hand.
+        """
+        obs = self.observation
+        seat = self.seat
+        own_by_rank: list[list[int]] = [[c for c in self.played_ids[seat] if c >> 2 == x] + hand_ids[x]
+                                        for x in range(8)]
+        used = [0] * 8
+        own_recv = []
+        for r in list(obs["dealt"]) + list(obs["drawn"]):
+            x = parse_rank(r)
+            if used[x] >= len(own_by_rank[x]):
+                raise InconsistentObservationError(f"sedma: seat {seat} received a {r} it neither played nor holds")
+            own_recv.append(own_by_rank[x][used[x]])
+            used[x] += 1
+        if any(used[x] != len(own_by_rank[x]) for x in range(8)):
+            raise InconsistentObservationError(f"sedma: seat {seat}'s dealt and drawn cards do not match its plays and hand")
+        return own_recv
+
+    def _schedule(self, deck_size: int) -> tuple[list[list[int]], int]:
+        """The public draw schedule (after each trick, from the winner round the table).
+
+        Sets ``schedule`` (the seat of each stock draw, in order); returns per seat its
+        timeline of receipts (``RECV``) and played ranks, and the stock left.
+
+        :raises InconsistentObservationError: if the stock size does not match the tricks.
+        """
+        obs = self.observation
+        n = self.n
+        left = deck_size - 4 * n
+        schedule = []
+        sizes = [4] * n
+        events: list[list[int]] = [[RECV] * 4 for _ in range(n)]
+        for t in obs["tricks"]:
+            rounds = len(t["cards"]) // n
+            for p, r in t["cards"]:
+                events[int(p)].append(parse_rank(r))
+            for i in range(n):
+                sizes[i] -= rounds
+            if left:
+                need = min(rounds * n, left)
+                w = int(t["winner"])
+                for i in range(need):
+                    s = (w + i) % n
+                    schedule.append(s)
+                    events[s].append(RECV)
+                    sizes[s] += 1
+                left -= need
+        for p, r in obs["trick"]["cards"]:
+            events[int(p)].append(parse_rank(r))
+        self.schedule = schedule
+        if left != int(obs["stock"]):
+            raise InconsistentObservationError(f"sedma: stock of {obs['stock']} cards, the tricks leave {left}")
+        return events, left
 
     # ------------------------------------------------------------ stage 1 (unweighted)
 
@@ -363,7 +273,7 @@ class SedmaInfoSet(InfoSet):
             newrem = list(rem)
             for i, k in zip(pidx, kappa):
                 newrem[i] -= k
-            for f in _vectors([rem[i] for i in yidx], free):
+            for f in vectors([rem[i] for i in yidx], free):
                 rest = free - sum(f)
                 if rest > lump:
                     continue

@@ -14,8 +14,7 @@ from engine.cards import mask_of
 from engine.core import Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
 from engine.deal import shuffled
 from engine.errors import GameOverError
-
-from .actions import (
+from engine.games.sedma.actions import (
     ACTION_STR,
     CONTINUE,
     END,
@@ -56,7 +55,7 @@ class SedmaState(SnapshotState):
         "game", "n", "side_of", "nsides", "vp_mode", "vp_target", "max_hands", "opts", "deal_seed",
         "deck", "full_mask", "hands", "stock", "spos", "won", "leader", "cur", "phase", "sr", "winning",
         "trick", "ntricks", "lastw", "dealer", "hidx", "vp", "past", "last_rewards", "terminal",
-        "start", "hist",
+        "hist",
     )
 
     def __init__(self, game, n: int, opts: dict[str, Any], deal_seed: int) -> None:

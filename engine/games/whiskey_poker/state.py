@@ -78,7 +78,7 @@ class WhiskeyState(SnapshotState):
 
     __slots__ = ("game", "rules", "seed", "hidx", "dealer", "hands", "widow", "stub", "phase", "turn",
                  "active", "dealt_in", "pot", "put", "rc", "hi", "bets", "to_act", "knocker", "passed",
-                 "turns", "exposed", "rx", "shown", "score", "out", "past", "last", "start", "hist")
+                 "turns", "exposed", "rx", "shown", "score", "out", "past", "last", "hist")
 
     # ------------------------------------------------------------ construction
 
