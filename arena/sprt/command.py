@@ -13,7 +13,6 @@ import typer
 from engine.errors import CardArenaError
 
 
-
 def sprt(
     game: Annotated[str | None, typer.Argument(help="game (see `arena games`); omit with -t")] = None,
     candidate: Annotated[str | None, typer.Option("--candidate", help="the new version: a command line, or a bot name of the config")] = None,

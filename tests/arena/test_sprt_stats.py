@@ -115,8 +115,10 @@ def _check(values, base, h0, h1, runs, max_blocks, seed, alpha=0.05, beta=0.05, 
     return at0, at1
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.slow] if c != "2p-pentanomial" else [])
+                                  for c in CASES])
 def test_error_rates_quick(case):
+    """2 players: a few seconds; the 13- and 25-value sets take ~10-30 s on a loaded machine (slow)."""
     values, base = CASES[case]
     _check(values, base, 0, 150, runs=200, max_blocks=160, seed=11, undecided=0.03)
 
