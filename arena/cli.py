@@ -66,6 +66,12 @@ def run(
     from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
+    for t in [t for t in tournaments if t.model.mode == "sprt"]:  # regression tests run with `arena sprt`
+        if tournament and t.name in tournament:
+            raise CardArenaError(f"{config}: tournament {t.name!r} is an SPRT (mode: sprt); run it with "
+                                 f"`arena sprt -t {t.name}` (docs/regression.md)")
+        err_console.print(f"[yellow]note:[/] skipping {t.name} (mode: sprt): run it with `arena sprt -t {t.name}`")
+    tournaments = [t for t in tournaments if t.model.mode != "sprt"]
     signals = _terminate_as_interrupt()
     for t in tournaments:
         m = t.model

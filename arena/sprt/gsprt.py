@@ -127,6 +127,49 @@ def _fit_at(x: np.ndarray, w: np.ndarray, t: np.ndarray, mu: np.ndarray,
 
 
 def _mle_t(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The t-constrained MLE for t > 0: the better of two root searches in μ.
+
+    On sparse samples (a few blocks) the constrained likelihood can have several local maxima,
+    and each search may stop at another one: secant steps started at ``μ = 0.5 + t σ̂`` and a
+    bracketing search over the whole interval (:func:`_mle_t_bracketed`) both run, and the fit
+    with the higher likelihood is kept (a root at an end of the interval is found by the latter).
+    """
+    m = len(w)
+    top = t / (2 * np.sqrt(1 + t * t))
+    lo, hi = 0.5 + 1e-9 * top, 0.5 + (1 - 1e-9) * top
+    mu_hat = (w * x).sum(axis=1)
+    sd_hat = np.sqrt((w * (x - mu_hat[:, None]) ** 2).sum(axis=1))
+    a = np.clip(0.5 + t * sd_hat, lo, hi)
+    ga, pa, lam = _fit_at(x, w, t, a, np.zeros(m))
+    b = np.clip(a + ga, lo, hi)
+    gb, pb, lam = _fit_at(x, w, t, b, lam)
+    out = pb
+    ok = np.abs(gb) < 1e-12
+    todo = np.flatnonzero(~ok)
+    for _ in range(8):
+        if not len(todo):
+            break
+        a_, b_, ga_, gb_ = a[todo], b[todo], ga[todo], gb[todo]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            c = b_ - gb_ * (b_ - a_) / (gb_ - ga_)
+        c = np.where(np.isfinite(c), np.clip(c, lo[todo], hi[todo]), b_)
+        gc, pc, lam_c = _fit_at(x, w[todo], t[todo], c, lam[todo])
+        a[todo], ga[todo], b[todo], gb[todo] = b_, gb_, c, gc
+        lam[todo] = lam_c
+        out[todo] = pc
+        settled = (np.abs(gc) < 1e-12) | (np.abs(c - b_) < 1e-13)
+        ok[todo[settled]] = True
+        todo = todo[~settled]
+    other = _mle_t_bracketed(x, w, t)
+    live = w > 0
+    with np.errstate(divide="ignore"):
+        la = np.where(live, w * np.log(np.where(live, out, 1.0)), 0.0).sum(axis=1)
+        lb = np.where(live, w * np.log(np.where(live, other, 1.0)), 0.0).sum(axis=1)
+    keep = ok & np.isfinite(la) & (la >= lb)
+    return np.where(keep[:, None], out, other)
+
+
+def _mle_t_bracketed(x: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
     """The t-constrained MLE for t > 0, as a root in μ alone.
 
     At the solution σ = (μ − 0.5)/t, and σ² ≤ μ(1 − μ) on [0, 1], so μ − 0.5 ∈ (0, t/(2√(1 + t²))]. For a trial

@@ -36,11 +36,14 @@ class OC:
 
 
 def simulate(values, probs, h0: float, h1: float, alpha: float = 0.05, beta: float = 0.05,
-             kind: str = "nelo", runs: int = 1000, max_blocks: int = 2000, seed: int = 0) -> OC:
+             kind: str = "nelo", runs: int = 1000, max_blocks: int = 2000, seed: int = 0,
+             chunk: int = 16) -> OC:
     """Run ``runs`` independent GSPRTs on i.i.d. blocks with scores ``values`` drawn with ``probs``.
 
     :param values: ``(K,)`` block scores, holding 0 and 1 (give them probability 0 if impossible).
     :param probs: ``(K,)`` their probabilities.
+    :param chunk: blocks evaluated per vectorised step at first (doubling up to 256; a speed knob,
+        the verdicts are the same as block by block).
     :returns: :class:`OC`.
     """
     values = np.asarray(values, dtype=float)
@@ -49,31 +52,30 @@ def simulate(values, probs, h0: float, h1: float, alpha: float = 0.05, beta: flo
     lower, upper = gsprt.bounds(alpha, beta)
     k = len(values)
     draws = rng.choice(k, size=(runs, max_blocks), p=probs / probs.sum())
-    counts = np.zeros((runs, k))
+    base = np.zeros((runs, k))  # counts before the current chunk
     verdicts = np.full(runs, "", dtype="<U2")
     blocks = np.full(runs, max_blocks)
     active = np.arange(runs)
-    t0, t1 = h0 / gsprt.NELO_PER_T, h1 / gsprt.NELO_PER_T
-    for n in range(max_blocks):
-        counts[active, draws[active, n]] += 1.0
-        c = counts[active]
-        w = gsprt.weights(c, values)
-        if kind == "nelo":
-            p0 = gsprt.mle(values, w, t=t0)
-            p1 = gsprt.mle(values, w, t=t1)
-        else:
-            p0 = gsprt.mle(values, w, mean=h0)
-            p1 = gsprt.mle(values, w, mean=h1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = (n + 1) * np.where(w > 0, w * np.log(p1 / p0), 0.0).sum(axis=1)
-        hi, lo = v >= upper, v <= lower
-        verdicts[active[hi]] = "H1"
-        verdicts[active[lo]] = "H0"
-        blocks[active[hi | lo]] = n + 1
-        keep = ~(hi | lo)
-        active = active[keep]
-        if not len(active):
-            break
+    n0 = 0
+    while n0 < max_blocks and len(active):
+        # a chunk of steps for every live stream at once: rows = (stream, step); numpy's per-call
+        # overhead is paid once per chunk instead of once per block
+        c = min(chunk, max_blocks - n0)
+        onehot = np.zeros((len(active), c, k))
+        np.put_along_axis(onehot, draws[active, n0:n0 + c][:, :, None], 1.0, axis=2)
+        counts = base[active][:, None, :] + np.cumsum(onehot, axis=1)
+        v = gsprt.llr(counts.reshape(-1, k), values, h0, h1, kind).reshape(len(active), c)
+        hit = (v >= upper) | (v <= lower)
+        first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+        done = first >= 0
+        rows = active[done]
+        at = first[done]
+        verdicts[rows] = np.where(v[done, at] >= upper, "H1", "H0")
+        blocks[rows] = n0 + at + 1
+        base[active] = counts[:, -1, :]
+        active = active[~done]
+        n0 += c
+        chunk = min(2 * chunk, 256)
     return OC(verdicts, blocks)
 
 
