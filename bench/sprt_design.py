@@ -107,13 +107,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer blocks (a few minutes)")
     ap.add_argument("--blocks", type=int, default=None, help="blocks per game for the variance (default 40; quick 15)")
-    ap.add_argument("--ismcts-game", default="sedma", help="two-player game of the ISMCTS pairs")
-    ap.add_argument("--ismcts-blocks", type=int, default=None, help="ISMCTS pairs played (default 60; quick 16)")
+    ap.add_argument("--ismcts-game", default="agram", help="two-player game of the ISMCTS pairs")
+    ap.add_argument("--ismcts-blocks", type=int, default=None, help="ISMCTS pairs played (default 100; quick 30)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     args = ap.parse_args()
     os.chdir(ROOT)
     blocks = args.blocks or (15 if args.quick else 40)
-    iblocks = args.ismcts_blocks or (16 if args.quick else 60)
+    iblocks = args.ismcts_blocks or (30 if args.quick else 100)
     var = [variance_saved(g, n, o, blocks) for g, n, o in GAMES]
     ism = ismcts_pairs(args.ismcts_game, iblocks, 400 if args.quick else 2000)
     if args.json:

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -96,7 +96,7 @@ def sprt(
     raise typer.Exit(EXIT[r.verdict])
 
 
-def _fail(msg: str) -> typer.Exit:
+def _fail(msg: str) -> NoReturn:
     """Print ``msg`` as the error and exit 3 (the test could not run)."""
     print(f"error: {msg}", file=sys.stderr, flush=True)
     raise typer.Exit(3)

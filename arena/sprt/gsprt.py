@@ -225,7 +225,7 @@ def weights(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
     return c / c.sum(axis=1, keepdims=True)
 
 
-def llr(counts: np.ndarray, values: np.ndarray, h0: float, h1: float, kind: str = "nelo") -> np.ndarray:
+def llr(counts: np.ndarray, values: np.ndarray, h0: float, h1: float, kind: str = "nelo") -> np.ndarray | float:
     """Log-likelihood ratio of H1 against H0 per row (GSPRT, module docstring).
 
     :param counts: ``(M, K)`` (or ``(K,)``) block counts per value of ``values``.

@@ -64,7 +64,7 @@ def simulate(values, probs, h0: float, h1: float, alpha: float = 0.05, beta: flo
         onehot = np.zeros((len(active), c, k))
         np.put_along_axis(onehot, draws[active, n0:n0 + c][:, :, None], 1.0, axis=2)
         counts = base[active][:, None, :] + np.cumsum(onehot, axis=1)
-        v = gsprt.llr(counts.reshape(-1, k), values, h0, h1, kind).reshape(len(active), c)
+        v = np.asarray(gsprt.llr(counts.reshape(-1, k), values, h0, h1, kind)).reshape(len(active), c)
         hit = (v >= upper) | (v <= lower)
         first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
         done = first >= 0

@@ -173,3 +173,42 @@ def test_block_score_and_faults():
             rec["faults"] = [{"seat": 1, "bot": "cand", "class": "timeout"}]
         book.add(rec)
     assert book.scores == [1.0, 0.0] and book.lost == 1 and book.faults == {"cand": 1}
+
+
+@pytest.mark.parametrize("row", [[0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 5, 3, 1, 0, 0, 0, 0, 0],
+                                 [0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0]])
+def test_sparse_samples_get_the_best_of_several_maxima(row):
+    """A few blocks on 13 values: the constrained likelihood has several local maxima."""
+    t = 150 / NELO_PER_T
+    w = gsprt.weights(np.array([row], dtype=float), V3)[0]
+    p = gsprt.mle(V3, w[None], t=t)[0]
+    live = w > 0
+    ours = -(w[live] * np.log(p[live])).sum()
+    rng = np.random.default_rng(0)
+    x = V3
+    cons = [{"type": "eq", "fun": lambda q: q.sum() - 1},
+            {"type": "eq", "fun": lambda q: (q * x).sum() - 0.5 - t * np.sqrt((q * (x - (q * x).sum()) ** 2).sum())}]
+    best = np.inf
+    for _ in range(6):
+        start = rng.dirichlet(np.ones(len(x)))
+        r = minimize(lambda q: -(w * np.log(np.maximum(q, 1e-300))).sum(), start, constraints=cons,
+                     bounds=[(1e-12, 1)] * len(x), method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+        if r.success:
+            best = min(best, r.fun)
+    assert np.isfinite(best) and ours <= best + 1e-7
+
+
+def test_chunked_simulation_equals_block_by_block():
+    p = at_nelo(PENTA, PENTA_BASE, 60)
+    a = simulate(PENTA, p, 0, 150, runs=60, max_blocks=120, seed=4, chunk=1)
+    b = simulate(PENTA, p, 0, 150, runs=60, max_blocks=120, seed=4, chunk=64)
+    assert (a.verdicts == b.verdicts).all() and (a.blocks == b.blocks).all()
+    # and equals the one-stream GSPRT fed the same draws
+    rng = np.random.default_rng(4)
+    draws = rng.choice(5, size=(60, 120), p=p / p.sum())
+    for i in range(5):
+        t = GSPRT(0, 150)
+        for j in range(120):
+            if t.add(float(PENTA[draws[i, j]])):
+                break
+        assert (t.verdict or "") == a.verdicts[i] and (t.stopped_at or 120) == a.blocks[i]
