@@ -60,8 +60,8 @@ def run(
 ) -> None:
     """Run tournaments (default: those marked `default: true`) and print the TrueSkill tables."""
     from arena import config as cfg
-    from arena import report
-    from arena.execution import run_tournament
+    from arena import render, tables
+    from arena.driver import run_tournament
     from arena.progress import LiveProgress
     from arena.results import export, outside_note, standings
 
@@ -97,13 +97,13 @@ def run(
             raise typer.Exit(143 if signals else 130) from None
         st = standings(summary.folder)
         export(summary.folder, st)
-        console.print(report.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
+        console.print(render.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
                                                f"{len(st.records)} matches (TrueSkill, ordered replay)"))
-        console.print(report.efficiency_line(st.efficiency))
+        console.print(tables.efficiency_line(st.efficiency))
         if quiet:
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
-            console.print(report.reliability_table(st.rel))
+            console.print(render.reliability_table(st.rel))
         msg = f"{summary.played} matches played now, {summary.already} already recorded"
         if st.outside:
             msg += f", {outside_note(st)}"
@@ -120,7 +120,7 @@ def leaderboard(
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
-    from arena import report
+    from arena import render, tables
     from arena.results import export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
@@ -130,23 +130,23 @@ def leaderboard(
         export(folder, st)
     if format == "json":
         print(json.dumps({"tournament": st.name, "matches": len(st.records), "outside_schedule": st.outside,
-                          "rows": report._clean(st.rows), "duplicate_efficiency": report._clean(st.efficiency)},
+                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency)},
                          indent=2))
     elif format == "csv":
-        sys.stdout.write(report.to_csv(st.rows))
+        sys.stdout.write(render.to_csv(st.rows))
     elif format == "md":
-        sys.stdout.write(report.to_markdown(st.rows, f"{st.name} — leaderboard",
-                                            [report.efficiency_line(st.efficiency)]))
+        sys.stdout.write(render.to_markdown(st.rows, f"{st.name} — leaderboard",
+                                            [tables.efficiency_line(st.efficiency)]))
     else:
         meta = st.meta
-        console.print(report.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
+        console.print(render.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
                                                f"{meta.get('players', '?')} players, {len(st.records)} matches"))
-        console.print(report.efficiency_line(st.efficiency))
+        console.print(tables.efficiency_line(st.efficiency))
         if st.outside:
             console.print(outside_note(st))
         order = [r["bot"] for r in st.rows]
-        console.print(report.crosstable_table(st.cross, order))
-        console.print(report.reliability_table(st.rel))
+        console.print(render.crosstable_table(st.cross, order))
+        console.print(render.reliability_table(st.rel))
 
 
 @app.command()

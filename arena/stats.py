@@ -3,7 +3,7 @@
 * :func:`bootstrap_ci` — percentile bootstrap of a mean score over duplicate blocks
   (resampling whole blocks keeps the pairing that duplicate deals create).
 * :class:`SPRT` — a sequential probability ratio test on paired results with score
-  hypotheses (H0 score = ``p0`` vs H1 score = ``p1``): the GSPRT of :mod:`arena.sprt.gsprt`.
+  hypotheses (H0 score = ``p0`` vs H1 score = ``p1``): the GSPRT of :mod:`arena.gsprt`.
 * :func:`duplicate_efficiency` — how many unpaired games one duplicate block is worth.
 """
 
@@ -65,7 +65,7 @@ class SPRT:
     """Sequential test on paired scores in [0, 1] with score hypotheses (``bench/strength.py``).
 
     H0: mean block score ``p0`` (default 0.5, equal strength); H1: ``p1`` (default 0.55). The
-    statistic is the GSPRT of :mod:`arena.sprt.gsprt` (``kind="score"``): the log-likelihood
+    statistic is the GSPRT of :mod:`arena.gsprt` (``kind="score"``): the log-likelihood
     ratio of the empirical block-score distribution fitted under each mean — no normal
     approximation, no variance floor. ``arena sprt`` uses the same test with normalized-Elo
     hypotheses by default (``docs/regression.md``).
@@ -79,7 +79,7 @@ class SPRT:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
-        from arena.sprt.gsprt import GSPRT
+        from arena.gsprt import GSPRT
 
         self.xs: list[float] = []
         self._test = GSPRT(self.p0, self.p1, self.alpha, self.beta, kind="score")

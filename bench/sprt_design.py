@@ -2,7 +2,7 @@
 
 1. **Variance saved by pairing**, on three games: candidate greedy, baseline random, the
    other seats the baseline (``arena sprt``'s default duplicate replacement). The matches are
-   played through the real pipeline (an ``mode: sprt`` schedule, :func:`arena.execution.
+   played through the real pipeline (an ``mode: sprt`` schedule, :func:`arena.driver.
    run_tournament` inline). From the same matches, per block of ``2·players`` matches:
 
    * paired: ``Var(D)``, ``D`` = mean candidate reward − mean baseline reward of the block;
@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from arena.execution import run_tournament  # noqa: E402
+from arena.driver import run_tournament  # noqa: E402
+from arena.gsprt import estimate, grid  # noqa: E402
 from arena.journal import read_records  # noqa: E402
-from arena.ratings import seat_rewards  # noqa: E402
-from arena.sprt.gsprt import estimate, grid  # noqa: E402
+from arena.record import MatchRecord  # noqa: E402
 from arena.sprt.setup import build  # noqa: E402
 from arena.sprt.simulate import simulate  # noqa: E402
 
@@ -48,7 +48,7 @@ GREEDY, RANDOM = "python bots/greedy_bot.py", "python bots/random_bot.py"
 
 
 def play(game: str, players: int, options: dict, cand: str, base: str, blocks: int, design: str,
-         folder: Path) -> list[dict]:
+         folder: Path) -> list[MatchRecord]:
     """Play ``blocks`` blocks of the design inline; the journal's records."""
     t = build(game, cand, base, opponents=[], players=players, options=options,
               sprt={"design": design, "max_matches": blocks * (2 if design == "pairs" else 2 * players)},
@@ -65,10 +65,9 @@ def variance_saved(game: str, players: int, options: dict, blocks: int) -> dict:
     c: dict[int, list[float]] = {}
     b: dict[int, list[float]] = {}
     for r in recs:
-        if not r.get("outcome"):
+        if not r.finished:
             continue
-        focal = r["match_id"].split("/")[1]
-        (c if focal == "candidate" else b).setdefault(r["deal_index"], []).append(seat_rewards(r)[r["rotation"]])
+        (c if r.lineup == "candidate" else b).setdefault(r.deal_index, []).append(r.rewards[r.rotation])
     ds = sorted(d for d in c if len(c[d]) == players and len(b.get(d, [])) == players)
     diff = np.array([np.mean(c[d]) - np.mean(b[d]) for d in ds])
     vc = float(np.var([x for d in ds for x in c[d]], ddof=1))
@@ -89,9 +88,8 @@ def ismcts_pairs(game: str, blocks: int, runs: int) -> dict:
         recs = play(game, 2, {}, c, b, blocks, "pairs", Path(tmp))
     by: dict[int, list[float]] = {}
     for r in recs:
-        if r.get("outcome"):
-            s = r["seats"].index("candidate")
-            by.setdefault(r["deal_index"], []).append(seat_rewards(r)[s])
+        if r.finished:
+            by.setdefault(r.deal_index, []).append(r.rewards[r.seats.index("candidate")])
     xs = [sum(v) / 2 for v in by.values() if len(v) == 2]
     e = estimate(xs)
     values, counts = grid(xs)

@@ -22,7 +22,7 @@ def _bounds_text(kind: str, h0: float, h1: float) -> str:
 
 def progress_line(tr: Tracker) -> str:
     """One line: LLR with its bounds, blocks, score and nElo with 95 % intervals, faults."""
-    from arena.sprt.gsprt import estimate
+    from arena.gsprt import estimate
 
     book, test = tr.book, tr.book.test
     used = test.stopped_at if test.stopped_at is not None else len(book.scores)

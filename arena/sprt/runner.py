@@ -1,6 +1,6 @@
 """Run an SPRT: the tournament driver plays the test's schedule until the GSPRT decides.
 
-The test is an ordinary ``mode: sprt`` tournament (:mod:`arena.sprt.design` builds its
+The test is an ordinary ``mode: sprt`` tournament (:func:`arena.schedule.build_sprt_schedule` builds its
 schedule), so it runs on the same pieces as ``arena run``: pre-flight, the journal (resume
 exactly once, a changed bot command refused), batches on Ray or inline, retries, the fault
 policy and its disable rules. The driver asks :meth:`Tracker.decided` before each batch; once
@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.faults import StartupWatch
+from arena.gsprt import GSPRT, Estimate, estimate
 from arena.journal import read_records
-from arena.report import StartupWatch
+from arena.record import MatchRecord
+from arena.schedule import design_of
 from arena.sprt.blocks import BlockBook
-from arena.sprt.design import design_of
-from arena.sprt.gsprt import GSPRT, Estimate, estimate
 
 EXIT = {"H1": 0, "H0": 1, "inconclusive": 2, "error": 3}
 
@@ -50,7 +51,7 @@ class Tracker:
     played: int = 0
     t0: float = field(default_factory=time.monotonic)
 
-    def add(self, rec: dict[str, Any], new: bool = True) -> int:
+    def add(self, rec: MatchRecord, new: bool = True) -> int:
         """Account one record (``new``: played in this run); returns the blocks fed."""
         for b, why in self.watch.add(rec):
             self.cannot_start[b] = why
@@ -98,7 +99,7 @@ def run_sprt(tournament, results_root: str | Path = "results", *, inline: bool =
     :raises CardArenaError: (BotSetupError, JournalError, ConfigError) when it cannot run —
         the CLI turns these into exit code 3.
     """
-    from arena.execution import run_tournament
+    from arena.driver import run_tournament
 
     m = tournament.model
     design = design_of(m)
@@ -107,12 +108,12 @@ def run_sprt(tournament, results_root: str | Path = "results", *, inline: bool =
     folder = Path(results_root) / m.name
     if (folder / "matches.jsonl").exists():
         recs = read_records(folder)
-        for rec in sorted(recs, key=lambda r: (r.get("deal_index", 0), r.get("rotation", 0))):
+        for rec in sorted(recs, key=MatchRecord.replay_key):
             tr.add(rec, new=False)
     if on_progress:
         on_progress(tr)
 
-    def on_result(rec: dict[str, Any], summary) -> None:
+    def on_result(rec: MatchRecord, summary) -> None:
         """A new record: feed it; report progress when blocks were fed."""
         if tr.add(rec) and on_progress:
             on_progress(tr)

@@ -1,7 +1,7 @@
 """Operating characteristics of the GSPRT by simulation (tests and ``bench/sprt_design.py``).
 
 Many synthetic streams of block scores, drawn from a known distribution on a finite set of
-values, run the very test :class:`arena.sprt.gsprt.GSPRT` runs (same LLR, same bounds, decided
+values, run the very test :class:`arena.gsprt.GSPRT` runs (same LLR, same bounds, decided
 after every block), vectorised over streams with numpy.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.sprt import gsprt
+from arena import gsprt
 
 
 @dataclass
@@ -82,7 +82,7 @@ def simulate(values, probs, h0: float, h1: float, alpha: float = 0.05, beta: flo
 def at_nelo(values, base, nelo: float) -> np.ndarray:
     """A distribution on ``values`` with normalized Elo exactly ``nelo``: the KL projection of ``base``.
 
-    (The maximum-likelihood fit of ``base`` under the t-constraint, :func:`arena.sprt.gsprt.mle`.)
+    (The maximum-likelihood fit of ``base`` under the t-constraint, :func:`arena.gsprt.mle`.)
     """
     b = np.asarray(base, dtype=float)[None, :]
     return gsprt.mle(np.asarray(values, dtype=float), b / b.sum(), t=nelo / gsprt.NELO_PER_T)[0]

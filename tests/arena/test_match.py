@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from arena.match import SeatPool, forfeit_outcome, play_match, replacement_action
+from arena.faults import forfeit_outcome, replacement_action
+from arena.match import SeatPool, play_match
 from arena.specs import Clock
 from engine import registry
 from tests.arena.conftest import GREEDY, RANDOM, bot, spec, zoo

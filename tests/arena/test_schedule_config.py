@@ -168,7 +168,7 @@ def test_journal_salt_is_secret_and_stable(tmp_path):
 
 
 def test_changed_fingerprint_is_refused_with_keys(tmp_path):
-    from arena.execution import prepare
+    from arena.driver import prepare
 
     (t,) = cfg.load(write(tmp_path, BASE))
     journal, specs = prepare(t, tmp_path / "results")
@@ -237,7 +237,7 @@ def test_read_records_names_a_corrupt_line_and_drops_repeats(tmp_path):
                            "rotation": 0, "status": "ok", "outcome": {"ranks": [0, 1], "scores": [1, 0]}})
 
     (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\n{rec('a')}\n{rec('b')}\n")
-    assert [r["match_id"] for r in read_records(tmp_path)] == ["a", "b"]
+    assert [r.match_id for r in read_records(tmp_path)] == ["a", "b"]
     (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\ngarbage line\n{rec('b')}\n")
     with pytest.raises(JournalError, match="line 2 is not valid JSON"):
         read_records(tmp_path)

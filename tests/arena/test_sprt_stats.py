@@ -12,10 +12,11 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import binom
 
-from arena.sprt import gsprt
+from arena import gsprt
+from arena.gsprt import GSPRT, NELO_PER_T
+from arena.record import MatchRecord
+from arena.schedule import SprtDesign as Design
 from arena.sprt.blocks import BlockBook
-from arena.sprt.design import Design
-from arena.sprt.gsprt import GSPRT, NELO_PER_T
 from arena.sprt.simulate import at_nelo, simulate
 
 PENTA = np.array([0, 0.25, 0.5, 0.75, 1.0])
@@ -130,9 +131,10 @@ def test_error_rates_default_bounds(case):
     _check(values, base, 0, 40, runs=2000, max_blocks=2500, seed=5)
 
 
-def _rec(d, key, r, seats, ranks):
-    return {"match_id": f"t/{key}/d{d:05d}/r{r:02d}", "deal_index": d, "rotation": r, "seats": list(seats),
-            "game": "agram", "status": "ok", "outcome": {"ranks": ranks}, "faults": []}
+def _rec(d, key, r, seats, ranks, faults=()):
+    return MatchRecord.from_json({"match_id": f"t/{key}/d{d:05d}/r{r:02d}", "deal_index": d, "rotation": r,
+                                  "seats": list(seats), "game": "agram", "status": "ok",
+                                  "outcome": {"ranks": ranks}, "faults": list(faults)})
 
 
 def test_blocks_are_fed_in_block_order_whatever_the_arrival_order():
@@ -168,10 +170,8 @@ def test_block_score_and_faults():
         book.add(_rec(0, key, r, seats, ranks))
     assert book.scores == [1.0]
     for key, seats, r in design.seatings(3):  # block 1: the candidate wins but faulted once: lost
-        rec = _rec(1, key, r, seats, [0, 1, 2])
-        if key == "cand" and r == 1:
-            rec["faults"] = [{"seat": 1, "bot": "cand", "class": "timeout"}]
-        book.add(rec)
+        faults = [{"seat": 1, "bot": "cand", "class": "timeout"}] if key == "cand" and r == 1 else []
+        book.add(_rec(1, key, r, seats, [0, 1, 2], faults))
     assert book.scores == [1.0, 0.0] and book.lost == 1 and book.faults == {"cand": 1}
 
 
