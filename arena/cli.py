@@ -224,6 +224,7 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+from arena.sprt import command as _sprt_state  # noqa: E402
 from arena.sprt.command import sprt as _sprt  # noqa: E402 - `arena sprt` (docs/regression.md)
 
 app.command(name="sprt")(_sprt)
@@ -233,6 +234,11 @@ def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
     try:
         app()
+    except SystemExit as e:
+        # `arena sprt`: a usage error (click exits 2) must not read as "inconclusive" (2) in CI
+        if e.code == 2 and sys.argv[1:2] == ["sprt"] and not _sprt_state.FINISHED:
+            sys.exit(3)
+        raise
     except CardArenaError as e:
         from rich.markup import escape
 

@@ -12,6 +12,9 @@ import typer
 
 from engine.errors import CardArenaError
 
+#: set once the test has a verdict (the CLI maps click's usage errors, exit 2, to 3 otherwise)
+FINISHED = False
+
 
 def sprt(
     game: Annotated[str | None, typer.Argument(help="game (see `arena games`); omit with -t")] = None,
@@ -82,13 +85,20 @@ def sprt(
             print(f"warning: {msg}", file=sys.stderr, flush=True)
 
         r = run_sprt(t, results, inline=inline, workers=workers, address=address, on_progress=progress, warn=warn)
+    except (typer.Exit, typer.Abort):
+        raise
     except CardArenaError as e:
         _fail(str(e))
     except KeyboardInterrupt:
         print("interrupted: finished matches are recorded; run the same command again to resume", file=sys.stderr)
         raise typer.Exit(130) from None
+    except Exception as e:  # noqa: BLE001 - infrastructure (Ray failing to start...): "could not run", exit 3
+        _fail(f"the test could not run: {type(e).__name__}: {str(e)[:500]}. Finished matches are recorded; "
+              "rerun the same command to resume (or use --inline to run without Ray)")
     if r.reason and r.verdict == "error":
         print(f"error: {r.reason}", file=sys.stderr, flush=True)
+    global FINISHED
+    FINISHED = True
     if format == "json":
         print(json.dumps(render.as_json(r), indent=2))
     else:

@@ -71,6 +71,8 @@ def test_bad_input_exits_3(tmp_path):
     p = _arena("agram", "-n", "3", "--candidate", "python bots/no_such_bot.py", "--baseline", RANDOM, "--inline",
                "--results", str(tmp_path))
     assert p.returncode == 3 and "no_such_bot.py" in p.stderr
+    p = _arena("agram", "--players", "0", "--candidate", GREEDY, "--baseline", RANDOM)  # a usage error: 3, not 2
+    assert p.returncode == 3
 
 
 @pytest.mark.slow

@@ -128,7 +128,7 @@ def test_error_rates_quick(case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_error_rates_default_bounds(case):
     values, base = CASES[case]
-    _check(values, base, 0, 40, runs=2000, max_blocks=2500, seed=5)
+    _check(values, base, 0, 40, runs=1000, max_blocks=3000, seed=5)
 
 
 def _rec(d, key, r, seats, ranks, faults=()):
