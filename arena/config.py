@@ -96,6 +96,9 @@ class LineupsSample(_Strict):
     sample: SampleLineups
 
 
+SPRT_BATCH = 16  # mode: sprt — default execution.batch_size (matches per batch)
+
+
 class SprtModel(_Strict):
     """``sprt:`` of a ``mode: sprt`` entry: is ``candidate`` stronger than ``baseline``? (docs/regression.md)"""
 
@@ -171,6 +174,11 @@ class TournamentModel(_Strict):
         if "deals" not in out and isinstance(players, int) and isinstance(cap, int) and players >= 1:
             per = 2 if s.get("design") == "pairs" else 2 * players
             out["deals"] = max(1, cap // per)
+        ex = out.get("execution")
+        if isinstance(ex, dict) and "batch_size" not in ex or ex is None:
+            # small batches: a block is complete only when every seating reached it, so large
+            # batches would play far past the verdict before the driver can stop
+            out["execution"] = {**(ex or {}), "batch_size": SPRT_BATCH}
         return out
 
     @field_validator("bots")

@@ -79,22 +79,32 @@ def variance_saved(game: str, players: int, options: dict, blocks: int) -> dict:
             "saved": unpaired / paired if paired > 0 else float("inf")}
 
 
-def ismcts_pairs(game: str, blocks: int, runs: int) -> dict:
-    """ISMCTS 400 against 200 iterations in game pairs: nElo and the GSPRT's cost by resampling."""
+def ismcts_pairs(game: str, blocks: int, runs: int, design: str = "pairs", players: int = 2) -> dict:
+    """ISMCTS 400 against 200 iterations (game pairs, or duplicate replacement with the 200-iteration
+    bot in the other seats): nElo and the GSPRT's cost by resampling the measured block scores."""
     c = "python bots/ismcts_bot.py --iterations 400 --hand-rollouts"
     b = "python bots/ismcts_bot.py --iterations 200 --hand-rollouts"
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
-        recs = play(game, 2, {}, c, b, blocks, "pairs", Path(tmp))
+        recs = play(game, players, {}, c, b, blocks, design, Path(tmp))
     by: dict[int, list[float]] = {}
+    base: dict[int, list[float]] = {}
     for r in recs:
-        if r.finished:
+        if not r.finished:
+            continue
+        if design == "pairs":
             by.setdefault(r.deal_index, []).append(r.rewards[r.seats.index("candidate")])
-    xs = [sum(v) / 2 for v in by.values() if len(v) == 2]
+        else:
+            (by if r.lineup == "candidate" else base).setdefault(r.deal_index, []).append(r.rewards[r.rotation])
+    if design == "pairs":
+        xs = [sum(v) / 2 for v in by.values() if len(v) == 2]
+    else:
+        xs = [0.5 + (np.mean(by[d]) - np.mean(base[d])) / 2 for d in by
+              if len(by[d]) == players and len(base.get(d, [])) == players]
     e = estimate(xs)
     values, counts = grid(xs)
     oc = simulate(values, counts / counts.sum(), 0.0, 40.0, runs=runs, max_blocks=3000, seed=1)
-    return {"game": game, "blocks": len(xs), "seconds": time.monotonic() - t0, "score": e.score,
+    return {"game": game, "players": players, "design": design, "blocks": len(xs), "seconds": time.monotonic() - t0, "score": e.score,
             "score_ci": e.score_ci, "nelo": e.nelo, "nelo_ci": e.nelo_ci, "sprt_h1": oc.rate("H1"),
             "sprt_h0": oc.rate("H0"), "sprt_asn_pairs": oc.asn,
             "sprt_pairs_90pct": float(np.quantile(oc.blocks, 0.9))}
@@ -107,13 +117,17 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=None, help="blocks per game for the variance (default 40; quick 15)")
     ap.add_argument("--ismcts-game", default="agram", help="two-player game of the ISMCTS pairs")
     ap.add_argument("--ismcts-blocks", type=int, default=None, help="ISMCTS pairs played (default 100; quick 30)")
+    ap.add_argument("--ismcts-design", default="pairs", help="pairs (two players) or replace")
+    ap.add_argument("--ismcts-players", type=int, default=2, help="players of the ISMCTS game")
+    ap.add_argument("--only-ismcts", action="store_true", help="skip the variance measurement")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     args = ap.parse_args()
     os.chdir(ROOT)
     blocks = args.blocks or (15 if args.quick else 40)
     iblocks = args.ismcts_blocks or (30 if args.quick else 100)
-    var = [variance_saved(g, n, o, blocks) for g, n, o in GAMES]
-    ism = ismcts_pairs(args.ismcts_game, iblocks, 400 if args.quick else 2000)
+    var = [] if args.only_ismcts else [variance_saved(g, n, o, blocks) for g, n, o in GAMES]
+    ism = ismcts_pairs(args.ismcts_game, iblocks, 400 if args.quick else 2000, args.ismcts_design,
+                       args.ismcts_players)
     if args.json:
         print(json.dumps({"variance": var, "ismcts": ism}, indent=2))
         return
@@ -124,10 +138,11 @@ def main() -> None:
               f"{r['var_paired']:.4f} | {r['var_unpaired']:.4f} | {r['saved']:.2f}x |")
     print()
     i = ism
-    print(f"ISMCTS 400 vs 200 iterations, {i['game']} game pairs: {i['blocks']} pairs in {i['seconds']:.0f} s; "
+    unit = "game pairs" if i["design"] == "pairs" else f"{i['players']}-player duplicate-replacement blocks"
+    print(f"ISMCTS 400 vs 200 iterations, {i['game']} {unit}: {i['blocks']} blocks in {i['seconds']:.0f} s; "
           f"score {i['score']:.3f} ({i['score_ci'][0]:.3f}-{i['score_ci'][1]:.3f}), nElo {i['nelo']:.0f} "
           f"({i['nelo_ci'][0]:.0f}-{i['nelo_ci'][1]:.0f}); GSPRT nElo [0, 40] on these pairs resampled: "
-          f"H1 {i['sprt_h1']:.2f}, H0 {i['sprt_h0']:.2f}, average {i['sprt_asn_pairs']:.0f} pairs "
+          f"H1 {i['sprt_h1']:.2f}, H0 {i['sprt_h0']:.2f}, average {i['sprt_asn_pairs']:.0f} blocks "
           f"(90 % within {i['sprt_pairs_90pct']:.0f})")
 
 
