@@ -89,7 +89,7 @@ def build(game: str, candidate: str, baseline: str, *, opponents: list[str], pla
     if workers:
         entry["execution"] = {"workers": workers}
     [t] = load_data({"bots": {k: {kk: vv for kk, vv in v.items()} for k, v in bots.items()},
-                     "tournaments": [entry]}, "arena sprt", Path.cwd())
+                     "tournaments": [entry]}, Path("arena sprt"), Path.cwd())
     t.bots = {k: replace(v, cwd=roots.get(k, v.cwd)) for k, v in t.bots.items()}
     return t
 
