@@ -21,14 +21,34 @@ import json
 import os
 import secrets
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from arena.errors import JournalError
+from arena.record import MatchRecord
+from engine import ENGINE_VERSION
+from engine.errors import CardArenaError
+
+if TYPE_CHECKING:
+    from arena.specs import MatchSpec
 
 FORMAT = 1
+
+
+def record_of(spec: MatchSpec, res: dict[str, Any], game_version: int) -> dict[str, Any]:
+    """The journal record (DESIGN "Journal") of one finished match: ``spec``'s fields and the
+    worker's result ``res`` (:meth:`arena.specs.MatchResult.to_json`), as written on disk."""
+    return {"format": FORMAT, "match_id": spec.match_id, "tournament": spec.tournament,
+            "fingerprint": spec.fingerprint, "game": spec.game, "game_version": game_version,
+            "engine_version": ENGINE_VERSION, "options": spec.options, "deal_index": spec.deal_index,
+            "deal_seed": spec.deal_seed, "rotation": spec.rotation, "lineup": list(spec.lineup),
+            "seats": list(spec.seats), "bot_commands": list(spec.bot_commands), "clock": asdict(spec.clock),
+            "bot_versions": res.get("bot_versions") or [],
+            "status": res["status"], "outcome": res.get("outcome"), "faults": res.get("faults") or [],
+            "time_ms": res.get("time_ms"), "move_ms": res.get("move_ms") or [], "actions": res.get("actions") or []}
 
 
 class Journal:
@@ -60,7 +80,7 @@ class Journal:
             os.close(self._lock)
             raise
         self._fh = open(self.path, "ab")
-        self._afh = None
+        self._afh: BinaryIO | None = None
 
     def _acquire_lock(self) -> int:
         path = self.folder / ".lock"
@@ -92,7 +112,7 @@ class Journal:
                 f.truncate(cut)
             data = data[:cut]
         for lineno, rec in parse_lines(self.path, data, validate=False):
-            mid = rec.get("match_id")
+            mid = str(rec.get("match_id"))
             if mid in self.records:
                 raise JournalError(f"{self.path}: line {lineno}: match id {mid!r} is recorded twice")
             self.records[mid] = rec
@@ -119,8 +139,9 @@ class Journal:
         """Append an unfinished attempt (aborted, retried) to ``attempts.jsonl``."""
         if self._afh is None:
             self._afh = open(self.attempts_path, "ab")
-        self._afh.write(orjson.dumps(record) + b"\n")
-        self._afh.flush()
+        fh = self._afh
+        fh.write(orjson.dumps(record) + b"\n")
+        fh.flush()
 
     def close(self) -> None:
         """Flush and close the files and release the folder's lock."""
@@ -302,7 +323,7 @@ def setting_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 def _record_settings(rec: dict[str, Any]) -> dict[str, Any]:
     """The tournament settings one journal record shows (those it holds)."""
-    out = {k: rec[k] for k in ("game", "game_version", "options", "clock") if k in rec}
+    out: dict[str, Any] = {k: rec[k] for k in ("game", "game_version", "options", "clock") if k in rec}
     if isinstance(rec.get("seats"), list):
         out["players"] = len(rec["seats"])
     return out
@@ -362,8 +383,9 @@ def parse_lines(path: Path, data: bytes, validate: bool = True) -> Iterator[tupl
         yield lineno, rec
 
 
-def read_records(folder: str | Path) -> list[dict[str, Any]]:
-    """The complete records of ``folder/matches.jsonl`` (read-only; safe while a run writes it).
+def read_records(folder: str | Path) -> list[MatchRecord]:
+    """The complete records of ``folder/matches.jsonl`` as :class:`arena.record.MatchRecord`
+    values (read-only; safe while a run writes it).
 
     A partial last line (a match being written, or a killed driver's) is ignored; a repeated
     match id keeps its first record.
@@ -377,9 +399,13 @@ def read_records(folder: str | Path) -> list[dict[str, Any]]:
     data = data[: data.rfind(b"\n") + 1]
     out = []
     seen: set[str] = set()
-    for _, rec in parse_lines(path, data):
-        if rec.get("match_id") in seen:
+    for lineno, rec in parse_lines(path, data):
+        mid = str(rec.get("match_id"))
+        if mid in seen:
             continue
-        seen.add(rec.get("match_id"))
-        out.append(rec)
+        seen.add(mid)
+        try:
+            out.append(MatchRecord.from_json(rec))
+        except CardArenaError as e:  # an unknown game, a player count the game does not have
+            raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
     return out

@@ -26,12 +26,20 @@ or ``aborted`` if none was.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
+from arena.errors import (
+    LINE_HINT,
+    BotCrashed,
+    BotFault,
+    BotIllegalAction,
+    BotStall,
+    BotTimeout,
+    ProtocolError,
+)
+from arena.faults import forfeit_outcome, replacement_action
 from arena.process import STDERR_DRAIN_S, BotProcess, Hub, new_workdir, preflight, remove_workdir
 from arena.protocol import (
     action_id,
@@ -43,7 +51,7 @@ from arena.protocol import (
 )
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
-from engine.seeds import h64
+from engine.core import State
 
 InfoSink = Callable[[int, int, dict], None]
 
@@ -162,36 +170,12 @@ class SeatPool:
         for proc in self.procs:
             if proc is not None:
                 try:
-                    proc.proc.stdin.close()
+                    if proc.proc.stdin is not None:
+                        proc.proc.stdin.close()
                 except OSError:
                     pass
         deadline = time.monotonic() + wait_s
         return [self._close(seat, max(0.0, deadline - time.monotonic())) for seat in range(len(self.procs))]
-
-
-def forfeit_outcome(teams: Sequence[Sequence[int]], faulty: set[int]) -> dict[str, list]:
-    """DESIGN's forfeit rule: sides with a faulty seat rank last (equal), the others share first.
-
-    :returns: ``{"ranks": [...], "scores": [...]}`` per seat; scores are 0 for faulty sides
-        and 1 for the others (the game's scores are not available).
-    """
-    n = sum(len(t) for t in teams)
-    bad_sides = [any(s in faulty for s in t) for t in teams]
-    good = bad_sides.count(False)
-    ranks = [0] * n
-    scores = [1] * n
-    for t, bad in zip(teams, bad_sides, strict=True):
-        for s in t:
-            ranks[s] = good if bad else 0
-            scores[s] = 0 if bad else 1
-    return {"ranks": ranks, "scores": scores}
-
-
-def replacement_action(deal_seed: int, move_index: int, legal: Sequence[Any]) -> Any:
-    """The ``random`` policy's substitute for a faulty move: uniform over ``legal`` from an RNG
-    keyed by (deal seed, move index)."""
-    rng = random.Random(h64(b"cardarena-fault", deal_seed, move_index))
-    return legal[rng.randrange(len(legal))]
 
 
 class _Forfeit(Exception):
@@ -223,7 +207,7 @@ class _Match:
         self.down: set[int] | None = None
         self.t0 = time.perf_counter()
         self.wall_deadline = self.t0 + spec.wall_s
-        self.state = None
+        self.state: State | None = None
 
     # ------------------------------------------------------------ helpers
 
@@ -287,7 +271,8 @@ class _Match:
             except BotTimeout:
                 if time.perf_counter() >= self.wall_deadline:
                     raise WallBudgetExceeded(seat) from None
-                raise proc._tag(BotStall(f"bot {proc.name!r} sent no 'ready' within {limit} ms")) from None
+                raise proc._tag(BotStall(f"bot {proc.name!r} sent no 'ready' within {limit} ms; "
+                                         f"{LINE_HINT}")) from None
             except BotFault as e:
                 other = self.fault_seat(e, seat)
                 if other == seat:
@@ -384,9 +369,12 @@ class _Match:
         """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
         move_index = len(self.actions)
         clock = self.clock
+        assert self.state is not None
         obs = self.state.observation(seat)  # the state does not change while this seat decides
         while True:
-            proc = self.pool.get(seat) if self.pool.procs[seat] is None else self.pool.procs[seat]
+            proc = self.pool.procs[seat]
+            if proc is None:
+                proc = self.pool.get(seat)
             self.request_id += 1
             rid = self.request_id
             data = encode_act(rid, obs, legal, clock.move_ms, int(self.bank[seat]))
@@ -396,7 +384,7 @@ class _Match:
                 proc.send(data)
                 limit_ms = clock.move_ms + self.bank[seat] + clock.grace_ms
                 deadline = t0 + limit_ms / 1000.0
-                stale: list[int] = []
+                stale: list[int | None] = []
                 while True:
                     try:
                         line, t1 = self.pool.hub.wait_line(proc, min(deadline, self.wall_deadline), self.tick)
@@ -458,11 +446,10 @@ class _Match:
         status = "ok"
         outcome: dict[str, list] | None = None
         try:
-            self.state = self.game.new_match(spec.players, spec.deal_seed, **spec.options)
+            state = self.state = self.game.new_match(spec.players, spec.deal_seed, **spec.options)
             self.start_all()
             fmt = self.game.format_action
             forced_ok = [self.pool.bots[s].ask_forced for s in range(self.n)]
-            state = self.state
             while not state.is_terminal():
                 seat = state.current_player()
                 legal_actions = state.legal_actions()
@@ -502,7 +489,7 @@ class _Match:
                 self.pool.retire(seat)
                 continue
             try:
-                obs = self.state.observation(seat) if self.state is not None else {}
+                obs: dict[str, Any] = self.state.observation(seat) if self.state is not None else {}
                 proc.send(encode_end(outcome, obs))
             except BotFault:
                 self.pool.retire(seat)
@@ -521,5 +508,4 @@ def play_match(spec: MatchSpec, pool: SeatPool, info_sink: InfoSink | None = Non
     return _Match(spec, pool, info_sink).play()
 
 
-__all__ = ["SeatPool", "forfeit_outcome", "play_match", "replacement_action", "BotCrashed",
-           "ProtocolError"]
+__all__ = ["SeatPool", "play_match", "BotCrashed", "ProtocolError"]

@@ -2,14 +2,14 @@
 
 The bar shows matches done/total, matches per second (this run), faults so far, elapsed
 time and ETA. Under it, one line per bot that has faulted in this run: its first fault's
-class, detail and last stderr line (:func:`arena.report.fault_line`), so a bot that cannot
+class, detail and last stderr line (:func:`arena.faults.fault_line`), so a bot that cannot
 start says why while the run goes on. Below, an interim leaderboard: incremental TrueSkill
 (:class:`arena.ratings.Rater`) over results in **arrival order**, labelled provisional —
 the final table is the ordered replay (``arena.results.standings``) and may differ in the
 numbers, but not in the rules: the board uses the tournament's rating configuration (mu,
 sigma, tau, fixed, draw probability, ``faults.rate_forfeits``), rates a record through the
 same :meth:`arena.ratings.Rater.record`, counts matches/wins/score/faults through the same
-:func:`arena.report.tally` and orders rows by the same :func:`arena.report.row_order`.
+:func:`arena.tables.tally` and orders rows by the same :func:`arena.tables.row_order`.
 
 Cost: the driver only appends each record to a pending list; the ratings are brought up
 to date and the display drawn by rich's refresh thread at most ``refresh_per_second``
@@ -30,6 +30,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     ProgressColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -37,8 +38,11 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from arena.ratings import Rater, auto_draw_probability, is_rated, played
-from arena.report import fault_line, first_fault, new_stats, row_order, tally
+from arena.faults import fault_line, first_fault
+from arena.ratings import Rater, auto_draw_probability, played
+from arena.record import MatchRecord
+from arena.results import load_meta, rated_records
+from arena.tables import new_stats, row_order, tally
 
 REFRESH_PER_SECOND = 4
 
@@ -53,24 +57,21 @@ class ProvisionalBoard:
     :param bots: the tournament's bots (all shown, unrated ones at the prior).
     :param draw_probability: the config's value, or ``"auto"`` (estimated from ``seed_records``, else 0.1).
     :param seed_records: records already in the journal (a resumed run), rated first in replay order.
-    :param max_rows: rows shown (the best by :func:`arena.report.row_order`).
+    :param max_rows: rows shown (the best by :func:`arena.tables.row_order`).
     :param mu: ``ratings.mu`` (the prior).
     :param sigma: ``ratings.sigma``.
     :param rate_forfeits: ``faults.rate_forfeits``: forfeits, ``disabled`` records included, are
-        rated as in the final table (:func:`arena.ratings.is_rated`).
+        rated as in the final table (:meth:`arena.record.MatchRecord.rated`).
     """
 
     def __init__(self, bots: Iterable[str], draw_probability: float | str = "auto", tau: float | str = "default",
-                 fixed: Iterable[str] = (), seed_records: Iterable[dict[str, Any]] = (), max_rows: int = 20,
+                 fixed: Iterable[str] = (), seed_records: Iterable[MatchRecord] = (), max_rows: int = 20,
                  mu: float = 25.0, sigma: float = 25.0 / 3, rate_forfeits: bool = False) -> None:
-        from arena.schedule import replay_key
-
         self.rate_forfeits = rate_forfeits
-        seed = sorted((r for r in seed_records if r.get("status") != "aborted" and r.get("outcome")),
-                      key=replay_key)
+        seed = sorted((r for r in seed_records if r.finished), key=MatchRecord.replay_key)
         self.auto = draw_probability == "auto"
         self._rater_args = (tau, list(fixed), mu, sigma)
-        self.applied: list[dict[str, Any]] = []  # every record rated or tallied, in order
+        self.applied: list[MatchRecord] = []  # every record rated or tallied, in order
         self._evidence = 0  # played records when the draw probability was last estimated
         self._played = 0  # played records among ``applied``
         if self.auto:
@@ -85,7 +86,7 @@ class ProvisionalBoard:
             self.rater.rating(b)
         self.stats: dict[str, dict[str, Any]] = {b: new_stats() for b in self.bots}
         self.max_rows = max_rows
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[MatchRecord] = []
         self._lock = threading.Lock()
         self.rated = 0
         for rec in seed:
@@ -101,20 +102,20 @@ class ProvisionalBoard:
         """Wins per bot (as in the final table)."""
         return {b: st["wins"] for b, st in self.stats.items()}
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: MatchRecord) -> None:
         """Queue one finished match (cheap; rated at the next render)."""
-        if record.get("status") != "aborted" and record.get("outcome"):
+        if record.finished:
             with self._lock:
                 self._pending.append(record)
 
-    def _apply(self, rec: dict[str, Any]) -> None:
+    def _apply(self, rec: MatchRecord) -> None:
         self.applied.append(rec)
-        if rec.get("status") == "ok" and rec.get("outcome"):  # as arena.ratings.played counts
+        if rec.played:  # as arena.ratings.played counts
             self._played += 1
-        for b in rec.get("seats") or []:
+        for b in rec.seats:
             self.stats.setdefault(b, new_stats())
         tally(self.stats, rec)
-        if is_rated(rec, self.rate_forfeits):
+        if rec.rated(self.rate_forfeits):
             self.rater.record(rec)
             self.rated += 1
 
@@ -151,7 +152,7 @@ class ProvisionalBoard:
             self._apply(rec)
 
     def rows(self) -> list[tuple[str, float, float, int, int]]:
-        """``(bot, mu, sigma, matches, wins)`` in the final table's order (:func:`arena.report.row_order`), best first."""
+        """``(bot, mu, sigma, matches, wins)`` in the final table's order (:func:`arena.tables.row_order`), best first."""
         self.catch_up()
         full = []
         for b, st in self.stats.items():
@@ -189,15 +190,15 @@ class FaultNotes:
         self.max_rows = max_rows
         self._lines: tuple[str, ...] = ()
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: MatchRecord) -> None:
         """Count the record's faults (``disabled`` ones too) and keep each bot's first real one."""
         changed = False
-        for f in record.get("faults") or []:
-            b = f.get("bot")
+        for f in record.faults:
+            b = f.bot
             if b is None:
                 continue
             self.counts[b] = self.counts.get(b, 0) + 1
-            if b not in self.first and f.get("class") != "disabled":
+            if b not in self.first and f.cls != "disabled":
                 self.first[b] = first_fault(record, f)
                 changed = True
         if changed or self._lines:
@@ -247,7 +248,7 @@ class _BoardProgress(Progress):
 
 class LiveProgress:
     """The live display of one tournament run; use as a context manager and pass
-    :meth:`on_start` / :meth:`on_result` to :func:`arena.execution.run_tournament`.
+    :meth:`on_start` / :meth:`on_result` to :func:`arena.driver.run_tournament`.
 
     :param console: where the display goes (stderr in ``arena run``).
     :param tournament: an :class:`arena.config.Tournament`.
@@ -264,7 +265,7 @@ class LiveProgress:
         self.board: ProvisionalBoard | None = None
         self.notes = FaultNotes()
         self.progress: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None
 
     def __enter__(self) -> LiveProgress:
         return self
@@ -274,11 +275,10 @@ class LiveProgress:
             self.progress.stop()
 
     def on_start(self, summary) -> None:
-        """Build the display once the journal is open (``summary``: :class:`arena.execution.RunSummary`)."""
+        """Build the display once the journal is open (``summary``: :class:`arena.driver.RunSummary`)."""
         if self.quiet:
             return
         from arena.journal import read_records
-        from arena.results import load_meta, rated_records
 
         m = self.tournament.model
         # the records the final table will rate (not those outside the current schedule)
@@ -296,12 +296,12 @@ class LiveProgress:
                                            completed=summary.already, faults=0)
         self.progress.start()
 
-    def on_result(self, record: dict[str, Any], summary) -> None:
+    def on_result(self, record: MatchRecord, summary) -> None:
         """One match recorded: advance the bar and queue the record for the provisional table."""
         self.played = summary.played
-        if self.progress is None:
+        if self.progress is None or self.board is None or self.task is None:
             return
         self.board.add(record)
-        if record.get("faults"):
+        if record.faults:
             self.notes.add(record)
         self.progress.update(self.task, advance=1, faults=sum(summary.faults.values()))

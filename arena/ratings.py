@@ -14,6 +14,8 @@
   bot was disabled) included: every faulty side loses to every working side and only the
   faulty sides move (:meth:`Rater.record`), so a bot that never starts sinks below the
   working bots whatever order the matches finished in.
+* Records are :class:`arena.record.MatchRecord` values: their sides and side ranks were
+  computed once when the journal was read.
 * The live provisional board (:mod:`arena.progress`) goes through the same
   :meth:`Rater.record`, only in arrival order.
 """
@@ -23,68 +25,26 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
 
 import trueskill
 
-from arena.schedule import replay_key
-from engine.core import rank_rewards
+from arena.record import MatchRecord
 
 
-@lru_cache(maxsize=64)
-def _teams(game: str, n: int) -> tuple[tuple[int, ...], ...]:
-    from engine import registry
-    return tuple(tuple(t) for t in registry.get_game(game).teams(n))
-
-
-def sides_of(record: dict[str, Any]) -> list[list[str]]:
-    """Per side (``Game.teams``), the distinct bots on it in seat order."""
-    seats = record["seats"]
-    out = []
-    for t in _teams(record["game"], len(seats)):
-        names: list[str] = []
-        for s in t:
-            if seats[s] not in names:
-                names.append(seats[s])
-        out.append(names)
-    return out
-
-
-def side_ranks(record: dict[str, Any]) -> list[int]:
-    """Per side, the rank of the side (taken from its first seat)."""
-    ranks = record["outcome"]["ranks"]
-    return [ranks[t[0]] for t in _teams(record["game"], len(record["seats"]))]
-
-
-def is_disabled(record: dict[str, Any]) -> bool:
-    """Whether ``record`` is a match not played because a bot was disabled (a fault ``disabled``)."""
-    return record.get("status") == "forfeit" and any(f.get("class") == "disabled" for f in record.get("faults") or [])
-
-
-def is_rated(record: dict[str, Any], rate_forfeits: bool = False) -> bool:
-    """``ok`` records are rated; forfeits (``disabled`` ones included) only with ``rate_forfeits``; aborted never."""
-    if not record.get("outcome"):
-        return False
-    if record.get("status") == "ok":
-        return True
-    return record.get("status") == "forfeit" and rate_forfeits
-
-
-def played(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def played(records: Iterable[MatchRecord]) -> list[MatchRecord]:
     """The records whose ranks come from play (``ok``): the evidence for ``draw_probability: auto``.
 
     A forfeit's ranks are imposed (faulty sides tied last), a ``disabled`` record was never
     played: counting their ties would push the draw probability towards 0.9.
     """
-    return [r for r in records if r.get("status") == "ok" and r.get("outcome")]
+    return [r for r in records if r.played]
 
 
-def auto_draw_probability(records: Iterable[dict[str, Any]]) -> float:
+def auto_draw_probability(records: Iterable[MatchRecord]) -> float:
     """Share of tied adjacent-rank side pairs over all results, clipped to [0.01, 0.9]."""
     tied = pairs = 0
     for rec in records:
-        r = sorted(side_ranks(rec))
+        r = sorted(rec.side_ranks)
         for a, b in zip(r, r[1:]):
             pairs += 1
             tied += a == b
@@ -170,8 +130,8 @@ class Rater:
                 moved[b] = (r.mu, r.sigma)
         return moved
 
-    def record(self, rec: dict[str, Any]) -> dict[str, tuple[float, float]]:
-        """Rate one journal record (the caller decides whether it is rated, :func:`is_rated`).
+    def record(self, rec: MatchRecord) -> dict[str, tuple[float, float]]:
+        """Rate one journal record (the caller decides whether it is rated, :meth:`MatchRecord.rated`).
 
         ``ok``: the sides by their ranks. ``forfeit`` (``disabled`` included): each side with a
         faulty seat loses to each side without one, and only the faulty sides move; when every
@@ -179,21 +139,20 @@ class Rater:
 
         :returns: ``{bot: (mu, sigma)}`` of the bots that moved.
         """
-        sides = sides_of(rec)
-        if rec.get("status") != "forfeit":
-            return self.update(sides, side_ranks(rec))
-        faulty = {f.get("seat") for f in rec.get("faults") or []}
-        teams = _teams(rec["game"], len(rec["seats"]))
-        bad = [i for i, tm in enumerate(teams) if faulty & set(tm)]
+        sides = rec.sides
+        if rec.status != "forfeit":
+            return self.update(sides, rec.side_ranks)
+        faulty = {f.seat for f in rec.faults}
+        bad = [i for i, tm in enumerate(rec.teams) if faulty & set(tm)]
         moved: dict[str, tuple[float, float]] = {}
         for i in bad:
-            for j in range(len(teams)):
+            for j in range(len(rec.teams)):
                 if j not in bad:
                     moved.update(self.update([sides[i], sides[j]], [1, 0], frozen_sides=[1]))
         return moved
 
 
-def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probability: float | str = "auto",
+def rate(records: Sequence[MatchRecord], bots: Sequence[str], draw_probability: float | str = "auto",
          tau: float | str = "default", fixed: Sequence[str] = (), mu: float = 25.0, sigma: float = 25.0 / 3,
          rate_forfeits: bool = False) -> RatingResult:
     """Ordered TrueSkill replay of ``records``.
@@ -206,7 +165,7 @@ def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probabilit
         as a loss to each working side).
     :returns: :class:`RatingResult`.
     """
-    rated = sorted((r for r in records if is_rated(r, rate_forfeits)), key=replay_key)
+    rated = sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
     dp = auto_draw_probability(played(rated)) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
@@ -217,8 +176,3 @@ def rate(records: Sequence[dict[str, Any]], bots: Sequence[str], draw_probabilit
     result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
     result.fallbacks = rater.fallbacks
     return result
-
-
-def seat_rewards(record: dict[str, Any]) -> list[float]:
-    """Per seat reward in [0, 1] (ties count half) from the record's ranks and the game's sides."""
-    return rank_rewards(record["outcome"]["ranks"], _teams(record["game"], len(record["seats"])))

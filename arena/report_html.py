@@ -20,18 +20,18 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from arena import report
-from arena.ratings import RatingResult, seat_rewards, side_ranks, sides_of
-
-if TYPE_CHECKING:
-    from arena.results import Standings
+from arena import tables
+from arena.links import report_links
+from arena.ratings import RatingResult
+from arena.record import MatchRecord
+from arena.tables import Standings
 
 #: Colours of the first ten bots (matplotlib's tab10), then tab20's light shades.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -86,7 +86,7 @@ def crosstable_matrix(cross: dict[str, dict[str, dict[str, float]]], order: Sequ
     return score, matches
 
 
-def team_stats(records: Sequence[dict[str, Any]], ratings: RatingResult) -> list[dict[str, Any]]:
+def team_stats(records: Sequence[MatchRecord], ratings: RatingResult) -> list[dict[str, Any]]:
     """Per team of two distinct bots (``partners: mixed``): matches, wins, mean score, team rating.
 
     The team rating is TrueSkill's team performance: ``μ = μa + μb``, ``σ = sqrt(σa² + σb²)``.
@@ -95,19 +95,19 @@ def team_stats(records: Sequence[dict[str, Any]], ratings: RatingResult) -> list
     acc: dict[str, dict[str, Any]] = defaultdict(lambda: {"matches": 0, "wins": 0, "score_sum": 0.0})
     members: dict[str, tuple[str, ...]] = {}
     for rec in records:
-        if rec.get("status") != "ok" or not rec.get("outcome"):
+        if not rec.played:
             continue
-        sides = sides_of(rec)
+        sides = rec.sides
         if not any(len(s) > 1 for s in sides):
             continue
-        ranks = side_ranks(rec)
-        rewards = seat_rewards(rec)
+        ranks = rec.side_ranks
+        rewards = rec.rewards
         for side, rank in zip(sides, ranks):
             if len(side) < 2:
                 continue
             key = "+".join(sorted(side))
             members[key] = tuple(sorted(side))
-            seat = rec["seats"].index(side[0])
+            seat = rec.seats.index(side[0])
             t = acc[key]
             t["matches"] += 1
             t["wins"] += rank == 0
@@ -193,7 +193,7 @@ def score_plot(rows: Sequence[dict[str, Any]], colours: dict[str, str]) -> bytes
     ax = fig.add_subplot()
     for i, r in enumerate(rows):
         s, lo, hi = r.get("score"), r.get("score_low"), r.get("score_high")
-        if s is None or s != s:
+        if s is None or s != s or lo is None or hi is None:
             continue
         ax.plot([lo, hi], [i, i], color=colours[r["bot"]], linewidth=4, solid_capstyle="round", alpha=0.55)
         ax.plot([s], [i], "o", color=colours[r["bot"]], markersize=8)
@@ -263,7 +263,7 @@ def _num(x: Any, fmt: str = ".2f") -> str:
 
 def _ci_bar(r: dict[str, Any], colour: str) -> str:
     s, lo, hi = r.get("score"), r.get("score_low"), r.get("score_high")
-    if s is None or s != s:
+    if s is None or s != s or lo is None or hi is None:
         return ""
     return (f'<span class="ci" title="95% interval {lo:.3f}–{hi:.3f}"><i style="left:{lo * 100:.1f}%;'
             f'width:{max(1.0, (hi - lo) * 100):.1f}%;background:{colour}"></i>'
@@ -292,8 +292,8 @@ def leaderboard_html(rows: Sequence[dict[str, Any]], colours: dict[str, str]) ->
 
 def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> str:
     """The reliability table (faults by class, moves, move latency p50/p99) as HTML, followed by
-    one line per faulting bot explaining its first fault (:func:`arena.report.fault_lines`)."""
-    head = ("<tr><th class=l>bot</th>" + "".join(f"<th>{c}</th>" for c in report.FAULT_CLASSES)
+    one line per faulting bot explaining its first fault (:func:`arena.tables.fault_lines`)."""
+    head = ("<tr><th class=l>bot</th>" + "".join(f"<th>{c}</th>" for c in tables.FAULT_CLASSES)
             + "<th>moves</th><th>p50 ms</th><th>p99 ms</th></tr>")
     body = []
     for b in [*order, *(x for x in rel if x not in order)]:
@@ -301,10 +301,10 @@ def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> st
         if r is None:
             continue
         cells = "".join(f'<td>{f"<span class=bad>{n}</span>" if n else "0"}</td>'
-                        for n in (r["faults"].get(c, 0) for c in report.FAULT_CLASSES))
+                        for n in (r["faults"].get(c, 0) for c in tables.FAULT_CLASSES))
         body.append(f'<tr data-bot="{_e(b)}"><td class="l bot">{_e(b)}</td>{cells}<td>{r["moves"]}</td>'
                     f'<td>{_num(r["p50_ms"], ".1f")}</td><td>{_num(r["p99_ms"], ".1f")}</td></tr>')
-    lines = report.fault_lines(rel)
+    lines = tables.fault_lines(rel)
     notes = ('<ul id="first-faults">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>") if lines else ""
     return f'<table id="reliability"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>{notes}'
 
@@ -332,8 +332,8 @@ def render(st: Standings, generated: str | None = None) -> str:
     meta = st.meta
     r_cfg = meta.get("ratings") or {}
     prior = (float(r_cfg.get("mu", 25.0)), float(r_cfg.get("sigma", 25.0 / 3)))
-    eff = st.efficiency or report.duplicate_efficiency(st.records)
-    counts = {s: sum(1 for r in st.records if r.get("status") == s) for s in ("ok", "forfeit", "aborted")}
+    eff = st.efficiency or tables.duplicate_efficiency(st.records)
+    counts = {s: sum(1 for r in st.records if r.status == s) for s in ("ok", "forfeit", "aborted")}
     n_rated = len(st.ratings.history)
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
@@ -374,7 +374,7 @@ def render(st: Standings, generated: str | None = None) -> str:
         f'<div class="cards">{cards}</div>',
         '<section id="leaderboard-section"><h2>Leaderboard</h2>',
         leaderboard_html(rows, colours),
-        f'<p class="note" id="efficiency">{_e(report.efficiency_line(eff))}</p>',
+        f'<p class="note" id="efficiency">{_e(tables.efficiency_line(eff))}</p>',
         '<p class="note">Sorted by μ−3σ. Score: the seat reward in [0, 1] (beating every other side = 1, ties '
         'half), with a bootstrap 95% interval over duplicate blocks; P(&gt;next): probability that '
         'the bot\'s TrueSkill skill is above the next row\'s, Φ((μ₁−μ₂)/√(σ₁²+σ₂²)).'
@@ -399,6 +399,7 @@ def render(st: Standings, generated: str | None = None) -> str:
         f"{reliability_html(st.rel, order)}"
         '<p class="note">Faults by class; move latency over every decision the bot made (forced moves '
         "excluded).</p></section>",
+        report_links([r["bot"] for r in rows]),
         "<footer>cardarena · self-contained report: no scripts, no external resources</footer>",
         "</main></body></html>",
     ]

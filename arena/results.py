@@ -10,30 +10,17 @@ both go through :func:`standings`, so their tables agree.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import report
+from arena import render, tables
 from arena.errors import ArenaError
 from arena.journal import read_records
-from arena.ratings import RatingResult, rate
-from arena.schedule import split_by_schedule
+from arena.ratings import rate
+from arena.record import MatchRecord
+from arena.tables import Standings
 
-
-@dataclass
-class Standings:
-    """Everything the tables show for one tournament folder."""
-
-    name: str
-    meta: dict[str, Any]
-    records: list[dict[str, Any]]
-    ratings: RatingResult
-    rows: list[dict[str, Any]]
-    cross: dict
-    rel: dict
-    efficiency: dict[str, Any] = field(default_factory=dict)
-    outside: int = 0  #: recorded matches outside the schedule, not rated
+__all__ = ["Standings", "export", "load_meta", "outside_note", "rated_records", "standings"]
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
@@ -48,20 +35,27 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def rated_records(records: list[dict[str, Any]], meta: dict[str, Any]) -> tuple[list[dict], list[dict]]:
-    """``(inside, outside)``: the records of the schedule recorded in ``meta``, and the others.
+def rated_records(records: list[MatchRecord], meta: dict[str, Any]) -> tuple[list[MatchRecord], list[MatchRecord]]:
+    """``(inside, outside)``: the records of the schedule recorded in ``meta``, and the others,
+    each in the order given.
 
-    A ``tournament.json`` written before schedules were recorded: the records of its game and
-    player count whose bots are all still listed.
+    A record belongs to the schedule if its match id is scheduled with the record's
+    fingerprint (``meta["schedule"]``: ``match id -> fingerprint``). A ``tournament.json``
+    written before schedules were recorded: the records of its game and player count whose
+    bots are all still listed.
     """
     schedule = meta.get("schedule")
+    inside: list[MatchRecord] = []
+    outside: list[MatchRecord] = []
     if isinstance(schedule, dict):
-        return split_by_schedule(records, schedule)
+        for rec in records:
+            fp = schedule.get(rec.match_id)
+            (inside if fp is not None and fp == rec.fingerprint else outside).append(rec)
+        return inside, outside
     current = set(meta["bots"])
-    inside, outside = [], []
     for rec in records:
-        ok = (current.issuperset(rec["seats"]) and rec.get("game") == meta.get("game", rec.get("game"))
-              and len(rec["seats"]) == meta.get("players", len(rec["seats"])))
+        ok = (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
+              and len(rec.seats) == meta.get("players", len(rec.seats)))
         (inside if ok else outside).append(rec)
     return inside, outside
 
@@ -78,9 +72,9 @@ def standings(folder: str | Path) -> Standings:
     ratings = rate(records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
                    fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),
                    rate_forfeits=meta.get("rate_forfeits", False))
-    rows = report.leaderboard(records, bots, ratings)
-    return Standings(meta["name"], meta, records, ratings, rows, report.crosstable(records),
-                     report.reliability(records, bots), report.duplicate_efficiency(records), len(outside))
+    rows = tables.leaderboard(records, bots, ratings)
+    return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
+                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside))
 
 
 def outside_note(st: Standings) -> str:
@@ -97,11 +91,14 @@ def export(folder: str | Path, st: Standings) -> None:
     from arena import report_html  # matplotlib: imported only when a report is written
 
     counts = {"matches": len(st.records),
-              "ok": sum(1 for r in st.records if r.get("status") == "ok"),
-              "forfeit": sum(1 for r in st.records if r.get("status") == "forfeit"),
-              "aborted": sum(1 for r in st.records if r.get("status") == "aborted"),
+              "ok": sum(1 for r in st.records if r.status == "ok"),
+              "forfeit": sum(1 for r in st.records if r.status == "forfeit"),
+              "aborted": sum(1 for r in st.records if r.status == "aborted"),
               "outside_schedule": st.outside}
     meta = {"game": st.meta["game"], "players": st.meta["players"], **counts,
-            "duplicate_efficiency": st.efficiency or report.duplicate_efficiency(st.records)}
-    report.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records)}
+    render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
     report_html.write_report(folder, st)
+    from arena.bot_pages import write_class_pages
+
+    write_class_pages(folder, st)

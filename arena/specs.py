@@ -1,6 +1,6 @@
 """Small picklable specifications passed from the driver to workers, and the match result.
 
-The driver (``arena/execution.py``) builds these from the validated config
+The driver (``arena/driver.py``) builds these from the validated config
 (``arena/config.py``); a worker receives them and builds the bot processes itself
 (``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process.py``).
 """
@@ -34,7 +34,7 @@ class FaultPolicy:
     :ivar policy: ``forfeit`` | ``random``.
     :ivar disable_after: disable a bot after this many faults in the tournament (None: never).
     :ivar disable_on_startup: disable a bot whose first N matches all failed at start-up with
-        the same fault (:class:`arena.report.StartupWatch`; None: never).
+        the same fault (:class:`arena.faults.StartupWatch`; None: never).
     :ivar max_restarts_per_match: restarts under ``random`` before the match is forfeited.
     :ivar rate_forfeits: rate forfeited matches (only the faulty sides move).
     """

@@ -31,7 +31,9 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from arena import config as cfg  # noqa: E402
-from arena.execution import cpu_count, init_ray, run_tournament  # noqa: E402
+from arena.driver import run_tournament  # noqa: E402
+from arena.executors import cpu_count  # noqa: E402
+from arena.ray_setup import init_ray  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

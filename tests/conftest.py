@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.fixture(scope="session")
 def ray_session():
     """A running local Ray (started once per session, shut down at the end)."""
-    from arena.execution import init_ray
+    from arena.ray_setup import init_ray
 
     ray = init_ray(workers=2)
     yield ray

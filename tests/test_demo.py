@@ -9,9 +9,8 @@ import pytest
 
 from arena import config as cfg
 from arena import stats
-from arena.execution import run_tournament
+from arena.driver import run_tournament
 from arena.journal import read_records
-from arena.ratings import side_ranks, sides_of
 from arena.results import standings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,14 +20,14 @@ def pairwise_blocks(records, a: str, b: str) -> dict:
     """Per duplicate block (lineup, deal): a's scores against b (1 / 0.5 / 0 by their sides' ranks)."""
     blocks = defaultdict(list)
     for rec in records:
-        sides = sides_of(rec)
-        ranks = side_ranks(rec)
+        sides = rec.sides
+        ranks = rec.side_ranks
         ia = next((i for i, s in enumerate(sides) if a in s), None)
         ib = next((i for i, s in enumerate(sides) if b in s), None)
         if ia is None or ib is None or ia == ib:
             continue
         s = 1.0 if ranks[ia] < ranks[ib] else 0.5 if ranks[ia] == ranks[ib] else 0.0
-        blocks[(rec["match_id"].split("/")[1], rec["deal_index"])].append(s)
+        blocks[(rec.lineup, rec.deal_index)].append(s)
     return blocks
 
 
@@ -43,7 +42,7 @@ def test_demo_separates_greedy_from_random(ray_session, tmp_path):
     summary = run_tournament(demo, tmp_path)
     records = read_records(summary.folder)
     assert len(records) == summary.total == summary.played
-    assert all(r["status"] == "ok" for r in records)
+    assert all(r.status == "ok" for r in records)
     st = standings(summary.folder)
     order = [r["bot"] for r in st.rows]
     assert order.index("greedy") < order.index("random")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 
 from arena import config as cfg
-from arena.execution import MAX_BATCH, PROBE_BATCH, Batcher, auto_batch_size
+from arena.executors import MAX_BATCH, PROBE_BATCH, Batcher, auto_batch_size
 from arena.progress import ProvisionalBoard
+from arena.record import MatchRecord
 from arena.schedule import build_schedule
 
 CONFIG = """
@@ -75,9 +76,9 @@ def test_fixed_size_and_retries_first(tmp_path):
 
 
 def test_provisional_board_rates_in_arrival_order():
-    recs = [{"match_id": f"t/a+b+c/d{i:05d}/r00", "game": "agram", "seats": ["a", "b", "c"], "status": "ok",
-             "deal_index": i, "rotation": 0, "outcome": {"ranks": [0, 1, 2], "scores": [3, 2, 1]}}
-            for i in range(10)]
+    recs = [MatchRecord.from_json({
+        "match_id": f"t/a+b+c/d{i:05d}/r00", "game": "agram", "seats": ["a", "b", "c"], "status": "ok",
+        "deal_index": i, "rotation": 0, "outcome": {"ranks": [0, 1, 2], "scores": [3, 2, 1]}}) for i in range(10)]
     board = ProvisionalBoard(["a", "b", "c"])
     for r in recs:
         board.add(r)

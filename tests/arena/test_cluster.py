@@ -24,7 +24,7 @@ import psutil
 import pytest
 
 from arena import config as cfg
-from arena.execution import run_tournament
+from arena.driver import run_tournament
 from arena.journal import read_records
 from arena.results import standings
 
@@ -168,9 +168,9 @@ def test_address_joins_a_loopback_head_and_ships_the_bots(tmp_path):
         assert out.returncode == 0, out.stderr[-3000:]
         assert "small — agram" in out.stdout
         recs = read_records(tmp_path / "res" / "small")
-        ids = [r["match_id"] for r in recs]
+        ids = [r.match_id for r in recs]
         assert len(ids) == 12 == len(set(ids))
-        assert all(r["status"] == "ok" for r in recs)
+        assert all(r.status == "ok" for r in recs)
     finally:
         t0 = time.monotonic()
         head.stop()
@@ -231,10 +231,10 @@ def test_worker_killed_mid_match_is_recovered(ray_session, tmp_path):
     summary = run_tournament(t, res, workers=2, on_result=on_result)
     assert killed and killed["bots"]
     recs = read_records(res / "small")
-    ids = [r["match_id"] for r in recs]
+    ids = [r.match_id for r in recs]
     assert len(ids) == 120 and max(Counter(ids).values()) == 1
     assert summary.played == 120
-    assert all(r["status"] == "ok" for r in recs), [r["status"] for r in recs if r["status"] != "ok"]
+    assert all(r.status == "ok" for r in recs), [r.status for r in recs if r.status != "ok"]
     # the interrupted attempt is on file
     attempts = (res / "small" / "attempts.jsonl").read_text().splitlines()
     assert attempts, "the killed batch left no attempt record"
@@ -274,7 +274,7 @@ def test_sigkill_of_a_ray_driver_then_resume(ray_session, tmp_path):
     # resume on Ray (this session's instance): only the missing matches are played
     summary = run_tournament(load(path), res, workers=2)
     assert summary.already == killed_at and summary.played == 180 - killed_at
-    ids = [r["match_id"] for r in read_records(res / "small")]
+    ids = [r.match_id for r in read_records(res / "small")]
     assert len(ids) == 180 and max(Counter(ids).values()) == 1
     run_tournament(load(path), tmp_path / "clean", inline=True)
     assert table(res / "small") == table(tmp_path / "clean" / "small")

@@ -11,18 +11,20 @@ import sys
 
 import pytest
 
-from arena import report
+from arena import tables
 from arena.progress import ProvisionalBoard
-from arena.ratings import RatingResult, is_rated, rate
+from arena.ratings import RatingResult, rate
+from arena.record import MatchRecord
 from arena.schedule import replay_key
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def rec(seats, ranks, deal=0, rot=0, status="ok", faults=(), lineup="x", game="agram"):
-    return {"match_id": f"t/{lineup}/d{deal:05d}/r{rot:02d}", "game": game, "seats": list(seats),
-            "deal_index": deal, "rotation": rot, "status": status,
-            "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults)}
+    return MatchRecord.from_json({
+        "match_id": f"t/{lineup}/d{deal:05d}/r{rot:02d}", "game": game, "seats": list(seats),
+        "deal_index": deal, "rotation": rot, "status": status,
+        "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults)})
 
 
 def dis(seat, bot):
@@ -33,11 +35,11 @@ def crash(seat, bot):
     return {"seat": seat, "bot": bot, "class": "crash", "move": 0, "detail": "exited"}
 
 
-def disabled_rec(seats, bad, deal=0, rot=0):
-    """As :func:`arena.execution.disabled_record` writes it (each seat its own side)."""
+def disabled_rec(seats, bad, deal=0, rot=0, lineup="x"):
+    """As :func:`arena.faults.disabled_record` writes it (each seat its own side)."""
     n_good = sum(1 for b in seats if b not in bad)
     ranks = [n_good if b in bad else 0 for b in seats]
-    return rec(seats, ranks, deal, rot, status="forfeit",
+    return rec(seats, ranks, deal, rot, status="forfeit", lineup=lineup,
                faults=[dis(s, b) for s, b in enumerate(seats) if b in bad])
 
 
@@ -45,7 +47,7 @@ def disabled_rec(seats, bad, deal=0, rot=0):
 
 def test_disabled_record_is_rated_as_a_loss_of_the_disabled_side_only():
     r = disabled_rec(["a", "b"], {"b"})
-    assert is_rated(r, rate_forfeits=True) and not is_rated(r, rate_forfeits=False)
+    assert r.rated(rate_forfeits=True) and not r.rated(rate_forfeits=False)
     out = rate([r], ["a", "b"], rate_forfeits=True)
     assert out.ratings["a"] == pytest.approx((25.0, 25 / 3))
     assert out.ratings["b"][0] < 25.0
@@ -59,11 +61,10 @@ def test_bots_that_fail_each_other_then_get_disabled_sink_below_the_working_bot(
     # the inline duel2 order: the failing bots tie against each other, then are disabled
     recs = [rec(["e", "g"], [0, 0], deal=d, status="forfeit", faults=[crash(0, "e"), crash(1, "g")], lineup="e+g")
             for d in range(3)]
-    recs += [disabled_rec(["r", b], {b}, deal=d) for d in range(3) for b in ("e", "g")]
-    for i, r in enumerate(recs[3:]):
-        r["match_id"] = f"t/r+x{i}/d00000/r00"
+    recs += [disabled_rec(["r", b], {b}, deal=d, lineup=f"r+x{2 * d + i}")
+             for d in range(3) for i, b in enumerate(("e", "g"))]
     out = rate(recs, ["r", "e", "g"], rate_forfeits=True, mu=1000.0, sigma=1000 / 3)
-    rows = report.leaderboard(recs, ["r", "e", "g"], out)
+    rows = tables.leaderboard(recs, ["r", "e", "g"], out)
     assert [x["bot"] for x in rows][0] == "r"
     assert all(x["mu"] < 1000.0 for x in rows[1:])
     assert rows[0]["mu"] == pytest.approx(1000.0)
@@ -80,7 +81,7 @@ def test_auto_draw_probability_ignores_imposed_ties():
 @pytest.mark.parametrize("seats,bad", [(["a", "b"], {"b"}), (["a", "b", "c", "d"], {"b", "d"})])
 def test_matches_not_played_credit_only_the_disabled_bots_as_losses(seats, bad):
     r = disabled_rec(seats, bad)
-    st = report.bot_stats([r], seats)
+    st = tables.bot_stats([r], seats)
     for b in seats:
         if b in bad:
             assert (st[b]["matches"], st[b]["wins"], st[b]["score"]) == (1, 0, 0.0)
@@ -89,7 +90,7 @@ def test_matches_not_played_credit_only_the_disabled_bots_as_losses(seats, bad):
         else:  # never started: no match, no win, no score (2 players: no walkover)
             assert st[b]["matches"] == st[b]["wins"] == 0
             assert st[b]["score"] != st[b]["score"]  # nan
-    cross = report.crosstable([r])
+    cross = tables.crosstable([r])
     assert set(cross) == bad
     for b in bad:
         assert {o: v["score"] for o, v in cross[b].items()} == {o: 0.0 for o in seats if o != b}
@@ -97,7 +98,7 @@ def test_matches_not_played_credit_only_the_disabled_bots_as_losses(seats, bad):
 
 def test_a_real_forfeit_still_counts_for_the_working_side():
     r = rec(["a", "b"], [0, 1], status="forfeit", faults=[crash(1, "b")])
-    st = report.bot_stats([r], ["a", "b"])
+    st = tables.bot_stats([r], ["a", "b"])
     assert (st["a"]["matches"], st["a"]["wins"], st["a"]["score"]) == (1, 1, 1.0)
     assert (st["b"]["matches"], st["b"]["wins"], st["b"]["score"]) == (1, 0, 0.0)
 
@@ -108,12 +109,12 @@ def test_ties_order_by_score_then_fewer_faults_then_name():
     recs = [rec(["a", "z"], [0, 0], status="forfeit", faults=[crash(0, "a"), crash(1, "z")], deal=d)
             for d in range(3)]
     prior = RatingResult({b: (25.0, 25 / 3) for b in ("a", "b", "z")})
-    rows = report.leaderboard(recs, ["a", "b", "z"], prior)
+    rows = tables.leaderboard(recs, ["a", "b", "z"], prior)
     # a and z: 3 faults each, score 0.5; b: no match (no score) and no fault
     assert [x["bot"] for x in rows] == ["a", "z", "b"]
     mk = lambda bot, score, faults: {"bot": bot, "mu": 25.0, "sigma": 8.0, "score": score, "faults": faults}  # noqa: E731
     order = sorted([mk("aa", 0.5, 3), mk("zz", 0.5, 0), mk("mm", 0.7, 9), mk("bb", float("nan"), 0)],
-                   key=report.row_order)
+                   key=tables.row_order)
     assert [x["bot"] for x in order] == ["mm", "zz", "aa", "bb"]
 
 
@@ -129,7 +130,7 @@ def test_board_uses_the_rating_config_and_rates_forfeits_like_the_final_table():
     final = rate(recs, ["a", "b", "c"], draw_probability=0.1, mu=1000.0, sigma=1000 / 3, rate_forfeits=True)
     for b in "abc":
         assert rows[b][:2] == pytest.approx(final.ratings[b])
-    st = report.bot_stats(recs, ["a", "b", "c"])
+    st = tables.bot_stats(recs, ["a", "b", "c"])
     assert {b: rows[b][2:] for b in "abc"} == {b: (st[b]["matches"], st[b]["wins"]) for b in "abc"}
     assert rows["c"][3] == 1 and rows["a"][2:] == (1, 0)  # the unplayed matches credit nobody
 
@@ -196,7 +197,8 @@ tournaments:
                            cwd=d, env=env, capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, p.stderr[-3000:]
         folder = d / "results" / t
-        recs = [json.loads(line) for line in (folder / "matches.jsonl").read_text().splitlines() if line.strip()]
+        recs = [MatchRecord.from_json(json.loads(line))
+                for line in (folder / "matches.jsonl").read_text().splitlines() if line.strip()]
         out[t] = (json.loads((folder / "leaderboard.json").read_text())["rows"], recs)
     return out
 
@@ -209,7 +211,7 @@ def test_inline_run_ranks_the_working_bot_first_and_credits_failed_bots_no_win(t
         assert x["faults"] > 0 and x["wins"] == 0
         assert x["mu"] < 1000 and x["conservative"] < rows[0]["conservative"]
     assert rows[0]["mu"] == pytest.approx(1000)
-    assert any(f["class"] == "disabled" for r in recs for f in r["faults"])
+    assert any(f.cls == "disabled" for r in recs for f in r.faults)
 
 
 @pytest.mark.parametrize("t", ["duel2", "ffa4"])

@@ -11,8 +11,7 @@ import trueskill
 
 from arena import config as cfg
 from arena import report_html
-from arena.execution import run_tournament
-from arena.ratings import side_ranks, sides_of
+from arena.driver import run_tournament
 from arena.results import export, standings
 from arena.schedule import replay_key
 
@@ -55,21 +54,21 @@ def test_schedule_makes_mixed_teams_with_four_rotations(played):
     summary, st = played
     # 4 bots make 3 ways to split into two teams; 4 rotations per deal
     assert summary.played == len(st.records) == 3 * DEALS * 4
-    assert all(r["status"] == "ok" and not r["faults"] for r in st.records)
-    by_lineup = Counter(r["match_id"].split("/")[1] for r in st.records)
+    assert all(r.status == "ok" and not r.faults for r in st.records)
+    by_lineup = Counter(r.match_id.split("/")[1] for r in st.records)
     assert sorted(by_lineup) == ["greedy+random-b~random+random-c", "greedy+random-c~random+random-b",
                                  "greedy+random~random-b+random-c"]
     assert set(by_lineup.values()) == {DEALS * 4}
     for r in st.records:
-        assert sorted(r["seats"]) == sorted(BOTS)  # four distinct bots
-        sides = sides_of(r)
+        assert sorted(r.seats) == sorted(BOTS)  # four distinct bots
+        sides = r.sides
         assert [len(s) for s in sides] == [2, 2]
-        t1, t2 = r["match_id"].split("/")[1].split("~")
+        t1, t2 = r.match_id.split("/")[1].split("~")
         assert sorted("+".join(sorted(s)) for s in sides) == sorted([t1, t2])
     # within a block the teams swap sides: each team sits on side 0 in two of the four rotations
     blocks = Counter()
     for r in st.records:
-        blocks[(r["match_id"].split("/")[1], r["deal_index"], "+".join(sorted(sides_of(r)[0])))] += 1
+        blocks[(r.match_id.split("/")[1], r.deal_index, "+".join(sorted(r.sides[0])))] += 1
     assert set(blocks.values()) == {2}
 
 
@@ -79,8 +78,8 @@ def test_team_ratings_equal_trueskill_teams_in_replay_order(played):
     env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=dp)
     cur = {b: env.create_rating() for b in BOTS}
     for r in sorted(st.records, key=replay_key):
-        sides = sides_of(r)
-        new = env.rate([tuple(cur[b] for b in s) for s in sides], ranks=side_ranks(r))
+        sides = r.sides
+        new = env.rate([tuple(cur[b] for b in s) for s in sides], ranks=list(r.side_ranks))
         for s, rs in zip(sides, new):
             for b, x in zip(s, rs):
                 cur[b] = x
@@ -96,8 +95,8 @@ def test_rows_count_each_bot_once_per_match(played):
     rows = {r["bot"]: r for r in st.rows}
     assert sorted(rows) == sorted(BOTS)
     for b in BOTS:
-        mine = [r for r in st.records if b in r["seats"]]
-        wins = sum(r["outcome"]["ranks"][r["seats"].index(b)] == 0 for r in mine)
+        mine = [r for r in st.records if b in r.seats]
+        wins = sum(r.ranks[r.seats.index(b)] == 0 for r in mine)
         assert rows[b]["matches"] == len(mine) == 3 * DEALS * 4
         assert rows[b]["wins"] == wins
         assert rows[b]["mu"] == st.ratings.ratings[b][0]
@@ -121,8 +120,8 @@ def test_team_table_and_report(played):
         a, b = t["bots"]
         assert t["matches"] == DEALS * 4
         assert t["mu"] == pytest.approx(st.ratings.ratings[a][0] + st.ratings.ratings[b][0])
-        mine = [r for r in st.records if any(sorted(s) == [a, b] for s in sides_of(r))]
-        assert t["wins"] == sum(r["outcome"]["ranks"][r["seats"].index(a)] == 0 for r in mine)
+        mine = [r for r in st.records if any(sorted(s) == [a, b] for s in r.sides)]
+        assert t["wins"] == sum(r.ranks[r.seats.index(a)] == 0 for r in mine)
     # complementary teams of one lineup share its matches: their scores sum to 1
     by_name = {t["team"]: t for t in teams}
     assert by_name["greedy+random"]["score"] + by_name["random-b+random-c"]["score"] == pytest.approx(1.0)

@@ -9,12 +9,14 @@ import pytest
 import trueskill
 
 from arena.ratings import Rater, auto_draw_probability, rate
+from arena.record import MatchRecord
 
 
 def rec(game, seats, ranks, deal=0, rot=0, status="ok", faults=(), lineup="x"):
-    return {"match_id": f"t/{lineup}/d{deal:05d}/r{rot:02d}", "game": game, "seats": list(seats),
-            "deal_index": deal, "rotation": rot, "status": status,
-            "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults)}
+    return MatchRecord.from_json({
+        "match_id": f"t/{lineup}/d{deal:05d}/r{rot:02d}", "game": game, "seats": list(seats),
+        "deal_index": deal, "rotation": rot, "status": status,
+        "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults)})
 
 
 def env(dp):

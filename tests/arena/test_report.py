@@ -13,8 +13,10 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from arena import report, report_html, stats
+from arena import render, report_html, stats, tables
 from arena.cli import app
+from arena.faults import StartupWatch
+from arena.record import MatchRecord, records_of
 from arena.results import export, standings
 
 
@@ -26,6 +28,8 @@ def rec(game, seats, ranks, deal=0, rot=0, status="ok", faults=(), lineup=None, 
             "outcome": {"ranks": list(ranks), "scores": [0] * len(ranks)}, "faults": list(faults),
             "move_ms": move_ms if move_ms is not None else [[1.0, 2.0, 3.0] for _ in seats]}
 
+
+R = MatchRecord.from_json
 
 BOTS = ["alpha", "beta", "gamma"]
 
@@ -63,7 +67,7 @@ def test_crosstable_hand_made_free_for_all():
     recs = [rec("agram", ["a", "b", "c"], [0, 1, 1]),           # a beats b and c; b ties c
             rec("agram", ["b", "c", "a"], [0, 1, 2], deal=1),   # b > c > a
             rec("agram", ["a", "b", "c"], [2, 1, 0], deal=2, status="aborted")]  # not counted
-    cross = report.crosstable(recs)
+    cross = tables.crosstable(records_of(recs))
     assert cross["a"]["b"] == {"score": 0.5, "matches": 2}
     assert cross["a"]["c"] == {"score": 0.5, "matches": 2}
     assert cross["b"]["c"] == {"score": 0.75, "matches": 2}
@@ -78,7 +82,7 @@ def test_crosstable_mixed_partners_only_counts_opponents():
     # sedma: sides {0, 2} and {1, 3}: team a+b beats c+d, then c+a beats d+b
     recs = [rec("sedma", ["a", "c", "b", "d"], [0, 1, 0, 1], lineup="a+b~c+d"),
             rec("sedma", ["c", "d", "a", "b"], [0, 1, 0, 1], deal=1, lineup="a+c~b+d")]
-    cross = report.crosstable(recs)
+    cross = tables.crosstable(records_of(recs))
     assert cross["a"]["c"] == {"score": 1.0, "matches": 1}  # partners in the second match: not counted
     assert cross["a"]["d"] == {"score": 1.0, "matches": 2}
     assert cross["a"]["b"] == {"score": 1.0, "matches": 1}
@@ -111,15 +115,15 @@ def _two_player(blocks_by_lineup):
 
 def test_tournament_duplicate_efficiency_one_lineup_equals_stats():
     recs = _two_player({("a", "b"): [[1, 0], [1, 0], [0, 1], [1, 1]]})
-    eff = report.duplicate_efficiency(recs)
+    eff = tables.duplicate_efficiency(records_of(recs))
     assert eff["factor"] == pytest.approx(15 / 7)
     assert eff["blocks"] == 4 and eff["bot_blocks"] == 8 and eff["block_size"] == 2  # a's and b's
     assert eff["var_single"] == pytest.approx(1.875 / 7)
     assert eff["var_block_mean"] == pytest.approx(0.0625)
     # an incomplete block (deal still running) is left out
     recs.append(rec("agram", ["a", "b"], [0, 1], deal=9, rot=0, lineup="a+b"))
-    assert report.duplicate_efficiency(recs)["factor"] == pytest.approx(15 / 7)
-    assert report.efficiency_line(eff).startswith("Duplicate efficiency: 2.14×")
+    assert tables.duplicate_efficiency(records_of(recs))["factor"] == pytest.approx(15 / 7)
+    assert tables.efficiency_line(eff).startswith("Duplicate efficiency: 2.14×")
 
 
 def test_tournament_duplicate_efficiency_pools_groups_around_their_own_means():
@@ -127,18 +131,18 @@ def test_tournament_duplicate_efficiency_pools_groups_around_their_own_means():
     # 1,1 | 1,0 | 1,1 (SS 5/6 on 5 df, block SS 1/6 on 2 df). Pooled:
     # (65/24 / 12) / (2 * (17/48) / 5) = 325/204.
     recs = _two_player({("a", "b"): [[1, 0], [1, 0], [0, 1], [1, 1]], ("a", "c"): [[1, 1], [1, 0], [1, 1]]})
-    eff = report.duplicate_efficiency(recs)
+    eff = tables.duplicate_efficiency(records_of(recs))
     assert eff["factor"] == pytest.approx(325 / 204)
     assert eff["blocks"] == 7 and eff["bot_blocks"] == 14
 
 
 def test_duplicate_efficiency_undefined_and_infinite():
-    assert report.duplicate_efficiency([])["factor"] != report.duplicate_efficiency([])["factor"]  # nan
+    assert tables.duplicate_efficiency(records_of([]))["factor"] != tables.duplicate_efficiency(records_of([]))["factor"]  # nan
     # every block is one win and one loss: the deal's luck cancels completely
     recs = _two_player({("a", "b"): [[1, 0], [0, 1], [1, 0]]})
-    assert report.duplicate_efficiency(recs)["factor"] == float("inf")
-    assert "∞" in report.efficiency_line(report.duplicate_efficiency(recs))
-    assert report.efficiency_line(report.duplicate_efficiency([])).startswith("Duplicate efficiency: –")
+    assert tables.duplicate_efficiency(records_of(recs))["factor"] == float("inf")
+    assert "∞" in tables.efficiency_line(tables.duplicate_efficiency(records_of(recs)))
+    assert tables.efficiency_line(tables.duplicate_efficiency(records_of([]))).startswith("Duplicate efficiency: –")
 
 
 # ------------------------------------------------------------------ bootstrap
@@ -149,7 +153,7 @@ def test_bootstrap_interval_covers_the_mean():
     assert m == pytest.approx((20 * 2 + 10 * 1) / 90)
     assert lo < m < hi
     assert hi - lo < 0.25
-    st = report.bot_stats(demo_records(), BOTS)
+    st = tables.bot_stats(records_of(demo_records()), BOTS)
     for b in BOTS:
         assert st[b]["score_low"] <= st[b]["score"] <= st[b]["score_high"]
     # alpha wins 60% of the matches in expectation; its whole interval is above the others'
@@ -201,7 +205,7 @@ def test_report_html_is_self_contained_with_rows_and_plots(tmp_path):
     rel = page[page.index('<table id="reliability">'):]
     gamma = re.search(r'<tr data-bot="gamma">(.*?)</tr>', rel).group(1)
     assert f"<td>{st.rel['gamma']['p50_ms']:.1f}</td>" in gamma and st.rel["gamma"]["p50_ms"] == 13.0
-    assert report.efficiency_line(st.efficiency) in page
+    assert tables.efficiency_line(st.efficiency) in page
     assert 'id="teams"' not in page  # not a mixed-partners tournament
 
 
@@ -223,7 +227,7 @@ def test_leaderboard_json_md_and_cli_show_duplicate_efficiency(tmp_path):
     assert eff["factor"] == pytest.approx(st.efficiency["factor"])
     assert eff["blocks"] == 20 and eff["bot_blocks"] == 60 and eff["block_size"] == 3  # 20 deals, 3 rotations
     assert [r["bot"] for r in doc["rows"]] == [r["bot"] for r in st.rows]  # existing content kept
-    assert report.efficiency_line(st.efficiency) in (folder / "leaderboard.md").read_text()
+    assert tables.efficiency_line(st.efficiency) in (folder / "leaderboard.md").read_text()
     runner = CliRunner()
     out = runner.invoke(app, ["leaderboard", str(folder), "--format", "json"])
     assert out.exit_code == 0, out.output
@@ -233,7 +237,7 @@ def test_leaderboard_json_md_and_cli_show_duplicate_efficiency(tmp_path):
 
 
 def test_p_above_next_follows_the_trueskill_posteriors():
-    from arena.report import skill_above
+    from arena.tables import skill_above
 
     a = {"mu": 27.0, "sigma": 1.0}
     b = {"mu": 25.0, "sigma": 1.0}
@@ -264,7 +268,7 @@ def test_reliability_explains_each_faulting_bot_by_its_first_fault():
              faults=[{"seat": 1, "bot": "beta", "class": "timeout", "move": 4,
                       "detail": "bot 'beta' did not answer act 9 within 1020 ms", "stderr_tail": "x" * 2000}])
     r3["bot_versions"] = ["alpha/1", "beta/1", "ism-bad/1"]
-    rel = report.reliability([r1, r2, r3], ["alpha", "beta", "ism-bad"])
+    rel = tables.reliability(records_of([r1, r2, r3]), ["alpha", "beta", "ism-bad"])
     assert rel["alpha"]["first_fault"] is None
     assert rel["ism-bad"]["first_fault"] == {
         "class": "crash", "detail": "bot 'ism-bad' exited with code 2", "match_id": r1["match_id"], "move": 0,
@@ -272,19 +276,19 @@ def test_reliability_explains_each_faulting_bot_by_its_first_fault():
         "stderr_last": "ismcts_bot.py: error: argument --opponent-model: invalid choice: 'rollouts' "
                        "(choose from 'tree', 'rollout')"}
     assert rel["beta"]["first_fault"]["at_startup"] is False
-    assert report.fault_lines(rel) == [
+    assert tables.fault_lines(rel) == [
         "beta: timeout — bot 'beta' did not answer act 9 within 1020 ms; stderr: " + "x" * 199 + "…",
         "ism-bad: crash at start-up — bot 'ism-bad' exited with code 2; stderr: ismcts_bot.py: error: argument "
         "--opponent-model: invalid choice: 'rollouts' (choose from 'tree', 'rollout') (first of 2 faults)"]
     from rich.console import Console
     console = Console(record=True, width=400)
-    console.print(report.reliability_table(rel))
+    console.print(render.reliability_table(rel))
     text = console.export_text()
     assert text.index("Reliability") < text.index("First fault of each faulting bot:")
-    assert report.fault_lines(rel)[1] in text
+    assert tables.fault_lines(rel)[1] in text
     # stderr with rich markup in it is printed as is
     rel["beta"]["first_fault"]["stderr_last"] = "[bold]not markup[/bold]"
-    console.print(report.reliability_table(rel))
+    console.print(render.reliability_table(rel))
     assert "stderr: [bold]not markup[/bold]" in console.export_text()
     # the HTML report carries the same lines, escaped
     from arena.report_html import reliability_html
@@ -300,10 +304,10 @@ def test_a_disabled_fault_is_first_only_without_another():
     dis = {"seat": 0, "bot": "a", "class": "disabled", "move": 0, "detail": "bot disabled after too many faults"}
     r1 = rec("agram", ["a", "b", "c"], [1, 0, 0], status="forfeit", faults=[dis])
     r2 = rec("agram", ["a", "b", "c"], [1, 0, 0], deal=1, status="forfeit", faults=[startup_crash(0, "a")])
-    assert report.reliability([r1], ["a", "b", "c"])["a"]["first_fault"]["class"] == "disabled"
-    assert report.reliability([r1, r2], ["a", "b", "c"])["a"]["first_fault"]["class"] == "crash"
+    assert tables.reliability(records_of([r1]), ["a", "b", "c"])["a"]["first_fault"]["class"] == "disabled"
+    assert tables.reliability(records_of([r1, r2]), ["a", "b", "c"])["a"]["first_fault"]["class"] == "crash"
     # no bot_versions recorded (older journals): start-up unknown, not claimed
-    assert report.reliability([r2], ["a", "b", "c"])["a"]["first_fault"]["at_startup"] is False
+    assert tables.reliability(records_of([r2]), ["a", "b", "c"])["a"]["first_fault"]["at_startup"] is False
 
 
 def test_a_bot_that_faulted_never_counts_a_win():
@@ -311,7 +315,7 @@ def test_a_bot_that_faulted_never_counts_a_win():
     both = rec("agram", ["a", "b"], [0, 0], status="forfeit", faults=[startup_crash(0, "a"), startup_crash(1, "b")])
     both["outcome"]["scores"] = [0, 0]
     ok = rec("agram", ["a", "b"], [0, 1], deal=1)
-    st = report.bot_stats([both, ok], ["a", "b"])
+    st = tables.bot_stats(records_of([both, ok]), ["a", "b"])
     assert st["a"]["wins"] == 1 and st["b"]["wins"] == 0
     assert st["a"]["matches"] == st["b"]["matches"] == 2
 
@@ -323,12 +327,12 @@ def test_live_fault_notes_show_each_bots_first_fault():
     assert notes.lines() == ()
     r1 = rec("agram", ["ism-bad", "alpha", "beta"], [1, 0, 0], status="forfeit", faults=[startup_crash(0, "ism-bad")])
     r1["bot_versions"] = ["", "alpha/1", "beta/1"]
-    notes.add(r1)
-    notes.add({**r1, "match_id": "t/x/d00001/r00"})
+    notes.add(R(r1))
+    notes.add(R({**r1, "match_id": "t/x/d00001/r00"}))
     assert notes.lines() == ("ism-bad: crash at start-up — bot 'ism-bad' exited with code 2; stderr: ismcts_bot.py: "
                              "error: argument --opponent-model: invalid choice: 'rollouts' (choose from 'tree', "
                              "'rollout') (first of 2 faults)",)
-    notes.add(rec("agram", ["alpha", "beta"], [0, 1], status="forfeit", faults=[startup_crash(1, "beta")]))
+    notes.add(R(rec("agram", ["alpha", "beta"], [0, 1], status="forfeit", faults=[startup_crash(1, "beta")])))
     assert len(notes.lines()) == 2 and notes.lines()[1] == "… and 1 more faulting bots"
 
 
@@ -342,34 +346,34 @@ def startup_record(seats, failing, deal=0, rot=0, detail_code=2, ready=()):
 
 
 def test_startup_watch_condemns_a_bot_that_never_starts():
-    watch = report.StartupWatch(3)
+    watch = StartupWatch(3)
     seats = ["ism-bad", "alpha", "beta"]
-    assert watch.add(startup_record(seats, {"ism-bad"})) == []
-    assert watch.add(rec("agram", seats, [2, 1, 0], status="aborted")) == []  # not counted
-    assert watch.add(startup_record(seats, {"ism-bad"}, deal=1)) == []
-    assert watch.add(startup_record(seats, {"ism-bad"}, deal=2)) == [(
+    assert watch.add(R(startup_record(seats, {"ism-bad"}))) == []
+    assert watch.add(R(rec("agram", seats, [2, 1, 0], status="aborted"))) == []  # not counted
+    assert watch.add(R(startup_record(seats, {"ism-bad"}, deal=1))) == []
+    assert watch.add(R(startup_record(seats, {"ism-bad"}, deal=2))) == [(
         "ism-bad", "it failed at start-up in each of its first 3 matches: crash — bot 'ism-bad' exited with "
                    "code 2; stderr: ismcts_bot.py: error: argument --opponent-model: invalid choice: 'rollouts' "
                    "(choose from 'tree', 'rollout')")]
-    assert watch.add(startup_record(seats, {"ism-bad"}, deal=3)) == []  # once
+    assert watch.add(R(startup_record(seats, {"ism-bad"}, deal=3))) == []  # once
 
 
 def test_startup_watch_spares_bots_that_started_or_failed_differently():
     seats = ["a", "b", "c"]
-    watch = report.StartupWatch(2)
+    watch = StartupWatch(2)
     # a: answered ready once (then crashed at move 0 in the same way): it can start
     ok_then_crash = startup_record(seats, {"a"}, ready={"a"})
-    assert watch.add(ok_then_crash) == [] and "a" in watch.settled
+    assert watch.add(R(ok_then_crash)) == [] and "a" in watch.settled
     # b: two different start-up faults (a and c answered ready: they started)
-    watch = report.StartupWatch(2)
-    assert watch.add(startup_record(seats, {"b"}, detail_code=2)) == []
-    assert watch.add(startup_record(seats, {"b"}, deal=1, detail_code=3)) == []
+    watch = StartupWatch(2)
+    assert watch.add(R(startup_record(seats, {"b"}, detail_code=2))) == []
+    assert watch.add(R(startup_record(seats, {"b"}, deal=1, detail_code=3))) == []
     assert watch.settled == {"a", "b", "c"} and watch.failures["b"][1]["detail"] == "bot 'b' exited with code 3"
     # matches not played (a disabled bot) count for nobody
-    w = report.StartupWatch(1)
+    w = StartupWatch(1)
     dis = {"seat": 0, "bot": "a", "class": "disabled", "move": 0, "detail": "bot disabled"}
-    assert w.add({**startup_record(seats, {"a"}), "faults": [dis]}) == [] and not w.failures
+    assert w.add(R({**startup_record(seats, {"a"}), "faults": [dis]})) == [] and not w.failures
     # n = 0 or None: nobody is ever condemned
     for n in (0, None):
-        w = report.StartupWatch(n)
-        assert all(w.add(startup_record(seats, {"a"}, deal=d)) == [] for d in range(5))
+        w = StartupWatch(n)
+        assert all(w.add(R(startup_record(seats, {"a"}, deal=d))) == [] for d in range(5))

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from arena import config as cfg
+from arena.driver import prepare, write_meta
 from arena.errors import JournalError
-from arena.execution import prepare, record_of, write_meta
-from arena.journal import read_records
+from arena.journal import read_records, record_of
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -102,7 +102,7 @@ def test_changed_game_and_players_are_refused_naming_the_changes(tmp_path):
     renamed = run(b, res, "club-agram")
     assert renamed.returncode == 0, renamed.stderr
     assert "club-agram — agram, 3 players, 9 matches" in renamed.stdout_words
-    assert {r["game"] for r in read_records(res / "club-agram")} == {"agram"}
+    assert {r.game for r in read_records(res / "club-agram")} == {"agram"}
 
     # other options or another clock are refused the same way, each change named old → new
     c = write_config(tmp_path / "c.yaml", "cuttle", 2, ["random", "greedy"], 3,

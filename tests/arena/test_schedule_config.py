@@ -168,7 +168,7 @@ def test_journal_salt_is_secret_and_stable(tmp_path):
 
 
 def test_changed_fingerprint_is_refused_with_keys(tmp_path):
-    from arena.execution import prepare
+    from arena.driver import prepare
 
     (t,) = cfg.load(write(tmp_path, BASE))
     journal, specs = prepare(t, tmp_path / "results")
@@ -237,7 +237,7 @@ def test_read_records_names_a_corrupt_line_and_drops_repeats(tmp_path):
                            "rotation": 0, "status": "ok", "outcome": {"ranks": [0, 1], "scores": [1, 0]}})
 
     (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\n{rec('a')}\n{rec('b')}\n")
-    assert [r["match_id"] for r in read_records(tmp_path)] == ["a", "b"]
+    assert [r.match_id for r in read_records(tmp_path)] == ["a", "b"]
     (tmp_path / "matches.jsonl").write_text(f"{rec('a')}\ngarbage line\n{rec('b')}\n")
     with pytest.raises(JournalError, match="line 2 is not valid JSON"):
         read_records(tmp_path)
@@ -288,7 +288,7 @@ def test_a_bad_value_under_defaults_is_blamed_on_defaults(tmp_path):
                             "greater than or equal to 1 (null turns the rule off)")
     with pytest.raises(ConfigError) as e:
         cfg.load(write(tmp_path, "defaults: {clock: {move_msec: 5}}\n" + TWO))
-    assert "t.yaml: defaults: key 'clock.move_msec': Extra inputs are not permitted" in str(e.value)
+    assert "t.yaml: defaults: key 'clock.move_msec': unknown key (did you mean 'move_ms'?)" in str(e.value)
     assert "demo" not in str(e.value) and "duel2" not in str(e.value)
     # the tournament's own bad value names the tournament, not the first one nor defaults
     with pytest.raises(ConfigError) as e:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arena import config as cfg
 from arena.cli import app
-from arena.execution import run_tournament
+from arena.driver import run_tournament
 from arena.journal import read_records
 from arena.results import standings
 
@@ -46,18 +46,18 @@ def test_two_bots_that_exit_at_startup_are_both_blamed_and_never_ranked_above_ra
     recs = read_records(folder)
     assert summary.played == len(recs) == 6  # 2 deals x 3 rotations
     for r in recs:
-        assert r["status"] == "forfeit"
-        seat = {b: i for i, b in enumerate(r["seats"])}
-        faults = {f["bot"]: f for f in r["faults"]}
-        assert sorted(faults) == ["exiter", "exiter3"], r["faults"]
-        assert [f["seat"] for f in r["faults"]] == sorted(f["seat"] for f in r["faults"])
-        assert faults["exiter"]["class"] == faults["exiter3"]["class"] == "crash"
-        assert faults["exiter"]["detail"] == "bot 'exiter' exited with code 0"
-        assert faults["exiter3"]["detail"] == "bot 'exiter3' exited with code 2"
-        assert faults["exiter3"]["stderr_tail"].endswith(USAGE_ERROR + "\n")
-        ranks = r["outcome"]["ranks"]
+        assert r.status == "forfeit"
+        seat = {b: i for i, b in enumerate(r.seats)}
+        faults = {f.bot: f for f in r.faults}
+        assert sorted(faults) == ["exiter", "exiter3"], r.faults
+        assert [f.seat for f in r.faults] == sorted(f.seat for f in r.faults)
+        assert faults["exiter"].cls == faults["exiter3"].cls == "crash"
+        assert faults["exiter"].detail == "bot 'exiter' exited with code 0"
+        assert faults["exiter3"].detail == "bot 'exiter3' exited with code 2"
+        assert faults["exiter3"].stderr_tail.endswith(USAGE_ERROR + "\n")
+        ranks = r.ranks
         assert ranks[seat["random"]] == 0 and ranks[seat["exiter"]] == ranks[seat["exiter3"]] == 1
-        assert r["bot_versions"][seat["random"]] == "random/1"
+        assert r.bot_versions[seat["random"]] == "random/1"
     st = standings(folder)
     rows = {row["bot"]: row for row in st.rows}
     assert st.rows[0]["bot"] == "random"
@@ -102,15 +102,15 @@ def test_a_bot_that_fails_at_startup_in_its_first_matches_is_disabled_with_the_r
     summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
     recs = read_records(tmp_path / "res" / "disable")
     assert summary.played == len(recs) == 18 and summary.disabled == ["ism-bad"]
-    played = [r for r in recs if r["faults"] and r["faults"][0]["class"] == "crash"]
-    skipped = [r for r in recs if r["faults"] and r["faults"][0]["class"] == "disabled"]
+    played = [r for r in recs if r.faults and r.faults[0].cls == "crash"]
+    skipped = [r for r in recs if r.faults and r.faults[0].cls == "disabled"]
     assert len(played) == 3 and len(skipped) == 15  # batches of one match: nothing else was in flight
     why = ("it failed at start-up in each of its first 3 matches: crash — bot 'ism-bad' exited with code 2; "
            "stderr: " + USAGE_ERROR)
     assert warnings == [f"disable: bot 'ism-bad' disabled: {why}. Its remaining matches are recorded as "
                         "forfeits (fault 'disabled'), rated as its losses; the other seats get no credit for "
                         "them (faults.disable_on_startup: 3)"]
-    assert {f["detail"] for r in skipped for f in r["faults"]} == {f"bot disabled: {why}"}
+    assert {f.detail for r in skipped for f in r.faults} == {f"bot disabled: {why}"}
     # a resumed run keeps it disabled without trying again
     again = run_tournament(t, tmp_path / "res", inline=True)
     assert again.played == 0
@@ -123,7 +123,7 @@ def test_disable_on_startup_null_keeps_trying(tmp_path):
     t.bots = {k: type(v)(**{**v.__dict__, "cwd": ROOT}) for k, v in t.bots.items()}
     summary = run_tournament(t, tmp_path / "res", inline=True)
     recs = read_records(tmp_path / "res" / "disable")
-    assert summary.disabled == [] and all(r["faults"][0]["class"] == "crash" for r in recs)
+    assert summary.disabled == [] and all(r.faults[0].cls == "crash" for r in recs)
 
 
 def test_disable_after_warns_and_a_rerun_still_reports_the_disabled_bot(tmp_path):
@@ -139,8 +139,8 @@ def test_disable_after_warns_and_a_rerun_still_reports_the_disabled_bot(tmp_path
     warnings = []
     summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
     recs = read_records(tmp_path / "res" / "disable")
-    crashed = [r for r in recs if any(f["class"] == "crash" for f in r["faults"])]
-    skipped = [r for r in recs if any(f["class"] == "disabled" for f in r["faults"])]
+    crashed = [r for r in recs if any(f.cls == "crash" for f in r.faults)]
+    skipped = [r for r in recs if any(f.cls == "disabled" for f in r.faults)]
     assert len(crashed) == 2 and len(skipped) == 18 - 2 and summary.disabled == ["midcrash"]
     assert warnings == ["disable: bot 'midcrash' disabled: faults in 2 matches of this tournament. Its remaining matches are "
                         "recorded as forfeits (fault 'disabled'), rated as its losses; the other seats get no credit "
@@ -173,8 +173,8 @@ def test_disable_after_counts_a_partnership_bot_once_per_match(tmp_path):
     warnings = []
     summary = run_tournament(t, tmp_path / "res", inline=True, warn=warnings.append)
     recs = read_records(tmp_path / "res" / "pairs")
-    played = [r for r in recs if not any(f["class"] == "disabled" for f in r["faults"])]
+    played = [r for r in recs if not any(f.cls == "disabled" for f in r.faults)]
     assert summary.disabled == ["midcrash"] and len(recs) == 8
     assert len(played) == 2  # disabled after faults in 2 matches, not after the 2 seats of the first one
-    assert all(len(r["faults"]) == 2 for r in played)  # both seats failed in each
+    assert all(len(r.faults) == 2 for r in played)  # both seats failed in each
     assert "disabled: faults in 2 matches of this tournament" in warnings[0]

@@ -92,5 +92,5 @@ def test_sigterm_keeps_finished_matches_writes_tables_and_resumes(tmp_path, inli
     out2, err2 = again.communicate(timeout=600)
     assert again.returncode == 0, err2
     assert f"{len(recorded)} already recorded" in " ".join(out2.split())
-    ids = [r["match_id"] for r in read_records(journal)]
+    ids = [r.match_id for r in read_records(journal)]
     assert len(ids) == len(set(ids)) == 200

@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from arena import config as cfg
-from arena.execution import run_tournament
+from arena.driver import run_tournament
 from arena.journal import read_records
 from arena.results import export, standings
 
@@ -56,10 +56,12 @@ def test_tournament_on_ray_with_real_bot_processes(ray_session, tmp_path):
     summary = run_tournament(t, tmp_path / "res", workers=2)
     recs = read_records(tmp_path / "res" / "small")
     assert summary.played == len(recs) == 6 * 3
-    assert len({r["match_id"] for r in recs}) == 18
-    assert all(r["status"] == "ok" and r["faults"] == [] for r in recs)
-    assert all(len(r["actions"]) == 18 for r in recs)  # 6 tricks x 3 players, forced moves included
-    r0 = recs[0]
+    assert len({r.match_id for r in recs}) == 18
+    assert all(r.status == "ok" and r.faults == () for r in recs)
+    lines = [json.loads(x) for x in (tmp_path / "res" / "small" / "matches.jsonl").read_text().splitlines()]
+    assert [x["match_id"] for x in lines] == [r.match_id for r in recs]
+    assert all(len(x["actions"]) == 18 for x in lines)  # 6 tricks x 3 players, forced moves included
+    r0 = lines[0]
     for key in ("format", "match_id", "tournament", "fingerprint", "game", "game_version", "engine_version",
                 "options", "deal_index", "deal_seed", "rotation", "lineup", "seats", "bot_versions", "status",
                 "outcome", "faults", "time_ms", "move_ms", "actions"):
@@ -165,7 +167,7 @@ def test_sigkill_mid_tournament_then_resume(tmp_path):
             pass
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    ids = [r["match_id"] for r in read_records(res / "small")]
+    ids = [r.match_id for r in read_records(res / "small")]
     assert len(ids) == 180 and len(set(ids)) == 180
     assert max(Counter(ids).values()) == 1
     # identical leaderboard to an uninterrupted run

@@ -1,0 +1,293 @@
+"""Run a tournament's schedule: prepare the journal, feed the executors, record, retry, resume.
+
+DESIGN "Execution". The driver (this module, in the ``arena run`` process) is the only
+writer of the journal (:mod:`arena.journal`). It opens the results folder and checks it
+(:func:`prepare`), writes ``tournament.json`` (:func:`write_meta`), then hands batches
+(:class:`arena.executors.Batcher`) to an executor (inline, or Ray tasks set up by
+:mod:`arena.ray_setup`) and records each result as it arrives. Ids already recorded are
+dropped, so a retried batch cannot duplicate a match; a batch whose worker died is
+resubmitted for its unrecorded matches, the interrupted match counting one attempt
+(``attempts.jsonl``). Disabling bots is the fault ledger's call (:mod:`arena.faults`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.executors import Batcher, Outcome, cpu_count, execute_inline, execute_ray
+from arena.faults import FaultLedger, disabled_record
+from arena.journal import Journal, record_of
+from arena.ray_setup import init_ray
+from arena.record import MatchRecord
+from arena.schedule import bot_commands, build_schedule, fingerprint_fields, tournament_settings
+from arena.specs import BotSpec, MatchSpec
+from engine import registry
+
+
+@dataclass
+class RunSummary:
+    """What a run did: matches played now, already present, forfeits, faults, aborted.
+
+    ``outside``: recorded matches that are not in the schedule as now configured (deals
+    beyond a lowered ``deals``, a bot no longer listed): kept in the journal, not rated.
+    """
+
+    tournament: str
+    folder: Path
+    total: int
+    already: int
+    outside: int = 0
+    played: int = 0
+    faults: Counter = field(default_factory=Counter)
+    aborted: int = 0
+    disabled: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    batcher: Batcher | None = None
+
+
+def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSpec]]:
+    """Open the journal, make/load the salt, build the schedule, check settings and fingerprints.
+
+    :raises JournalError: if the folder's recorded tournament had other settings (game,
+        players, options, clock, ...), or an existing match's fingerprinted fields changed.
+    """
+    folder = Path(results_root) / tournament.name
+    journal = Journal(folder)
+    try:
+        journal.check_settings(tournament.name, tournament_settings(tournament))
+        salt = journal.salt(tournament.model.salt, tournament.name)
+        specs = build_schedule(tournament, salt)
+        game = registry.get_game(tournament.model.game)
+        journal.check_fingerprints(specs, lambda s: fingerprint_fields(
+            s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
+            bot_commands(s.seats, tournament.bots), asdict(s.clock)))
+    except BaseException:
+        journal.close()
+        raise
+    return journal, specs
+
+
+def write_meta(tournament, folder: Path, specs: list[MatchSpec]) -> None:
+    """``tournament.json``: the tournament as configured for this run.
+
+    What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
+    settings the next run is checked against (:func:`arena.schedule.tournament_settings`),
+    and the schedule (``match id -> fingerprint``): the tables rate only the journal's
+    records of this schedule. Replaced atomically.
+    """
+    m = tournament.model
+    meta = {"name": m.name, "game": m.game, "players": m.players, "options": m.options, "bots": m.bots,
+            "deals": m.deals, "partners": m.partners, "rotations": m.rotations,
+            "lineups": m.lineups if isinstance(m.lineups, str) else m.lineups.model_dump(),
+            "ratings": m.ratings.model_dump(), "rate_forfeits": tournament.fault_policy().rate_forfeits,
+            "config": tournament.source, "settings": tournament_settings(tournament),
+            "schedule": {s.match_id: s.fingerprint for s in specs}}
+    tmp = folder / "tournament.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, folder / "tournament.json")
+
+
+def effective_workers(tournament, workers: int | None, address: str | None,
+                      warn: Callable[[str], None]) -> int:
+    """Concurrent matches: ``workers``, else the config's (auto = CPUs); locally at most the CPUs."""
+    m = tournament.model
+    ncpu = cpu_count()
+    if workers is None:
+        workers = ncpu if m.execution.workers == "auto" else int(m.execution.workers)
+    if workers > ncpu and not address:
+        warn(f"{m.name}: {workers} workers on {ncpu} CPUs would charge bots for CPU time they never get; "
+             f"using {ncpu}")
+        workers = ncpu
+    return max(1, workers)
+
+
+class Run:
+    """One run of a tournament over its open journal: what to play next, what to record.
+
+    :param specs: the schedule; :param journal: its open journal (:func:`prepare`).
+    :param on_result: called with each new record (a :class:`MatchRecord`) and the summary.
+    :param warn: prints one warning (a bot disabled, a bot announcing a new version).
+    """
+
+    def __init__(self, tournament, journal: Journal, specs: list[MatchSpec], workers: int,
+                 on_result: Callable[[MatchRecord, RunSummary], None] | None,
+                 warn: Callable[[str], None]) -> None:
+        m = tournament.model
+        self.name = m.name
+        self.max_retries = m.execution.max_retries
+        self.journal = journal
+        self.by_id = {s.match_id: s for s in specs}
+        self.game_version = registry.get_game(m.game).version
+        self.policy = tournament.fault_policy()
+        self.on_result = on_result
+        self.warn = warn
+        # the journal's records of the schedule as configured (prepare checked their fingerprints);
+        # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
+        scheduled = [MatchRecord.from_json(rec) for mid, rec in journal.records.items() if mid in self.by_id]
+        self.summary = RunSummary(m.name, journal.folder, len(specs), len(scheduled),
+                                  outside=len(journal.records) - len(scheduled))
+        self.ledger = FaultLedger(self.policy)
+        self.summary.disabled.extend(self.ledger.seed(scheduled))  # disabled by an earlier run: still disabled
+        self.pending = [s for s in specs if s.match_id not in journal]
+        fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
+        self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
+        self.attempts: Counter[str] = Counter()
+        self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
+        for rec in scheduled:
+            for b, v in zip(rec.seats, rec.bot_versions):
+                if v:
+                    self.announced.setdefault(b, v)
+        self.warned: set[str] = set()
+
+    def disable(self, bot: str, why: str, rule: str) -> None:
+        """Say that ``bot`` is disabled from now on (``rule``: the config key that did it)."""
+        self.summary.disabled.append(bot)
+        rated = "rated as its losses" if self.policy.rate_forfeits else "not rated (faults.rate_forfeits: false)"
+        self.warn(f"{self.name}: bot {bot!r} disabled: {why}. Its remaining matches are recorded as forfeits "
+                  f"(fault 'disabled'), {rated}; the other seats get no credit for them ({rule})")
+
+    def check_versions(self, rec: MatchRecord) -> None:
+        """Warn once per bot whose announced name/version differs from its recorded matches'."""
+        for b, v in zip(rec.seats, rec.bot_versions):
+            if not v:
+                continue
+            old = self.announced.setdefault(b, v)
+            if old != v and b not in self.warned:
+                self.warned.add(b)
+                self.warn(f"{self.name}: bot {b!r} now announces {v!r} but its recorded matches were played by "
+                          f"{old!r}; the table mixes both. To rate the new version on its own, give it a new "
+                          "bot name, a new tournament name or another --results folder")
+
+    def write(self, raw: dict[str, Any], count_faults: bool = False) -> None:
+        """Journal ``raw``; if new, count it in the summary and call ``on_result``; with
+        ``count_faults`` (a played match) the fault ledger may disable bots."""
+        rec = MatchRecord.from_json(raw)
+        self.check_versions(rec)
+        if not self.journal.append(raw):
+            return
+        self.summary.played += 1
+        for f in rec.faults:
+            self.summary.faults[f.cls] += 1
+        if self.on_result:
+            self.on_result(rec, self.summary)
+        if count_faults:
+            for bot, why, rule in self.ledger.add(rec):
+                self.disable(bot, why, rule)
+
+    def next_batch(self) -> list[MatchSpec] | None:
+        """The next unjournaled specs (a disabled bot's journaled as ``disabled``); None at the end."""
+        while True:
+            batch = self.batcher.next()
+            if batch is None:
+                return None
+            keep = []
+            for s in batch:
+                if s.match_id in self.journal:
+                    continue
+                bad = self.ledger.blocked(s.seats)
+                if bad:
+                    self.write(disabled_record(s, bad, self.game_version, self.ledger.reasons))
+                else:
+                    keep.append(s)
+            if keep:
+                return keep
+
+    def take(self, out: Outcome) -> None:
+        """Record one executor outcome: a result (retried if aborted), or a failed batch."""
+        if out.result is not None:
+            res = out.result
+            spec = self.by_id.get(res["match_id"])
+            if spec is None or spec.match_id in self.journal:
+                return
+            if res["status"] == "aborted":
+                self.attempts[spec.match_id] += 1
+                self.journal.attempt({**record_of(spec, res, self.game_version),
+                                      "attempt": self.attempts[spec.match_id]})
+                if self.attempts[spec.match_id] > self.max_retries:
+                    self.write(record_of(spec, res, self.game_version))
+                    self.summary.aborted += 1
+                else:
+                    self.batcher.push_retry([spec])
+                return
+            if res.get("time_ms") is not None:
+                self.batcher.observe(spec.match_id, res["time_ms"] / 1000.0)
+            self.write(record_of(spec, res, self.game_version), count_faults=True)
+        elif out.failed_batch is not None:
+            self.failed(out.failed_batch, out.error)
+
+    def failed(self, batch: list[MatchSpec], error: str) -> None:
+        """A batch ended early: its first unrecorded match counts one attempt; the rest are retried."""
+        rest = [s for s in batch if s.match_id not in self.journal]
+        if not rest:
+            return
+        first = rest[0]
+        self.attempts[first.match_id] += 1
+        self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error,
+                              "attempt": self.attempts[first.match_id]})
+        if self.attempts[first.match_id] > self.max_retries:
+            res: dict[str, Any] = {"status": "aborted", "outcome": None, "faults": [], "time_ms": None,
+                   "move_ms": [], "actions": []}
+            self.write(record_of(first, res, self.game_version))
+            self.summary.aborted += 1
+            rest = rest[1:]
+        if rest:
+            self.batcher.push_retry(rest, front=True)
+
+
+def _stream(run: Run, tournament, inline: bool, workers: int, address: str | None) -> Iterator[Outcome]:
+    """The executor's outcomes for ``run``'s pending matches (no Ray start-up when none are pending)."""
+    bots = tournament.bots
+    if address:  # on a cluster the bots run with the job's copy of the project
+        bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}
+    results_dir = str(run.journal.folder.resolve())
+    if not run.pending:
+        return iter(())
+    if inline:
+        return execute_inline(run.next_batch, bots, results_dir)
+    ray = init_ray(workers, address, str(tournament.root))
+    stall = max(s.wall_s for s in run.pending) + 30.0
+    return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
+
+
+def run_tournament(tournament, results_root: str | Path = "results", *, inline: bool = False,
+                   workers: int | None = None, address: str | None = None,
+                   on_result: Callable[[MatchRecord, RunSummary], None] | None = None,
+                   on_start: Callable[[RunSummary], None] | None = None,
+                   warn: Callable[[str], None] = lambda m: None) -> RunSummary:
+    """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
+
+    :param inline: run in this process (no Ray).
+    :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).
+    :param address: join this Ray cluster instead of starting a local instance.
+    :param on_result: called after each record is written (progress display).
+    :returns: :class:`RunSummary`.
+    :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
+        ``bot_user`` access cannot work on this machine.
+    :raises JournalError: if another run holds the results folder, the folder's recorded
+        tournament had other settings, or a recorded match's fingerprint changed.
+    """
+    t0 = time.monotonic()
+    if not address:  # on a cluster the bots run elsewhere, with the job's copy of the project
+        from arena.process import preflight
+
+        preflight(tournament.bots.values(), tournament.limits())
+    journal, specs = prepare(tournament, results_root)
+    try:
+        n = effective_workers(tournament, workers, address, warn)
+        write_meta(tournament, journal.folder, specs)
+        run = Run(tournament, journal, specs, n, on_result, warn)
+        if on_start:
+            on_start(run.summary)
+        for out in _stream(run, tournament, inline, n, address):
+            run.take(out)
+    finally:
+        journal.close()
+    run.summary.seconds = time.monotonic() - t0
+    return run.summary

@@ -1,0 +1,224 @@
+"""Bring Ray up (a private local instance, or a cluster with ``--address``) and undo its side effects.
+
+The local Ray instance is pinned to loopback: ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` must
+be in the environment before ``ray`` is imported (this module sets it at import), together
+with ``_node_ip_address="127.0.0.1"``; the dashboard is off. Also set at import: the
+raylet reaps a dead worker's child processes (bots), and workers run at nice 0 (Ray's
+default 15 would let any other load starve bots under wall-clock budgets). After
+``ray.init`` the driver's ``SIGCHLD`` disposition and child-subreaper flag are restored
+(Ray leaves ``SIGCHLD`` ignored, which breaks ``subprocess`` exit codes) and a guard
+process kills the local instance's leftovers when the driver dies, even by ``kill -9``.
+See ``docs/architecture.md``, ``docs/cluster.md``, ``tests/arena/test_tournament.py`` and
+``tests/arena/test_cluster.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper", "true")
+# Ray runs workers at nice 15 by default; bots under wall-clock budgets must not be starved
+# by whatever else runs on the machine (DESIGN's charging rule), so workers run at nice 0.
+os.environ.setdefault("RAY_worker_niceness", "0")
+
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from arena.errors import ArenaError  # noqa: E402
+from arena.process import PR_SET_CHILD_SUBREAPER  # noqa: E402 - the reaping code's prctl option
+
+#: ``prctl`` option reading the child-subreaper flag (``<linux/prctl.h>``); only the set option
+#: lives in :mod:`arena.process.reaping`, which never reads the flag.
+PR_GET_CHILD_SUBREAPER = 37
+
+RUNTIME_EXCLUDES = ["results/", ".git/", ".venv/", "venv/", "bench/.venv-openspiel/", "**/__pycache__/",
+                    ".pytest_cache/", ".hypothesis/", "*.egg-info/"]
+
+
+def init_ray(workers: int, address: str | None = None, project_root: str | None = None) -> Any:
+    """Start (or join) Ray; returns the ``ray`` module.
+
+    Local: ``num_cpus=workers``, loopback only, dashboard off. With ``address``
+    (``auto`` or ``HOST:PORT``): join the cluster and ship ``project_root`` as the job's
+    working directory (excluding results, .git and virtual environments). If
+    ``RAY_AUTH_MODE`` is unset and a token exists (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``), token mode is used; Ray reads this
+    setting when it is imported, so it is decided before ``import ray``.
+
+    Ray ignores ``SIGCHLD`` in the driver once started, which makes every later
+    ``subprocess`` of this process report exit code 0; the default disposition is
+    restored after ``ray.init``.
+
+    :raises ArenaError: with remedies when a cluster cannot be reached (a refused
+        connection within ~5 s; a token mismatch after Ray's own retries).
+    """
+    import logging
+    import signal
+
+    if address and not os.environ.get("RAY_AUTH_MODE") and _token_exists():
+        os.environ["RAY_AUTH_MODE"] = "token"  # effective only if ray is not imported yet
+    import ray
+
+    if ray.is_initialized():
+        return ray
+    logging.getLogger("ray").setLevel(logging.ERROR)
+    if address:
+        _probe_address(address)
+        before = _subreaper()
+        sigterm = signal.getsignal(signal.SIGTERM)
+        runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
+        try:
+            ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
+                     log_to_driver=False, logging_level=logging.ERROR)
+        except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
+            auth = os.environ.get("RAY_AUTH_MODE", "unset")
+            raise ArenaError(
+                f"cannot join the Ray cluster at {address!r}: {str(e)[:300]}. Remedies: check the address "
+                "(`ray status` on the head) and the firewall; if the cluster uses token authentication "
+                f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
+                "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
+        finally:
+            restore_after_init(before, sigterm)
+        return ray
+    before = _subreaper()
+    sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                 configure_logging=False, log_to_driver=False, logging_level=logging.ERROR)
+    except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
+        raise ArenaError(ray_start_failure(e)) from e
+    finally:
+        restore_after_init(before, sigterm)
+    _start_orphan_guard()
+    return ray
+
+
+def ray_start_failure(e: BaseException) -> str:
+    """The one-paragraph message for a local Ray that did not start (``e`` its error)."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+    return (f"Ray could not start on this machine ({type(e).__name__}: {first}). Nothing was played. "
+            "Remedies: run without Ray with `arena run --inline` (on 1-2 cores it is also the faster "
+            "way for small tournaments); check free space and permissions of Ray's temporary folder "
+            "(/tmp/ray, or RAY_TMPDIR) and that RAY_ADDRESS is not set to a cluster that is gone; "
+            "Ray's own logs are in /tmp/ray/session_latest/logs")
+
+
+_GUARD_CODE = """
+import sys, psutil
+procs = []
+for item in sys.argv[1:]:
+    pid, created = item.split(":")
+    procs.append((int(pid), float(created)))
+sys.stdin.buffer.read()  # returns at EOF: the driver has exited, however it ended
+for pid, created in procs:
+    try:
+        p = psutil.Process(pid)
+        if abs(p.create_time() - created) < 0.5:
+            p.kill()
+    except psutil.Error:
+        pass
+"""
+
+_GUARD = None
+
+
+def _start_orphan_guard() -> None:
+    """Make the local Ray instance die with the driver, even after ``kill -9``.
+
+    Ray's own reaper stops the GCS and the raylet when the driver dies, but the raylet's
+    agents (dashboard and runtime-environment agents) survive as orphans (measured with
+    Ray 2.60). A small guard process, in its own session, holds the read end of a pipe
+    whose write end only the driver has; at EOF it kills the processes Ray started
+    (identified by pid and creation time, taken right after ``ray.init``).
+    """
+    global _GUARD
+    import subprocess
+    import sys
+
+    import psutil
+
+    if _GUARD is not None:
+        return
+    me = psutil.Process()
+    items = []
+    for c in me.children(recursive=True):
+        try:
+            items.append(f"{c.pid}:{c.create_time()}")
+        except psutil.Error:
+            continue
+    if not items:
+        return
+    _GUARD = subprocess.Popen([sys.executable, "-c", _GUARD_CODE, *items], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _prctl(option: int, arg: Any) -> int:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0)
+
+
+def _subreaper() -> int | None:
+    """This process's child-subreaper flag (Linux), or None if unknown."""
+    try:
+        import ctypes
+
+        flag = ctypes.c_int(0)
+        if _prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag)) != 0:
+            return None
+        return flag.value
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return None
+
+
+def restore_after_init(subreaper: int | None, sigterm: Any = None) -> None:
+    """Undo what ``ray.init`` does to the driver: ``SIGCHLD`` ignored, child subreaper on,
+    and the caller's ``SIGTERM`` handler replaced (Ray's core worker installs a crash-dump
+    handler; ``sigterm`` is the Python handler to put back, e.g. the CLI's, which turns
+    ``SIGTERM`` into an orderly interrupt).
+
+    Ignoring ``SIGCHLD`` makes every later ``subprocess`` of the driver report exit code 0.
+    Once it is restored, the subreaper flag must go back to what it was before (off in
+    ``arena run``; :mod:`arena.process` may have set it in a process that also runs bots
+    inline): otherwise processes orphaned in Ray's tree would be adopted by the driver and
+    stay zombies there. The bots of a dead worker go to the raylet instead (a subreaper with
+    ``RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper``), which kills and
+    reaps them (``tests/arena/test_cluster.py``).
+    """
+    import signal
+
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        if callable(sigterm):
+            signal.signal(signal.SIGTERM, sigterm)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread
+        pass
+    if subreaper is None:
+        return
+    try:
+        _prctl(PR_SET_CHILD_SUBREAPER, subreaper)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _token_exists() -> bool:
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.expanduser("~/.ray/auth_token")
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or Path(path).exists()
+
+
+def _probe_address(address: str) -> None:
+    """Fail within seconds (not Ray's ~20 s of retries) when HOST:PORT refuses connections."""
+    import socket
+
+    if address == "auto" or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    host = host.replace("ray://", "")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+    except (OSError, ValueError) as e:
+        raise ArenaError(f"cannot reach the Ray head at {address}: {e}. Remedies: start it with "
+                         "`ray start --head --node-ip-address=<ip> --port=<port>` (docs/cluster.md), check the "
+                         "address and the firewall, or run without --address for a local instance") from e

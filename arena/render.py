@@ -1,0 +1,142 @@
+"""The tables drawn and exported: rich tables for the console, CSV / Markdown / JSON files.
+
+Exports per tournament folder (:func:`write_exports`): ``leaderboard.json``,
+``leaderboard.csv``, ``leaderboard.md`` (ratings and scores), ``reliability.json`` (faults
+by class, move latency p50/p99 and the first fault per bot), ``crosstable.json``. Timing
+never goes to ``leaderboard.json``. The numbers come from :mod:`arena.tables`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from rich.console import RenderableType
+from rich.table import Table
+
+from arena.ratings import RatingResult
+from arena.tables import FAULT_CLASSES, efficiency_line, fault_lines
+
+
+def _f(x: Any, fmt: str = ".2f") -> str:
+    if x is None or (isinstance(x, float) and x != x):
+        return "–"
+    return format(x, fmt)
+
+
+def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:
+    """A rich table: rank, bot, μ, σ, μ−3σ, matches, wins, mean rank, score [95% CI], faults."""
+    t = Table(title=title, title_justify="left")
+    cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"), ("matches", "right"),
+        ("wins", "right"), ("mean rank", "right"), ("score [95% CI]", "right"), ("P(>next)", "right"),
+        ("faults", "right"))
+    for col, just in cols:
+        t.add_column(col, justify=just, no_wrap=col in ("bot", "score [95% CI]"))
+    for r in rows:
+        t.add_row(str(r["rank"]), r["bot"], _f(r["mu"]), _f(r["sigma"]), _f(r["conservative"]),
+                  str(r["matches"]), str(r["wins"]), _f(r["mean_rank"]),
+                  f"{_f(r['score'], '.3f')} [{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}]",
+                  _f(r.get("p_above_next"), ".2f"), str(r["faults"]))
+    return t
+
+
+def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Sequence[str]) -> Table:
+    """Rich crosstable: score of row against column (matches in brackets)."""
+    t = Table(title="Crosstable (score of row vs column)", title_justify="left")
+    t.add_column("")
+    for b in order:
+        t.add_column(b, justify="right")
+    for a in order:
+        cells = []
+        for b in order:
+            c = cross.get(a, {}).get(b)
+            cells.append("" if a == b or c is None else f"{c['score']:.2f} ({c['matches']})")
+        t.add_row(a, *cells)
+    return t
+
+
+def reliability_table(rel: dict[str, dict[str, Any]]) -> RenderableType:
+    """The reliability section: a rich table of faults by class and move latency p50/p99 per
+    bot and, under it (console width, not the table's), one line per faulting bot on its
+    first fault (:func:`fault_lines`). Stderr text is never read as rich markup."""
+    from rich.console import Group
+    from rich.text import Text
+
+    t = Table(title="Reliability", title_justify="left")
+    t.add_column("bot")
+    for c in FAULT_CLASSES:
+        t.add_column(c, justify="right")
+    t.add_column("moves", justify="right")
+    t.add_column("p50 ms", justify="right")
+    t.add_column("p99 ms", justify="right")
+    for b, r in rel.items():
+        t.add_row(b, *(str(r["faults"].get(c, 0)) for c in FAULT_CLASSES), str(r["moves"]),
+                  _f(r["p50_ms"], ".1f"), _f(r["p99_ms"], ".1f"))
+    lines = fault_lines(rel)
+    if not lines:
+        return t
+    return Group(t, Text("\n".join(["First fault of each faulting bot:", *lines])))
+
+
+COLUMNS = ("rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_rank",
+           "score", "score_low", "score_high", "p_above_next", "faults", "forfeits")
+
+
+def to_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The leaderboard as CSV (header = :data:`COLUMNS`)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def to_markdown(rows: Sequence[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> str:
+    """The leaderboard as a Markdown table; ``notes`` are paragraphs under it."""
+    lines = [f"# {title}", "",
+             "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | P(>next) | faults |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['rank']} | {r['bot']} | {_f(r['mu'])} | {_f(r['sigma'])} | {_f(r['conservative'])} | "
+                     f"{r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | {_f(r['score'], '.3f')} "
+                     f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | "
+                     f"{_f(r.get('p_above_next'))} | {r['faults']} |")
+    for n in notes:
+        lines += ["", n]
+    return "\n".join(lines) + "\n"
+
+
+def clean(x: Any) -> Any:
+    """``x`` for JSON: non-finite floats become None (in dicts and lists too)."""
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(x, dict):
+        return {k: clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [clean(v) for v in x]
+    return x
+
+
+def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, Any]], cross: dict,
+                  rel: dict, ratings: RatingResult, meta: dict[str, Any]) -> None:
+    """Write leaderboard.json/.csv/.md, crosstable.json and reliability.json into ``folder``.
+
+    ``meta`` goes into leaderboard.json as is (non-finite numbers become ``null``); a
+    ``duplicate_efficiency`` entry (:func:`duplicate_efficiency`) is also printed under the
+    Markdown table.
+    """
+    folder = Path(folder)
+    doc = clean({"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
+                  "rows": [dict(r) for r in rows]})
+    (folder / "leaderboard.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (folder / "leaderboard.csv").write_text(to_csv(rows))
+    notes = [efficiency_line(meta["duplicate_efficiency"])] if "duplicate_efficiency" in meta else []
+    (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
+    (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
+    (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

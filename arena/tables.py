@@ -1,0 +1,322 @@
+"""The tables' numbers from match records: leaderboard rows, crosstable, reliability,
+duplicate efficiency, and :class:`Standings` (everything the tables show for one folder).
+
+Pure computation over :class:`arena.record.MatchRecord` values and a
+:class:`arena.ratings.RatingResult`; drawing and exporting them is :mod:`arena.render` and
+:mod:`arena.report_html`, reading a results folder is :mod:`arena.results`.
+
+A fault count alone does not say why a bot fails: the reliability figures keep each bot's
+first fault — class, detail, the last line of its stderr, and whether it happened at
+start-up (:func:`arena.faults.first_fault`), one line each (:func:`fault_lines`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from arena import stats
+from arena.faults import fault_line, first_fault
+from arena.ratings import RatingResult
+from arena.record import MatchRecord
+
+FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
+
+
+@dataclass
+class Standings:
+    """Everything the tables show for one tournament folder (built by :func:`arena.results.standings`).
+
+    :ivar meta: ``tournament.json``; :ivar records: the rated schedule's records;
+    :ivar outside: recorded matches outside the schedule, not rated.
+    """
+
+    name: str
+    meta: dict[str, Any]
+    records: list[MatchRecord]
+    ratings: RatingResult
+    rows: list[dict[str, Any]]
+    cross: dict
+    rel: dict
+    efficiency: dict[str, Any] = field(default_factory=dict)
+    outside: int = 0
+
+
+def _block(rec: MatchRecord) -> tuple[str, int]:
+    return (rec.lineup, rec.deal_index)
+
+
+def new_stats() -> dict[str, Any]:
+    """Empty per-bot counters for :func:`tally`."""
+    return {"matches": 0, "wins": 0, "rank_sum": 0.0, "score_sum": 0.0, "faults": 0, "forfeits": 0,
+            "blocks": defaultdict(list)}
+
+
+def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
+    """The entries one record adds to the bots' rows: ``(bot, seat, win, rank, score)`` per
+    counted bot (partners: one entity per side, its first seat).
+
+    * aborted matches (or no outcome): nothing;
+    * ``ok``: every bot, its seat's rank and reward (:attr:`MatchRecord.rewards`);
+    * ``forfeit``: likewise, but a bot that faulted never counts a win;
+    * ``disabled`` (a match not played because a bot was disabled): only the disabled bots
+      count it, as a loss (score 0, last place); the other seats never started, so they are
+      credited with nothing — no match, no win, no score (a walkover included).
+    """
+    ranks = rec.ranks
+    if ranks is None or rec.status == "aborted":
+        return []
+    faulty = {f.bot for f in rec.faults} if rec.status == "forfeit" else set()
+    disabled = {f.bot for f in rec.faults if f.cls == "disabled"} if rec.disabled else set()
+    last = len(rec.sides) - 1
+    rewards = rec.rewards
+    out = []
+    seen: set[str] = set()
+    for seat, b in enumerate(rec.seats):
+        if b in seen:
+            continue
+        seen.add(b)
+        if disabled:
+            if b in disabled:
+                out.append((b, seat, False, last, 0.0))
+            continue
+        out.append((b, seat, ranks[seat] == 0 and b not in faulty, ranks[seat], rewards[seat]))
+    return out
+
+
+def tally(out: dict[str, dict[str, Any]], rec: MatchRecord) -> None:
+    """Add one record to per-bot counters (``matches``, ``wins``, ``rank_sum``, ``score_sum``,
+    ``faults``, ``forfeits``, ``blocks``); used by :func:`bot_stats` and the live board."""
+    if not rec.finished:
+        return
+    for b, _seat, win, rank, score in credits(rec):
+        st = out.setdefault(b, new_stats())
+        st["matches"] += 1
+        st["wins"] += win
+        st["rank_sum"] += rank
+        st["score_sum"] += score
+        st["blocks"][_block(rec)].append(score)
+    for f in rec.faults:
+        if f.bot in out:
+            out[f.bot]["faults"] += 1
+    if rec.status == "forfeit":
+        for fb in {f.bot for f in rec.faults}:
+            if fb in out:
+                out[fb]["forfeits"] += 1
+
+
+def bot_stats(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per bot: matches, wins, mean rank, mean score with bootstrap 95% interval, faults.
+
+    A bot's score in a match is its seat's reward in [0, 1] (beating every other side = 1,
+    ties count half). Aborted matches are not counted. A bot that faulted in a forfeited
+    match never counts a win in it (when every side faulted, all share rank 0). A match not
+    played because a bot was disabled counts only for the disabled bots, as a loss
+    (:func:`credits`).
+    """
+    out: dict[str, dict[str, Any]] = {b: new_stats() for b in bots}
+    for rec in records:
+        tally(out, rec)
+    for b, st in out.items():
+        m, lo, hi = stats.bootstrap_ci(st["blocks"], seed=len(b))
+        st["score"], st["score_low"], st["score_high"] = m, lo, hi
+        st["mean_rank"] = st["rank_sum"] / st["matches"] if st["matches"] else float("nan")
+        st["win_rate"] = st["wins"] / st["matches"] if st["matches"] else float("nan")
+    return out
+
+
+def row_order(row: dict[str, Any]) -> tuple:
+    """Sort key of a table row (``bot``, ``mu``, ``sigma``, ``score``, ``faults``): μ−3σ, then μ,
+    then score, then fewer faults, then name — a bot with more faults never wins a name tie.
+    A missing score (no match counted) sorts below every score."""
+    score = row.get("score")
+    score = score if isinstance(score, (int, float)) and math.isfinite(score) else -math.inf
+    return (-(row["mu"] - 3 * row["sigma"]), -row["mu"], -score, row.get("faults", 0), row["bot"])
+
+
+def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """P(skill of a > skill of b) under the TrueSkill posteriors: ``Φ((μa − μb) / sqrt(σa² + σb²))``.
+
+    It agrees with the table's order (sorted by μ−3σ), unlike a test on raw scores, which
+    weighs every match alike whoever the opponents were.
+    """
+    d = math.sqrt(a["sigma"] ** 2 + b["sigma"] ** 2)
+    if d == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((a["mu"] - b["mu"]) / (d * math.sqrt(2.0))))
+
+
+def leaderboard(records: Sequence[MatchRecord], bots: Sequence[str], ratings: RatingResult) -> list[dict[str, Any]]:
+    """Rows sorted by μ−3σ (ties by μ, score, fewer faults, then name, :func:`row_order`): rank, bot, mu, sigma, conservative, matches,
+    wins, win_rate, mean_rank, score, score_low, score_high, faults, p_above_next."""
+    st = bot_stats(records, bots)
+    rows = []
+    for b in bots:
+        mu, sigma = ratings.ratings.get(b, (25.0, 25.0 / 3))
+        s = st[b]
+        rows.append({"bot": b, "mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma,
+                     "matches": s["matches"], "wins": s["wins"], "win_rate": s["win_rate"],
+                     "mean_rank": s["mean_rank"], "score": s["score"], "score_low": s["score_low"],
+                     "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"]})
+    rows.sort(key=row_order)
+    for i, r in enumerate(rows):
+        r["rank"] = i + 1
+    for i, r in enumerate(rows):
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        r["p_above_next"] = skill_above(r, nxt) if nxt else None
+    return rows
+
+
+def crosstable(records: Sequence[MatchRecord]) -> dict[str, dict[str, dict[str, float]]]:
+    """Pairwise results: ``table[a][b] = {"score": mean score of a against b, "matches": n}``.
+
+    In each match, every pair of bots on different sides scores 1 / 0.5 / 0 by their sides' ranks.
+    A match not played because a bot was disabled counts only in the disabled bots' rows, as
+    a 0 against every other bot of the lineup (the others never started: no credit for them).
+    """
+    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for rec in records:
+        if not rec.finished:
+            continue
+        sides = rec.sides
+        ranks = rec.side_ranks
+        if rec.disabled:
+            disabled = {f.bot for f in rec.faults if f.cls == "disabled"}
+            for i, si in enumerate(sides):
+                for j, sj in enumerate(sides):
+                    if i != j:
+                        for a in si:
+                            for b in sj:
+                                if a != b and a in disabled:
+                                    acc[a][b].append(0.0)
+            continue
+        for i, si in enumerate(sides):
+            for j, sj in enumerate(sides):
+                if i == j:
+                    continue
+                s = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                for a in si:
+                    for b in sj:
+                        if a != b:
+                            acc[a][b].append(s)
+    return {a: {b: {"score": sum(v) / len(v), "matches": len(v)} for b, v in row.items()} for a, row in acc.items()}
+
+
+def reliability(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per bot: faults by class, move latency p50/p99 (ms) over all its decisions, and its
+    ``first_fault`` in journal order (:func:`arena.faults.first_fault`; a ``disabled`` one only if it
+    has no other; None without faults)."""
+    faults = {b: dict.fromkeys(FAULT_CLASSES, 0) for b in bots}
+    first: dict[str, dict[str, Any]] = {}
+    lat: dict[str, list[float]] = {b: [] for b in bots}
+    for rec in records:
+        for f in rec.faults:
+            b = f.bot
+            if b in faults:
+                faults[b][f.cls] = faults[b].get(f.cls, 0) + 1
+                if b not in first or (first[b]["class"] == "disabled" and f.cls != "disabled"):
+                    first[b] = first_fault(rec, f)
+        for seat, times in enumerate(rec.move_ms):
+            sb = rec.seats[seat]
+            if sb in lat and times:
+                lat[sb].extend(times)
+    out = {}
+    for b in bots:
+        xs = np.array(lat[b]) if lat[b] else None
+        out[b] = {"faults": faults[b], "moves": len(lat[b]),
+                  "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
+                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
+                  "first_fault": first.get(b)}
+    return out
+
+
+def fault_lines(rel: dict[str, dict[str, Any]]) -> list[str]:
+    """:func:`fault_line` for every bot of ``rel`` with faults, in ``rel``'s order."""
+    out = []
+    for b, r in rel.items():
+        first = r.get("first_fault")
+        if first:
+            out.append(fault_line(b, first, sum(r["faults"].values())))
+    return out
+
+
+def duplicate_efficiency(records: Sequence[MatchRecord]) -> dict[str, Any]:
+    """The duplicate efficiency a tournament achieved: the "games saved" factor.
+
+    Each bot's seat rewards in ``ok`` matches are grouped into duplicate blocks (one deal
+    of one lineup, every rotation). Within each (bot, lineup) group the variance of a
+    single result and the variance of a block mean are pooled over all groups, with
+    the degrees of freedom each group's own mean uses up, and compared as in
+    :func:`arena.stats.duplicate_efficiency`: ``factor = Var(single) / (k Var(block mean))``
+    for blocks of ``k`` matches. With one group the factor equals
+    ``stats.duplicate_efficiency`` of its blocks.
+
+    ``factor`` > 1 means the tournament's N matches measured the bots as precisely as
+    ``factor · N`` unpaired matches would; 1 means the pairing did not help. Only complete
+    blocks (as many matches as the largest block) count, so a running tournament's
+    unfinished deals are left out.
+
+    :returns: ``{"factor", "blocks", "bot_blocks", "block_size", "var_single", "var_block_mean"}``
+        (``blocks``: complete duplicate blocks; ``bot_blocks``: the per-bot samples of them);
+        ``factor`` is ``nan`` when undefined (blocks of one match, fewer than 2 blocks
+        beyond the groups' means, or no variance at all) and ``inf`` when every block
+        mean equals its group's mean while single results vary.
+    """
+    groups: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for rec in records:
+        if not rec.played:
+            continue
+        rewards = rec.rewards
+        lineup, deal = _block(rec)
+        seen: set[str] = set()
+        for seat, b in enumerate(rec.seats):
+            if b not in seen:
+                seen.add(b)
+                groups[(b, lineup)][deal].append(rewards[seat])
+    k = max((len(v) for g in groups.values() for v in g.values()), default=0)
+    ss_single = ss_block = 0.0
+    n_block = df_single = df_block = 0
+    complete: set[tuple[str, int]] = set()
+    for (_, lineup), g in groups.items():
+        blocks = [v for v in g.values() if len(v) == k]
+        if len(blocks) < 2:
+            continue
+        complete.update((lineup, d) for d, v in g.items() if len(v) == k)
+        xs = np.array(blocks, dtype=float)
+        means = xs.mean(axis=1)
+        ss_single += float(((xs - xs.mean()) ** 2).sum())
+        ss_block += float(((means - means.mean()) ** 2).sum())
+        n_block += len(blocks)
+        df_single += xs.size - 1
+        df_block += len(blocks) - 1
+    out: dict[str, Any] = {"factor": float("nan"), "blocks": len(complete), "bot_blocks": n_block, "block_size": k,
+                           "var_single": float("nan"), "var_block_mean": float("nan")}
+    if k < 2 or df_block < 2:
+        return out
+    var_single, var_block = ss_single / df_single, ss_block / df_block
+    out["var_single"], out["var_block_mean"] = var_single, var_block
+    if var_block <= 1e-12:
+        out["factor"] = float("inf") if var_single > 0 else float("nan")
+    else:
+        out["factor"] = var_single / (k * var_block)
+    return out
+
+
+def efficiency_line(eff: dict[str, Any]) -> str:
+    """One line for under the leaderboard table, e.g. ``Duplicate efficiency: 2.14× ...``."""
+    f = eff.get("factor")
+    if f is None or f != f:
+        return (f"Duplicate efficiency: – (not enough complete duplicate blocks of 2 or more matches: "
+                f"{eff.get('blocks', 0)})")
+    if f == float("inf"):
+        return (f"Duplicate efficiency: ∞ — duplicate deals removed all the luck of the deal "
+                f"({eff['blocks']} blocks of {eff['block_size']} matches)")
+    return (f"Duplicate efficiency: {f:.2f}× — each match was worth {f:.2f} unpaired ones "
+            f"(variance of block-paired vs unpaired results; {eff['blocks']} blocks of {eff['block_size']} matches)")
+
+
