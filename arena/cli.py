@@ -67,6 +67,7 @@ def run(
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
     signals = _terminate_as_interrupt()
+    incomplete = False
     for t in tournaments:
         m = t.model
 
@@ -74,10 +75,17 @@ def run(
             """Print ``msg`` to stderr as a yellow ``warning:`` line."""
             err_console.print(f"[yellow]warning:[/] {msg}")
 
+        def started(summary, live=None):
+            """Say which sandbox the bots get (loudly when none), then start the live display."""
+            _print_sandbox(summary, quiet)
+            if live is not None:
+                live.on_start(summary)
+
         try:
             with LiveProgress(err_console, t, quiet=quiet) as live:
                 summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
-                                         on_result=live.on_result, on_start=live.on_start, warn=warn)
+                                         on_result=live.on_result, on_start=lambda s: started(s, live),
+                                         warn=warn)
         except KeyboardInterrupt:
             folder = results / m.name
             done = 0
@@ -94,6 +102,12 @@ def run(
         console.print(render.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
                                                f"{len(st.records)} matches (TrueSkill, ordered replay)"))
         console.print(tables.efficiency_line(st.efficiency))
+        if summary.unplayed:
+            incomplete = True
+            n = len(summary.unplayed)
+            warn(f"{m.name}: {n} match{'es' if n != 1 else ''} could not be played (the infrastructure failed "
+                 f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
+                 "recorded: run the same command again to play them")
         if quiet:
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
@@ -108,6 +122,8 @@ def run(
         hint = inline_hint(inline, address, summary.played, summary.seconds)
         if hint:
             console.print(hint)
+    if incomplete:
+        raise typer.Exit(2)
 
 
 #: below this many seconds of play on <= 2 CPUs, Ray's start-up and scheduling cost more than they gain
@@ -127,6 +143,17 @@ def inline_hint(inline: bool, address: str | None, played: int, seconds: float) 
     return (f"hint: this machine has {os.cpu_count()} CPU(s); for a tournament this short `--inline` "
             "(no Ray) is often faster — on an idle 2-core machine the demo took about 28 s inline against "
             "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
+
+
+def _print_sandbox(summary, quiet: bool) -> None:
+    """The sandbox line at the start of a run: dim normally, a red banner for ``none``."""
+    mode = summary.sandbox
+    if mode == "none":
+        err_console.print(f"[bold red]{summary.tournament}: sandbox: none — bots run WITHOUT A SANDBOX[/] "
+                          "(they can read the results folder, other processes and the network; "
+                          "see docs/security.md)", highlight=False)
+    elif not quiet:
+        err_console.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
 
 
 @app.command()

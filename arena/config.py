@@ -21,6 +21,8 @@ PRESETS = {
     "strict": {"policy": "forfeit", "disable_after": 3},
     "lenient": {"policy": "random", "disable_after": 20},
 }
+#: what ``preset: competition`` does to ``limits`` (with strict faults and paced forced moves)
+COMPETITION_LIMITS = {"sandbox": "required", "network": "deny"}
 
 
 class _Strict(BaseModel):
@@ -59,8 +61,9 @@ class LimitsModel(_Strict):
     max_rss_mb: Int = Field(2048, ge=16)
     cpu_s: Int | None = Field(None, ge=1)
     max_open_files: Int = Field(64, ge=8)
-    network: Literal["allow", "deny"] = "allow"
-    sandbox: Literal["none", "bwrap"] = "none"
+    max_disk_mb: Int = Field(256, ge=1)
+    network: Literal["allow", "deny"] = "deny"
+    sandbox: Literal["auto", "required", "bwrap", "unshare", "none"] = "auto"
     bot_user: str | None = None
 
 
@@ -135,6 +138,7 @@ class TournamentModel(_Strict):
     clock: ClockModel = ClockModel()
     faults: FaultsModel = FaultsModel()
     limits: LimitsModel = LimitsModel()
+    preset: Literal["competition"] | None = None
     description: str = ""
 
     @field_validator("bots")
@@ -201,13 +205,24 @@ class Tournament:
         """The fault policy (a preset expanded) as :class:`arena.specs.FaultPolicy`."""
         d = self.model.faults.model_dump()
         preset = d.pop("preset")
+        if self.model.preset == "competition":
+            preset = "strict"
         if preset:
             d.update(PRESETS[preset])
         return FaultPolicy(**d)
 
     def limits(self) -> Limits:
-        """The process limits as :class:`arena.specs.Limits`."""
-        return Limits(**self.model.limits.model_dump())
+        """The process limits as :class:`arena.specs.Limits` (``preset: competition``: sandbox
+        required, network denied)."""
+        d = self.model.limits.model_dump()
+        if self.model.preset == "competition":
+            d.update(COMPETITION_LIMITS)
+        return Limits(**d)
+
+    @property
+    def pace_forced(self) -> bool:
+        """Whether forced moves take as long as the seat's median decision (``preset: competition``)."""
+        return self.model.preset == "competition"
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -486,6 +501,13 @@ def load(path: str | Path) -> list[Tournament]:
                               f"a lineup never holds one bot twice, so at least {tm.players} bots are needed")
         if tm.faults.preset and "policy" in (traw.get("faults") or {}):
             raise ConfigError(f"{where}: key 'faults': give either 'preset' or 'policy', not both")
+        if tm.preset == "competition":
+            fixed = [f"limits.{k}" for k in COMPETITION_LIMITS if k in (traw.get("limits") or {})]
+            fixed += [f"faults.{k}" for k in ("preset", "policy", "disable_after") if k in (traw.get("faults") or {})]
+            if fixed:
+                raise ConfigError(f"{where}: key 'preset': 'competition' sets {', '.join(fixed)} itself (sandbox "
+                                  "required, network deny, strict faults); remove them from the tournament, or "
+                                  "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
     return out
 

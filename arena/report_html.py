@@ -229,6 +229,7 @@ section{background:#fff;border:1px solid #e2e8f0;border-radius:12px;padding:16px
 section h2{margin:0 0 10px;font-size:17px}
 section h2 small{font-weight:400;color:#64748b;font-size:13px;margin-left:6px}
 .note{color:#475569;font-size:13px;margin:10px 2px 0}
+.alert{background:#fee2e2;border:2px solid #b91c1c;color:#7f1d1d;border-radius:10px;padding:10px 14px;font-size:15px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th{background:HEADER_BG;color:#fff;font-weight:600;font-size:12.5px;padding:8px 9px;text-align:right;
 white-space:nowrap}
@@ -324,6 +325,33 @@ def _card(k: str, v: str, s: str = "") -> str:
     return f'<div class="card"><div class="k">{_e(k)}</div><div class="v">{v}</div><div class="s">{s}</div></div>'
 
 
+def _cards(st: Standings, eff: dict[str, Any]) -> str:
+    """The summary cards at the top of the page (game, matches, bots, efficiency, draws, sandbox)."""
+    meta = st.meta
+    r_cfg = meta.get("ratings") or {}
+    counts = {s: sum(1 for r in st.records if r.status == s) for s in ("ok", "forfeit", "aborted")}
+    f = eff.get("factor")
+    if f is None or f != f:
+        eff_v, eff_s = '<span class="muted">–</span>', f"{eff.get('blocks', 0)} complete blocks"
+    else:
+        eff_v = "∞" if math.isinf(f) else f"{f:.2f}×"
+        eff_s = f"{eff['blocks']} blocks of {eff['block_size']}"
+    partners = meta.get("partners", "self")
+    sandbox = meta.get("sandbox")
+    return "".join([
+        _card("game", _e(meta.get("game", "?")), f"{meta.get('players', '?')} players"
+              + (f", partners: {_e(partners)}" if partners == "mixed" else "")),
+        _card("matches", str(len(st.records)), f"{counts['ok']} ok · {counts['forfeit']} forfeit · "
+              f"{counts['aborted']} aborted"),
+        _card("bots", str(len(st.rows)), f"{len(st.ratings.history)} rated matches"),
+        _card("duplicate efficiency", eff_v, eff_s),
+        _card("draw probability", f"{st.ratings.draw_probability:.3f}",
+              f"{r_cfg.get('draw_probability', 'auto')}; mpmath fallbacks {st.ratings.fallbacks}"),
+        _card("sandbox", _e(str(sandbox or "unknown")),
+              "bots were NOT sandboxed" if sandbox == "none" else "what the bots ran in"),
+    ])
+
+
 def render(st: Standings, generated: str | None = None) -> str:
     """The whole page for the standings ``st`` of one tournament folder."""
     rows = st.rows
@@ -333,27 +361,14 @@ def render(st: Standings, generated: str | None = None) -> str:
     r_cfg = meta.get("ratings") or {}
     prior = (float(r_cfg.get("mu", 25.0)), float(r_cfg.get("sigma", 25.0 / 3)))
     eff = st.efficiency or tables.duplicate_efficiency(st.records)
-    counts = {s: sum(1 for r in st.records if r.status == s) for s in ("ok", "forfeit", "aborted")}
-    n_rated = len(st.ratings.history)
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-    f = eff.get("factor")
-    if f is None or f != f:
-        eff_v, eff_s = '<span class="muted">–</span>', f"{eff.get('blocks', 0)} complete blocks"
-    else:
-        eff_v = "∞" if math.isinf(f) else f"{f:.2f}×"
-        eff_s = f"{eff['blocks']} blocks of {eff['block_size']}"
     partners = meta.get("partners", "self")
-    cards = "".join([
-        _card("game", _e(meta.get("game", "?")), f"{meta.get('players', '?')} players"
-              + (f", partners: {_e(partners)}" if partners == "mixed" else "")),
-        _card("matches", str(len(st.records)), f"{counts['ok']} ok · {counts['forfeit']} forfeit · "
-              f"{counts['aborted']} aborted"),
-        _card("bots", str(len(rows)), f"{n_rated} rated matches"),
-        _card("duplicate efficiency", eff_v, eff_s),
-        _card("draw probability", f"{st.ratings.draw_probability:.3f}",
-              f"{r_cfg.get('draw_probability', 'auto')}; mpmath fallbacks {st.ratings.fallbacks}"),
-    ])
+    cards = _cards(st, eff)
+    unsandboxed = (
+        '<p class="alert" id="sandbox-none"><b>sandbox: none</b> — the bots of this tournament ran without a '
+        "sandbox: each could read the results folder (the deal secret), other processes and the network, so "
+        "its results cannot be trusted as a competition's (docs/security.md).</p>"
+        if meta.get("sandbox") == "none" else "")
 
     series = rating_series(st.ratings.history, order, prior)
     score, matches = crosstable_matrix(st.cross, order)
@@ -371,6 +386,7 @@ def render(st: Standings, generated: str | None = None) -> str:
         f"<style>{CSS}</style></head><body><main>",
         f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · TrueSkill, ordered replay · "
         f"generated {_e(generated)}</p></header>",
+        unsandboxed,
         f'<div class="cards">{cards}</div>',
         '<section id="leaderboard-section"><h2>Leaderboard</h2>',
         leaderboard_html(rows, colours),
