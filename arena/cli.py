@@ -66,6 +66,12 @@ def run(
     from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
+    for t in [t for t in tournaments if t.model.mode == "sprt"]:  # regression tests run with `arena sprt`
+        if tournament and t.name in tournament:
+            raise CardArenaError(f"{config}: tournament {t.name!r} is an SPRT (mode: sprt); run it with "
+                                 f"`arena sprt -t {t.name}` (docs/regression.md)")
+        err_console.print(f"[yellow]note:[/] skipping {t.name} (mode: sprt): run it with `arena sprt -t {t.name}`")
+    tournaments = [t for t in tournaments if t.model.mode != "sprt"]
     signals = _terminate_as_interrupt()
     incomplete = False
     for t in tournaments:
@@ -297,6 +303,10 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+from arena.sprt import command as _sprt_state  # noqa: E402
+from arena.sprt.command import sprt as _sprt  # noqa: E402 - `arena sprt` (docs/regression.md)
+
+app.command(name="sprt")(_sprt)
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="game to play (see `arena games`)")],
@@ -372,6 +382,11 @@ def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
     try:
         app()
+    except SystemExit as e:
+        # `arena sprt`: a usage error (click exits 2) must not read as "inconclusive" (2) in CI
+        if e.code == 2 and sys.argv[1:2] == ["sprt"] and not _sprt_state.FINISHED:
+            sys.exit(3)
+        raise
     except CardArenaError as e:
         from rich.markup import escape
 
