@@ -60,7 +60,7 @@ def run(
 ) -> None:
     """Run tournaments (default: those marked `default: true`) and print the TrueSkill tables."""
     from arena import config as cfg
-    from arena import render, tables
+    from arena import render
     from arena.driver import run_tournament
     from arena.progress import LiveProgress
     from arena.results import export, outside_note, standings
@@ -106,8 +106,9 @@ def run(
         st = standings(summary.folder)
         export(summary.folder, st)
         console.print(render.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
-                                               f"{len(st.records)} matches (TrueSkill, ordered replay)"))
-        console.print(tables.efficiency_line(st.efficiency))
+                                               f"{len(st.records)} matches (final table)"))
+        for line in render.notes_lines(st):
+            console.print(line, markup=False, highlight=False)
         if summary.unplayed:
             incomplete = True
             n = len(summary.unplayed)
@@ -169,7 +170,7 @@ def leaderboard(
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
-    from arena import render, tables
+    from arena import render
     from arena.results import export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
@@ -179,18 +180,20 @@ def leaderboard(
         export(folder, st)
     if format == "json":
         print(json.dumps({"tournament": st.name, "matches": len(st.records), "outside_schedule": st.outside,
-                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency)},
+                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency),
+                          "design_mixing": st.mixing,
+                          "pairs": render.clean(st.strength.pairs()) if st.strength is not None else {}},
                          indent=2))
     elif format == "csv":
         sys.stdout.write(render.to_csv(st.rows))
     elif format == "md":
-        sys.stdout.write(render.to_markdown(st.rows, f"{st.name} — leaderboard",
-                                            [tables.efficiency_line(st.efficiency)]))
+        sys.stdout.write(render.to_markdown(st.rows, f"{st.name} — leaderboard", render.notes_lines(st)))
     else:
         meta = st.meta
         console.print(render.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
                                                f"{meta.get('players', '?')} players, {len(st.records)} matches"))
-        console.print(tables.efficiency_line(st.efficiency))
+        for line in render.notes_lines(st):
+            console.print(line, markup=False, highlight=False)
         if st.outside:
             console.print(outside_note(st))
         order = [r["bot"] for r in st.rows]

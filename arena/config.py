@@ -120,10 +120,18 @@ class SprtModel(_Strict):
 
 
 class RatingsModel(_Strict):
-    """TrueSkill settings (DESIGN "Ratings")."""
+    """TrueSkill settings (DESIGN "Ratings").
+
+    ``tau`` (TrueSkill's dynamics factor) is 0 by default: a bot is a fixed program whose
+    skill does not change during a tournament, and any ``tau`` > 0 makes μ forget old
+    results (it follows roughly the last few hundred matches), so its probabilities stop
+    meaning what they say (docs/ratings.md). ``tau: default`` is TrueSkill's own σ/100, for
+    entrants that learn; folders written before record their ``tau`` in tournament.json and
+    are re-rated with it.
+    """
 
     draw_probability: Annotated[Num, Field(ge=0, lt=1)] | Literal["auto"] = "auto"
-    tau: Annotated[Num, Field(ge=0)] | Literal["default"] = "default"
+    tau: Annotated[Num, Field(ge=0)] | Literal["default"] = 0.0
     fixed: list[str] = []
     mu: Num = 25.0
     sigma: Annotated[Num, Field(gt=0)] = 25.0 / 3

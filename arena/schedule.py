@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import random
+import math
 from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
@@ -37,9 +37,10 @@ class Lineup:
 
 
 def _ffa_lineups(bots: list[str], players: int, rotations: str, lineups, salt: str) -> list[Lineup]:
-    subsets = [tuple(sorted(c)) for c in itertools.combinations(sorted(bots), players)]
-    if not isinstance(lineups, str):  # {sample: {per_bot: M}}
-        subsets = _balanced_sample(subsets, sorted(bots), lineups.sample.per_bot, players, salt)
+    if isinstance(lineups, str):
+        subsets = [tuple(sorted(c)) for c in itertools.combinations(sorted(bots), players)]
+    else:  # {sample: {per_bot: M}}
+        subsets = mixing_sample(sorted(bots), lineups.sample.per_bot, players, salt)
     out = []
     for sub in subsets:
         if rotations == "cyclic":
@@ -50,21 +51,67 @@ def _ffa_lineups(bots: list[str], players: int, rotations: str, lineups, salt: s
     return out
 
 
-def _balanced_sample(subsets, bots, per_bot: int, players: int, salt: str):
-    """A deterministic, balanced design: lineups drawn (from the salt) favouring bots seen least."""
-    rng = random.Random(h64(salt, "lineups"))
-    pool = list(subsets)
-    rng.shuffle(pool)
-    target = -(-per_bot * len(bots) // players)
-    chosen = []
-    seen = {b: 0 for b in bots}
-    while pool and len(chosen) < target:
-        pool.sort(key=lambda s: sum(seen[b] for b in s))
-        pick = pool.pop(0)
-        chosen.append(pick)
-        for b in pick:
-            seen[b] += 1
-    return sorted(chosen)
+def mixing_sample(bots: list[str], per_bot: int, players: int, salt: str) -> list[tuple[str, ...]]:
+    """The ``sample`` design: about ``per_bot`` lineups per bot, meeting as many distinct opponents as possible.
+
+    Lineups are built one at a time, one bot at a time, from the salt (``H(salt, "lineups")``):
+    each place goes to a bot among those with the fewest appearances so far (appearances stay
+    within one of each other, and rotations balance the seats), choosing the one that has met
+    the lineup's bots least often (ties broken at random). With ``per_bot · (players − 1)``
+    opponent slots a bot meets close to that many distinct opponents when the field allows it;
+    a lineup is never drawn twice. When the budget covers every lineup, every lineup is played.
+
+    :returns: the lineups (sorted bot tuples), sorted.
+    """
+    import numpy as np
+
+    n = len(bots)
+    target = -(-per_bot * n // players)
+    if target >= math.comb(n, players):
+        return [tuple(c) for c in itertools.combinations(bots, players)]
+    rng = np.random.default_rng(h64(salt, "lineups"))
+    met = np.zeros((n, n), dtype=np.int64)
+    seen = np.zeros(n, dtype=np.int64)
+    chosen: set[tuple[int, ...]] = set()
+    big = np.iinfo(np.int64).max
+    while len(chosen) < target:
+        pick: list[int] = []
+        acc = seen * (16 * n * n * players)  # fewest appearances first, then fewest meetings
+        noise = rng.integers(0, 4 * n, size=(players, n))
+        for place in range(players):
+            score = acc + noise[place]
+            score[pick] = big
+            best = int(np.argmin(score))
+            if place == players - 1 and tuple(sorted(pick + [best])) in chosen:  # never a lineup twice
+                best = next(int(b) for b in np.argsort(score) if tuple(sorted(pick + [int(b)])) not in chosen)
+            pick.append(best)
+            acc = acc + met[best] * (4 * n)
+        key = tuple(sorted(pick))
+        chosen.add(key)
+        seen[list(key)] += 1
+        idx = np.array(key)
+        met[np.ix_(idx, idx)] += 1
+        met[idx, idx] -= 1
+    return sorted(tuple(bots[i] for i in c) for c in chosen)
+
+
+def design_mixing(lineups: list[Lineup] | list[tuple[str, ...]], bots: list[str]) -> dict[str, float]:
+    """How well a design mixes the field: distinct opponents per bot (``min``, ``median``, of ``possible``).
+
+    :param lineups: the lineups played (a lineup's bots, or :class:`Lineup`).
+    :returns: ``{"min", "median", "max", "possible"}`` (``possible`` = other bots in the field).
+    """
+    opp: dict[str, set[str]] = {b: set() for b in bots}
+    for lu in lineups:
+        names = lu.bots if isinstance(lu, Lineup) else lu
+        for b in names:
+            opp.setdefault(b, set()).update(x for x in names if x != b)
+    counts = sorted(len(v) for v in opp.values())
+    if not counts:
+        return {"min": 0, "median": 0.0, "max": 0, "possible": 0}
+    mid = len(counts) // 2
+    median = counts[mid] if len(counts) % 2 else (counts[mid - 1] + counts[mid]) / 2
+    return {"min": counts[0], "median": median, "max": counts[-1], "possible": max(0, len(bots) - 1)}
 
 
 def _self_partner_lineups(bots: list[str], teams: list[list[int]]) -> list[Lineup]:
@@ -247,7 +294,8 @@ def split_by_schedule(records, schedule: dict[str, str]) -> tuple[list[dict], li
     :param schedule: ``match id -> fingerprint`` of the tournament as configured.
     :returns: ``(inside, outside)``, each in the order given.
     """
-    inside, outside = [], []
+    inside: list[dict] = []
+    outside: list[dict] = []
     for rec in records:
         fp = schedule.get(rec.get("match_id"))
         (inside if fp is not None and fp == rec.get("fingerprint") else outside).append(rec)

@@ -1,5 +1,7 @@
 """Statistics shared by reports, strength measurements and regression tests.
 
+* :func:`block_weights` — the bootstrap's resampling of whole duplicate blocks, as weights
+  (used by :mod:`arena.batchfit`).
 * :func:`bootstrap_ci` — percentile bootstrap of a mean score over duplicate blocks
   (resampling whole blocks keeps the pairing that duplicate deals create).
 * :class:`SPRT` — a sequential probability ratio test on paired results with score
@@ -19,6 +21,21 @@ import numpy as np
 def mean(xs: Sequence[float]) -> float:
     """Arithmetic mean (``nan`` for an empty sequence)."""
     return sum(xs) / len(xs) if xs else float("nan")
+
+
+def block_weights(n_blocks: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """How often each duplicate block is drawn in each bootstrap replicate.
+
+    A replicate draws ``n_blocks`` blocks with replacement (whole blocks: a deal's matches
+    over its rotations stay together, keeping the pairing that duplicate deals create).
+
+    :returns: ``(n_boot, n_blocks)`` integer counts, each row summing to ``n_blocks``.
+    """
+    rng = np.random.default_rng(seed)
+    if n_blocks == 0:
+        return np.zeros((n_boot, 0), dtype=np.int64)
+    idx = rng.integers(0, n_blocks, size=(n_boot, n_blocks)) + np.arange(n_boot)[:, None] * n_blocks
+    return np.bincount(idx.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks)
 
 
 def bootstrap_ci(blocks: Mapping[object, Sequence[float]] | Sequence[Sequence[float]], level: float = 0.95,

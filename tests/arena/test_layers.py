@@ -18,8 +18,8 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 #: tables -> render/report_html -> results -> progress); cli on the roof.
 FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt"},
-    1: {"config", "schedule", "process", "journal", "scaffold"},
-    2: {"faults", "ratings", "replay"},
+    1: {"config", "schedule", "process", "journal", "scaffold", "batchfit"},
+    2: {"faults", "ratings", "replay", "strength"},
     3: {"match", "tables", "replay_html"},
     4: {"batch", "render", "report_html", "bot_pages"},
     5: {"executors", "ray_setup", "results", "doctor"},
