@@ -137,7 +137,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
         os.replace(tmp, folder / "tournament.json")
     except OSError as e:
         tmp.unlink(missing_ok=True)
-        raise unwritable(folder / "tournament.json", e, "write the tournament's settings") from e
+        raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
 
 
 def effective_workers(tournament, workers: int | None, address: str | None,
