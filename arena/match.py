@@ -35,7 +35,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from arena.errors import BotCrashed, BotFault, BotIllegalAction, BotStall, BotTimeout, ProtocolError
+from arena.errors import (
+    LINE_HINT,
+    BotCrashed,
+    BotFault,
+    BotIllegalAction,
+    BotStall,
+    BotTimeout,
+    ProtocolError,
+)
 from arena.faults import forfeit_outcome, replacement_action
 from arena.process import STDERR_DRAIN_S, BotProcess, Hub, new_workdir, preflight, remove_workdir
 from arena.protocol import (
@@ -268,7 +276,8 @@ class _Match:
             except BotTimeout:
                 if time.perf_counter() >= self.wall_deadline:
                     raise WallBudgetExceeded(seat) from None
-                raise proc._tag(BotStall(f"bot {proc.name!r} sent no 'ready' within {limit} ms")) from None
+                raise proc._tag(BotStall(f"bot {proc.name!r} sent no 'ready' within {limit} ms; "
+                                         f"{LINE_HINT}")) from None
             except BotFault as e:
                 other = self.fault_seat(e, seat)
                 if other == seat:

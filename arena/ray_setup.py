@@ -189,12 +189,18 @@ def start_local(ray: Any, workers: int) -> None:
         finally:
             restore_after_init(before, sigterm)
     if error is not None:
-        raise ArenaError(
-            f"cannot start the local Ray instance ({type(error).__name__}: {str(error)[:300]}). Remedies: "
-            "the machine may be overloaded or short of memory (run again, or with fewer --workers); check "
-            f"that {os.path.dirname(private_dir())} has free space; or run with --inline (no Ray). Nothing "
-            "recorded was lost") from error
+        raise ArenaError(ray_start_failure(error)) from error
     _start_orphan_guard()
+
+
+def ray_start_failure(e: BaseException) -> str:
+    """The one-paragraph message for a local Ray that did not start twice in a row (``e`` its error)."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+    folder = os.path.dirname(private_dir())
+    return (f"Ray could not start on this machine ({type(e).__name__}: {first}). Nothing recorded was lost. "
+            "Remedies: run without Ray with `arena run --inline` (on 1-2 cores it is also the faster way for "
+            "small tournaments); the machine may be overloaded or short of memory (run again, or with fewer "
+            f"--workers); check free space and permissions of {folder} (or TMPDIR)")
 
 
 def local_alive() -> bool:

@@ -28,6 +28,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from arena import tables
+from arena.links import report_links
 from arena.ratings import RatingResult
 from arena.record import MatchRecord
 from arena.tables import Standings
@@ -414,6 +415,7 @@ def render(st: Standings, generated: str | None = None) -> str:
         f"{reliability_html(st.rel, order)}"
         '<p class="note">Faults by class; move latency over every decision the bot made (forced moves '
         "excluded).</p></section>",
+        report_links([r["bot"] for r in rows]),
         "<footer>cardarena · self-contained report: no scripts, no external resources</footer>",
         "</main></body></html>",
     ]

@@ -24,6 +24,9 @@ from engine.errors import (
 from engine.sampling import Sampler, SamplingProblem
 from engine.seeds import hand_rng
 
+if TYPE_CHECKING:
+    from typing import Self
+
 #: an action: a per-game hashable value (an int or a tuple) that never depends on the state;
 #: ``Any`` for the type checker, so that each game's methods may name their own action type
 Action = Any
@@ -407,24 +410,28 @@ class SnapshotState(State):
     __slots__ = ("start",)
 
     #: the snapshot right after the deal (``None`` only while it is being taken)
-    start: SnapshotState | None
+    start: Self | None
     #: the actions since the deal (a slot of the subclass)
     hist: list[Action]
 
     if TYPE_CHECKING:
-        def clone(self) -> SnapshotState: ...
+        def clone(self) -> Self: ...
 
-    def _snapshot(self) -> None:
+    def _snapshot(self: Self) -> None:
         """Keep a copy of this state, taken right after the deal, as the hand's ``start``."""
         self.start = None  # set before the first deal's clone; the copy never keeps the old snapshot
         snap = self.clone()
         snap.start = snap
         self.start = snap
 
+    def _deal_snapshot(self) -> Self:
+        """The (shared, not copied) snapshot right after the current hand's deal."""
+        assert self.start is not None, "_snapshot() runs at every deal"
+        return self.start
+
     def hand_start(self) -> State:
         """A copy of this state right after the current hand was dealt."""
-        assert self.start is not None, "_snapshot() runs at every deal"
-        return self.start.clone()
+        return self._deal_snapshot().clone()
 
     def hand_history(self) -> list[Action]:
         """The actions applied since the current hand was dealt, in order."""

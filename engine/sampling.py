@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any
@@ -52,7 +52,7 @@ class SamplingProblem:
 
     @classmethod
     def build(cls, locations: Sequence[tuple[str, int]], cards: Sequence[int],
-              allowed_names: dict[int, Sequence[str]] | None = None,
+              allowed_names: Mapping[int, Sequence[str]] | None = None,
               choices: Sequence[Sequence[Any]] = ()) -> SamplingProblem:
         """Convenience constructor by location name.
 

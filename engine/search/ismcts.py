@@ -35,7 +35,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core import Game, State
+from engine.core import Game, InfoSet, State
 from engine.search.rollout import rollout_rewards
 
 
@@ -188,7 +188,8 @@ class ISMCTS:
         visits = {k: ch.visits for k, ch in root.children.items()}
         return SearchResult(best_key, done, best.mean(), visits, (time.perf_counter() - t0) * 1000, tree)
 
-    def _run_so(self, info, seat, teams, rng, max_it, deadline):
+    def _run_so(self, info: InfoSet, seat: int, teams: list[list[int]], rng: random.Random, max_it: int,
+                deadline: float | None) -> tuple[Node, int]:
         """SO-ISMCTS iterations on one tree; returns ``(root, iterations done)``."""
         c = self.c
         hand_rollouts = self.hand_rollouts
@@ -253,7 +254,8 @@ class ISMCTS:
             done += 1
         return root, done
 
-    def _run_mo(self, info, seat, teams, n, rng, max_it, deadline):
+    def _run_mo(self, info: InfoSet, seat: int, teams: list[list[int]], n: int, rng: random.Random, max_it: int,
+                deadline: float | None) -> tuple[list[Node], int]:
         """MO-ISMCTS iterations on one tree per seat; returns ``(roots, iterations done)``."""
         c = self.c
         roots = [Node() for _ in range(n)]

@@ -44,7 +44,7 @@ class Agram(Game):
         "deals_won: per seat; history: earlier deals [{dealer, winner}]; match_over: bool"
     )
     #: a uniformly random legal card drawn from the legal mask (:mod:`engine.games.agram.rollout`)
-    rollout_action = staticmethod(rollout_action)
+    rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
     configs = (
         (2, {}),
         (3, {}),

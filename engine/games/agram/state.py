@@ -47,8 +47,6 @@ class _Match:
         self.options = options
 
 
-
-
 class AgramState(SnapshotState):
     """A complete Agram world (§4.2–4.5).
 
@@ -63,6 +61,21 @@ class AgramState(SnapshotState):
 
     __slots__ = ("m", "hands", "cur", "lmask", "best", "bseat", "k", "tno", "dealer", "wins",
                  "hidx", "hist", "past", "undealt")
+
+    m: _Match
+    hands: list[int]
+    cur: int
+    lmask: int
+    best: int
+    bseat: int
+    k: int
+    tno: int
+    dealer: int
+    wins: list[int]
+    hidx: int
+    hist: list[int]
+    past: tuple[tuple[int, int], ...]
+    undealt: int
 
     @property
     def game(self) -> Game:  # type: ignore[override]
@@ -303,7 +316,7 @@ class AgramState(SnapshotState):
             for s, c in plays[1:]:
                 if not (1 << c) & led:
                     voids[s].add(FRENCH_SUITS[plays[0][1] // 13])
-        actions = []
+        actions: list[list[Any]] = []
         for _leader, plays, _ in done:
             actions.extend([s, ACTION_STR[c]] for s, c in plays)
         actions.extend([s, ACTION_STR[c]] for s, c in cur)

@@ -17,8 +17,8 @@ class Cuckoo(Game):
 
     name = "cuckoo"
     version = 1
-    #: a threshold on the actor's own card (:mod:`.rollout`) instead of uniform rollouts
-    rollout_action = staticmethod(rollout_action)
+    #: a threshold on the actor's own card (:mod:`engine.games.cuckoo.rollout`) instead of uniform rollouts
+    rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
     min_players = 2
     max_players = 20
     options: Mapping[str, Option] = {

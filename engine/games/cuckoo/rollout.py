@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 
 from engine.games.cuckoo.actions import BLOCK, CUT, KEEP, RESPOND, SWAP, TURN, VALUE
+from engine.games.cuckoo.state import CuckooState
 
 __all__ = ["NOISE", "THRESHOLD", "rollout_action"]
 
@@ -31,7 +32,7 @@ THRESHOLD = 6
 NOISE = 0.1
 
 
-def rollout_action(state, rng: random.Random) -> int:
+def rollout_action(state: CuckooState, rng: random.Random) -> int:
     """A legal action of the Cuckoo ``state`` by the policy of the module docstring.
 
     :param state: a live :class:`engine.games.cuckoo.state.CuckooState`.

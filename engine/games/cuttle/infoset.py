@@ -86,7 +86,7 @@ class CuttleInfoSet(InfoSet):
             if not jack_playable:
                 no_seven = full & ~2
         self.allowed = [no_seven if JACKS >> c & 1 else full for c in self.unknown]
-        self._actions = None
+        self._actions: list[int] | None = None
 
     def problem(self) -> SamplingProblem:
         """Unknown cards over (opponent's unknown hand, pending 7-card, deck)."""
@@ -103,7 +103,6 @@ class CuttleInfoSet(InfoSet):
         obs = self.observation
         me, opp = self.me, self.opp
         opp_hand_unknown = list(assignment[0])
-        seven_card = assignment[1][0] if self.seven_slot else None
         deck_rest = list(assignment[-1])
         pinned, slots = self._hidden_slots()
         deadline = self._deadlines(pinned, opp_hand_unknown)
@@ -119,8 +118,8 @@ class CuttleInfoSet(InfoSet):
         for i, (_p, _stamp, _kind, cards) in enumerate(obs["draws"]):
             if i in event_cards:
                 order.extend(event_cards[i])
-            elif cards and cards[0] == "?":
-                order.append(seven_card)
+            elif cards and cards[0] == "?":  # the pending 7's card (seven_slot)
+                order.append(assignment[1][0])
             else:
                 order.extend(parse_french(t) for t in cards)
         order.extend(deck_rest)
@@ -130,9 +129,10 @@ class CuttleInfoSet(InfoSet):
         options = self.game.resolve_options(obs["options"])
         state = CuttleState.from_deal(self.game, options, int(obs["dealer"]), hands, order,
                                       rng.getrandbits(63))
-        if self._actions is None:
-            self._actions = [parse_action(a) for _, a in obs["actions"]]
-        for a in self._actions:
+        actions = self._actions
+        if actions is None:
+            actions = self._actions = [parse_action(a) for _, a in obs["actions"]]
+        for a in actions:
             state.apply(a)
         return state
 

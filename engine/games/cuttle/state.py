@@ -15,46 +15,36 @@ from engine.core import Outcome, SnapshotState, ranks_from_results
 from engine.errors import GameOverError
 from engine.games.cuttle.actions import (
     ACES,
-    BEATS,
     COUNTER,
-    DECLINE,
     DISCARD,
-    DRAW,
     EIGHTS,
     FIVES,
     FOURS,
     JACKS,
-    K_COUNTER,
     K_DECLINE,
     K_DRAW,
     K_GLASSES,
     K_JACK,
     K_KING,
-    K_ONEOFF,
     K_ONEOFF_T,
     K_PASS,
     K_POINTS,
     K_QUEEN,
     K_SCUTTLE,
-    K_TAKE,
     KINGS,
     MAIN,
     NINES,
-    NUMBERS,
     OVER,
-    PASS,
-    QUEENS,
     SEVEN,
-    SEVENS,
     SIXES,
     TAKE,
     THREES,
     THRESHOLD,
     TWOS,
-    discard_action,
     format_action,
     points_of,
 )
+from engine.games.cuttle.legal import compute_legal, plays
 from engine.games.cuttle.observation import observation
 
 
@@ -79,6 +69,40 @@ class CuttleState(SnapshotState):
         "history", "actors", "options", "init", "draws", "shown", "public", "glimpses", "exposed",
         "_legal",
     )
+
+    options: dict[str, Any]
+    hand_limit: int | None
+    nine_freezes: bool
+    max_turns: int
+    dealer: int
+    _seed: int
+    hands: list[int]
+    deck: list[int]
+    scrap: int
+    ctrl: list[int]
+    jacks: dict[int, tuple[int, ...]]
+    perm: list[int]
+    phase: int
+    to_act: int
+    turn_p: int
+    turns: int
+    passes: int
+    susp: list[int]
+    target: int
+    chain: list[int]
+    seven: int
+    frozen: list[int]
+    fresh: list[int]
+    winner: int
+    history: list[int]
+    actors: list[int]
+    init: list[int]
+    draws: list[tuple[int, int, int, tuple[int, ...], bool]]
+    shown: list[tuple[int, int, int]]
+    public: int
+    glimpses: list[list[tuple[int, int]]]
+    exposed: list[int]
+    _legal: list[int] | None
 
     @property
     def num_players(self) -> int:
@@ -239,107 +263,8 @@ class CuttleState(SnapshotState):
         Returns a fresh list (the state keeps its own cached copy for ``apply``).
         """
         if self._legal is None:
-            self._legal = self._compute_legal()
+            self._legal = compute_legal(self)
         return self._legal[:]
-
-    def _targets_2_9(self, p: int) -> int:
-        """Permanents a 2 (destroy) or 9 of ``p`` may target (§3.4, §3.7, ruling C-12)."""
-        if self.perm[1 - p] & QUEENS:
-            return (self.perm[0] | self.perm[1]) & QUEENS
-        m = self.perm[0] | self.perm[1]
-        for js in self.jacks.values():
-            if js:
-                m |= 1 << js[-1]
-        return m
-
-    def _plays(self, cards: int, p: int, out: list[int]) -> None:
-        """Append every play of the cards in ``cards`` by ``p`` (main action or a 7's play)."""
-        o = 1 - p
-        opp_ctrl = self.ctrl[o]
-        q_o = self.perm[o] & QUEENS
-        m = cards
-        targets29 = -1
-        while m:
-            low = m & -m
-            c = low.bit_length() - 1
-            m ^= low
-            if NUMBERS & low:
-                out.append(K_POINTS << 12 | c << 6)
-                t = opp_ctrl & BEATS[c]
-                while t:
-                    lt = t & -t
-                    out.append(K_SCUTTLE << 12 | c << 6 | (lt.bit_length() - 1))
-                    t ^= lt
-                if EIGHTS & low:
-                    out.append(K_GLASSES << 12 | c << 6)
-                elif (ACES | SIXES) & low:
-                    out.append(K_ONEOFF << 12 | c << 6)
-                elif THREES & low:
-                    if self.scrap:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif FOURS & low:
-                    if self.hands[o]:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif (FIVES | SEVENS) & low:
-                    if self.deck:
-                        out.append(K_ONEOFF << 12 | c << 6)
-                elif (TWOS | NINES) & low:
-                    if targets29 < 0:
-                        targets29 = self._targets_2_9(p)
-                    t = targets29
-                    while t:
-                        lt = t & -t
-                        out.append(K_ONEOFF_T << 12 | c << 6 | (lt.bit_length() - 1))
-                        t ^= lt
-            elif JACKS & low:
-                if not q_o:
-                    t = self.ctrl[0] | self.ctrl[1]
-                    while t:
-                        lt = t & -t
-                        out.append(K_JACK << 12 | c << 6 | (lt.bit_length() - 1))
-                        t ^= lt
-            elif QUEENS & low:
-                out.append(K_QUEEN << 12 | c << 6)
-            else:
-                out.append(K_KING << 12 | c << 6)
-
-    def _compute_legal(self) -> list[int]:
-        ph = self.phase
-        p = self.to_act
-        out: list[int] = []
-        if ph == MAIN:
-            if self.deck:
-                if self.hand_limit is None or self.hands[p].bit_count() < self.hand_limit:
-                    out.append(DRAW)
-            else:
-                out.append(PASS)
-            self._plays(self.hands[p] & ~self.frozen[p], p, out)
-        elif ph == COUNTER:
-            # the player whose card would be countered is the other one (§3.6, §3.7)
-            if not self.perm[1 - p] & QUEENS:
-                m = self.hands[p] & TWOS & ~self.frozen[p]
-                while m:
-                    low = m & -m
-                    out.append(K_COUNTER << 12 | (low.bit_length() - 1) << 6)
-                    m ^= low
-            out.append(DECLINE)
-        elif ph == TAKE:
-            m = self.scrap
-            while m:
-                low = m & -m
-                out.append(K_TAKE << 12 | (low.bit_length() - 1) << 6)
-                m ^= low
-        elif ph == DISCARD:
-            cs = cards_of(self.hands[p])
-            for i in range(len(cs)):
-                for j in range(i + 1, len(cs)):
-                    out.append(discard_action(cs[i], cs[j]))
-        elif ph == SEVEN:
-            self._plays(1 << self.seven, p, out)
-        else:
-            return out
-        out.sort()
-        return out
 
     # ------------------------------------------------------------ apply
 
@@ -352,7 +277,7 @@ class CuttleState(SnapshotState):
         self._require_live()
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal()
+            legal = self._legal = compute_legal(self)
         if action not in legal:
             raise self._illegal(action)
         self._legal = None
@@ -564,9 +489,9 @@ class CuttleState(SnapshotState):
             x = self.deck.pop()
             self._log_draw(p, stamp, 2, (x,))
             self.seven = x
-            plays: list[int] = []
-            self._plays(1 << x, p, plays)
-            if plays:
+            options: list[int] = []
+            plays(self, 1 << x, p, options)
+            if options:
                 self.phase = SEVEN
                 self.to_act = p
                 return False

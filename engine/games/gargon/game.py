@@ -73,7 +73,7 @@ class Gargon(Game):
         "scores (totals of §4.6 so far); ended (a pile has run out)")
 
     #: uniform among the legal actions like ``Game.rollout_action``, without the list copy
-    rollout_action = staticmethod(rollout_action)
+    rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> GargonState:
         """The deal of §4.2: 10 cards each, the rest split into piles A and B.

@@ -48,7 +48,7 @@ from __future__ import annotations
 import random
 import sys
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from math import gcd, prod
 from typing import Any
@@ -155,6 +155,11 @@ class _Block:
         self.plans: dict = {}
 
 
+#: stage 1's samplers: common locations and their sampler, per split colour its locations and
+#: variant samplers, the variant choosers
+_Stage1 = tuple[list[int], Sampler, list[tuple[list[int], list[Sampler]]], list[_Weighted]]
+
+
 class GargonInfoSet(InfoSet):
     """Constraints of one Gargon observation and the builder of consistent worlds.
 
@@ -207,7 +212,7 @@ class GargonInfoSet(InfoSet):
         self.locs = locs
         self.merged = merged
         self.blocks = blocks
-        self._stage1 = None
+        self._stage1: _Stage1 | None = None
         self._lchoice: dict[int, Sampler] = {}
         self._problem = SamplingProblem(
             cards=unseen,
@@ -392,13 +397,13 @@ class GargonInfoSet(InfoSet):
         One variant with no restriction when uniform stage-1 assignments are already exact.
         """
         zu = [x for x in (c * A.PER_COLOUR, c * A.PER_COLOUR + 1) if x in self._problem.cards]
-        plain = [({}, Fraction(1))]
+        plain: list[tuple[dict[int, int], Fraction]] = [({}, Fraction(1))]
         if self.obs_zero[c] or not zu:
             return plain
         local = {j: i for i, j in enumerate(loc_of)}
         full = (1 << len(loc_of)) - 1
 
-        def mask(js) -> int:
+        def mask(js: Iterable[int]) -> int:
             """Bitmask of the local indices of locations ``js`` (negative entries skipped)."""
             m = 0
             for j in js:
@@ -411,7 +416,9 @@ class GargonInfoSet(InfoSet):
         if len(zu) == 1 and len(rz) == 1:
             s1, _, when = rz[0]
             b = next((x for x in mine if x.seat == s1), None)
-            held = mask((b.hand, b.table, b.merged)) if b is not None else 0
+            if b is None:
+                return plain
+            held = mask((b.hand, b.table, b.merged))
             if not held:
                 return plain
             nh = sum(self.locs[j][3] for j in (b.hand, b.table, b.merged) if j >= 0)
@@ -436,7 +443,8 @@ class GargonInfoSet(InfoSet):
             return out
         return plain
 
-    def _build_stage1(self):
+    def _build_stage1(self) -> _Stage1:
+        """Stage 1's samplers: one over the colours without variants, one per variant of the others."""
         prob = self._problem
         ncol = A.NCOL
         by_colour_locs = [[j for j, x in enumerate(self.locs) if x[1] == c] for c in range(ncol)]
@@ -474,12 +482,14 @@ class GargonInfoSet(InfoSet):
             [sum(1 << index[j] for j in by_colour_locs[A.COLOUR_OF[x]]) for x in common_cards],
             [self.locs[j][0] for j in common_locs]))
         self._stage1 = (common_locs, common, split, choosers)
+        return self._stage1
 
-    def sample(self, rng: random.Random):
+    def sample(self, rng: random.Random) -> GargonState:
         """A complete world, uniform over physical deals (and hidden faces) consistent with the observation."""
-        if self._stage1 is None:
-            self._build_stage1()
-        common_locs, common, split, choosers = self._stage1
+        stage1 = self._stage1
+        if stage1 is None:
+            stage1 = self._build_stage1()
+        common_locs, common, split, choosers = stage1
         assignment: list[list[int]] = [[] for _ in self.locs]
         got, _ = common.sample(rng)
         for j, cards in zip(common_locs, got):

@@ -57,7 +57,8 @@ def _compile(entries: tuple[tuple[int, int], ...], done: bool) -> _Plan:
     return tuple((c * A.PER_COLOUR, need, R.SEG_LO[c], R.SEG_HI[c]) for c, need in entries), done
 
 
-_START_PLANS = [_compile(*R.select_plan(None, code, ())) if code in R.SEL_INFO else None for code in range(_NCODES)]
+#: per selection code the start player's plan (None for codes no start player's selection has)
+_START_PLANS: list[Any] = [_compile(*R.select_plan(None, code, ())) if code in R.SEL_INFO else None for code in range(_NCODES)]
 _FOLLOWER_PLANS: dict[int, _Plan] = {}
 
 
@@ -90,6 +91,47 @@ class GargonState(State):
         "repl", "repl_i", "repl_left", "ended", "round_no", "rounds", "dealt", "dealt_piles",
         "draws", "hist", "hist_len", "snapshot", "hand_no", "_legal",
     )
+
+    n: int
+    first_opt: Any
+    amulets: tuple[int, ...]
+    pass_choice: bool
+    replacement: bool
+    first_start: int
+    deal_seed: int
+    hands: list[int]
+    piles: list[list[int]]
+    stash: list[int]
+    discard: int
+    start: int
+    turn: int
+    phase: int
+    sel: list[int]
+    sel_mask: int
+    sel_code: int
+    played: list[int]
+    passed: int
+    pattern: tuple[int, ...] | None
+    pkey: int
+    capw: tuple[tuple[int, ...], ...]
+    col_played: int
+    drawn_now: int
+    draw_target: int
+    repl: tuple[int, ...]
+    repl_i: int
+    repl_left: int
+    ended: bool
+    round_no: int
+    rounds: tuple[tuple[int, tuple[int, ...]], ...]
+    dealt: tuple[int, ...]
+    dealt_piles: tuple[tuple[int, ...], ...]
+    draws: list[tuple[int, ...]]
+    #: the actions as a linked list ``(previous, seat, action)``, newest first
+    hist: tuple[Any, int, int] | None
+    hist_len: int
+    snapshot: GargonState | None
+    hand_no: int
+    _legal: list[int] | None
 
     # ------------------------------------------------------------ construction
 
@@ -369,6 +411,7 @@ class GargonState(State):
             self._legal = None
             self._next_turn()
         else:
+            assert self.pattern is not None, "a follower passes after the start player's play"
             self.phase = PASS_DRAW
             self.drawn_now = 0
             self.draw_target = 3 if self.pass_choice else sum(self.pattern)
@@ -464,6 +507,7 @@ class GargonState(State):
 
     def hand_start(self) -> GargonState:
         """A copy of the state right after the deal (§4.2)."""
+        assert self.snapshot is not None, "from_deal takes the snapshot"
         return self.snapshot.clone()
 
     def world_key(self) -> Hashable:

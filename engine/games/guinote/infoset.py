@@ -25,7 +25,7 @@ Given both stages the deal is rebuilt and the hand's actions are replayed from i
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.cards import parse_spanish
@@ -161,7 +161,7 @@ class GuinoteInfoSet(InfoSet):
         if len(pool) != 6 + len(draws):
             raise InconsistentObservationError(
                 f"guinote: seat {p} has {len(pool)} cards for {6 + len(draws)} dealt and drawn positions")
-        sizes = []
+        sizes: list[Sequence[int]] = []
         for placed, (r, _) in enumerate(draws):
             m = sum(1 for rounds, _ in pool if rounds >= r) - placed
             if m <= 0:

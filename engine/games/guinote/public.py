@@ -61,6 +61,31 @@ class PublicHand:
                  "hand_sizes", "points", "received", "shown", "held_by", "forbidden", "played",
                  "window_called")
 
+    n: int
+    trump: int
+    trump_card: int
+    actors: list[int]
+    tricks: list[tuple[int, tuple[int, ...], int, int]]
+    trick: list[int]
+    leader: int
+    to_act: int
+    phase: int
+    calls: list[tuple[int, int, int]]
+    called: int
+    swap: tuple[int, int] | None
+    rounds: list[int]
+    stock_left: int
+    face_up: int
+    face_up_drawer: int
+    hand_sizes: list[int]
+    points: list[int]
+    received: list[int]
+    shown: list[int]
+    held_by: dict[int, tuple[int, int]]
+    forbidden: list[int]
+    played: int
+    window_called: bool
+
 
 def walk(n: int, dealer: int, trump_card: int, must_under: bool, actions: Sequence[int],
          seats: Sequence[int] | None = None) -> PublicHand:

@@ -69,7 +69,7 @@ class GuinoteState(SnapshotState):
         self.last_winner = -1
         self.winner = -1
         self.history: list[int] = []
-        self.start: GuinoteState | None = None
+        self.start = None
         #: earlier hands: ``(dealer, side-0 points, side-1 points, last-trick winner)``
         self.past: tuple[tuple[int, int, int, int], ...] = ()
 
@@ -158,8 +158,9 @@ class GuinoteState(SnapshotState):
 
     def world_key(self) -> tuple:
         """The hand number, dealer, hands, stock, trick, history, scores and this hand's deal."""
+        start = self._deal_snapshot()
         return (self.hand_no, self.dealer, tuple(self.hands), tuple(self.stock), tuple(self.trick),
-                tuple(self.history), tuple(self.scores), tuple(self.start.hands), tuple(self.start.stock))
+                tuple(self.history), tuple(self.scores), tuple(start.hands), tuple(start.stock))
 
     def play_mask(self) -> int:
         """Mask of the cards the player to act may play (PLAY phase; rules §1.3, §1.5)."""
@@ -338,7 +339,7 @@ class GuinoteState(SnapshotState):
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` has seen (rules §1.6); fields documented in ``Guinote.observation_doc``."""
         n = self.n
-        start = self.start
+        start = self._deal_snapshot()
         trump_card = start.stock[0]
         pub = walk(n, self.dealer, trump_card, self.must_under, self.history)
         fd = start.stock[:0:-1]   # face-down stock cards in draw order

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any
 
@@ -142,7 +142,7 @@ class SedmaInfoSet(InfoSet):
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
 
-    def _pin_seen(self, deck: list[int]) -> list[list[int]]:
+    def _pin_seen(self, deck: Sequence[int]) -> list[list[int]]:
         """Pin every seen card (plays, own hand) to the next unused physical copy of its rank.
 
         Sets ``played_ids`` (per seat its played ids) and ``unseen``; returns per rank the

@@ -1,6 +1,6 @@
 """Sedma rules and observations (``docs/rules/sedma.md`` §2.2–§2.5).
 
-:class:`SedmaState` keeps hands as masks of physical card ids (:mod:`.actions`), the
+:class:`SedmaState` keeps hands as masks of physical card ids (:mod:`engine.games.sedma.actions`), the
 stock as a list shared between clones (never mutated; ``spos`` is the next card to
 draw), the current trick as a few ints, and each side's won cards as a mask.
 """
@@ -87,7 +87,7 @@ class SedmaState(SnapshotState):
         self.trick = 0
         self.ntricks = 0
         self.lastw = -1
-        self.start: SedmaState | None = None
+        self.start = None
         self.hist: list[int] = []
 
     # ------------------------------------------------------------ dealing
@@ -337,7 +337,7 @@ class SedmaState(SnapshotState):
 
     def world_key(self) -> Hashable:
         """The whole current-hand world in physical ids: deal, stock order, history, match score."""
-        st = self.start
+        st = self._deal_snapshot()
         return (self.hidx, self.dealer, tuple(st.hands), tuple(self.stock), tuple(self.hist),
                 tuple(self.hands), self.spos, tuple(self.vp), self.terminal)
 
@@ -346,7 +346,7 @@ class SedmaState(SnapshotState):
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` has seen (§2.4), JSON-ready; see ``Sedma.observation_doc``."""
         n = self.n
-        s = self.start.clone()
+        s = self._deal_snapshot().clone()
         actions: list[list] = []
         tricks: list[dict] = []
         cards: list[list] = []
@@ -375,8 +375,8 @@ class SedmaState(SnapshotState):
         unseen = {r: 0 for r in RANK_STR}
         for c in self.deck:
             unseen[RANK_STR[c >> 2]] += 1
-        for c in ranks_str(self.hands[seat]):
-            unseen[c] -= 1
+        for rank in ranks_str(self.hands[seat]):
+            unseen[rank] -= 1
         for t in tricks:
             for _, r in t["cards"]:
                 unseen[r] -= 1
@@ -395,7 +395,7 @@ class SedmaState(SnapshotState):
             "phase": "over" if not live else ("decide" if self.phase == PHASE_DECIDE else "play"),
             "to_act": self.cur if live else -1,
             "hand": ranks_str(self.hands[seat]),
-            "dealt": ranks_str(self.start.hands[seat]),
+            "dealt": ranks_str(self._deal_snapshot().hands[seat]),
             "drawn": drawn,
             "hand_sizes": [h.bit_count() for h in self.hands],
             "stock": len(self.stock) - self.spos,

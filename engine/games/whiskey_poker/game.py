@@ -120,8 +120,8 @@ class WhiskeyPoker(Game):
              "no_consecutive_pass": True}),
     )
 
-    #: hand-strength-aware rollouts (:mod:`.rollout`) instead of uniform ones
-    rollout_action = staticmethod(rollout_action)
+    #: hand-strength-aware rollouts (:mod:`engine.games.whiskey_poker.rollout`) instead of uniform ones
+    rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> WhiskeyState:
         """The first hand of a match of ``n`` players, dealt from ``deal_seed``.
@@ -135,7 +135,7 @@ class WhiskeyPoker(Game):
         return WhiskeyState.new(self, Rules(n, opts), deal_seed, dealer)
 
     def infoset(self, observation: Mapping[str, Any]) -> WhiskeyInfoSet:
-        """The deals consistent with ``observation`` (rules §2.9; see :mod:`.infoset`).
+        """The deals consistent with ``observation`` (rules §2.9; see :mod:`engine.games.whiskey_poker.infoset`).
 
         :raises InconsistentObservationError: if its cards contradict each other.
         """

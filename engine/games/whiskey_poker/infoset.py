@@ -64,7 +64,7 @@ class WhiskeyInfoSet(InfoSet):
         known = [0] * (widx + 1)
         me = self.seat
         # phase 1: blocks move as wholes; origin[loc] = block now at seat loc (or the widow)
-        origin = dict(block_of_seat)
+        origin: dict[int, int | None] = dict(block_of_seat)
         origin[-1] = widx
         if me in block_of_seat:
             known[block_of_seat[me]] |= _mask(obs["dealt"])
@@ -77,9 +77,10 @@ class WhiskeyInfoSet(InfoSet):
             if a == A.EXCHANGE:
                 origin[seat], origin[-1] = origin[-1], origin[seat]
                 if seat == me:
-                    if n_rx >= len(received):
+                    o = origin[seat]
+                    if n_rx >= len(received) or o is None:
                         raise InconsistentObservationError("whiskey_poker: an own exchange without its received cards")
-                    known[origin[seat]] |= received[n_rx]
+                    known[o] |= received[n_rx]
                     n_rx += 1
             elif a == A.TAKE_ALL or A.is_take_one(a):
                 if pub is None:
@@ -89,16 +90,18 @@ class WhiskeyInfoSet(InfoSet):
                         raise InconsistentObservationError("whiskey_poker: a 'take all' without its shown hand")
                     old = shown[n_shown][1]
                     n_shown += 1
-                    if origin[seat] is not None:
-                        known[origin[seat]] |= old & ~pub[seat]
+                    o = origin[seat]
+                    if o is not None:
+                        known[o] |= old & ~pub[seat]
                     pub[seat], pub[-1] = pub[-1], old
                     origin[seat] = None          # the whole hand is public now
                 else:
                     w, h = A.take_parts(a)
                     if not pub[seat] >> h & 1:
-                        if origin[seat] is None:
+                        o = origin[seat]
+                        if o is None:
                             raise InconsistentObservationError(f"whiskey_poker: seat {seat} gave an untraceable card")
-                        known[origin[seat]] |= 1 << h
+                        known[o] |= 1 << h
                     pub[seat] = (pub[seat] | 1 << w) & ~(1 << h)
                     pub[-1] = (pub[-1] & ~(1 << w)) | 1 << h
         if obs["widow_exposed"] is not None and pub is None:

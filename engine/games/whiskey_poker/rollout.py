@@ -44,7 +44,7 @@ import random
 
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.hands import strength
-from engine.games.whiskey_poker.state import BET1, BET2, EX1, EX2, OVER
+from engine.games.whiskey_poker.state import BET1, BET2, EX1, EX2, OVER, WhiskeyState
 
 __all__ = ["rollout_action", "tier"]
 
@@ -115,7 +115,7 @@ _RAISE = ((0.0, 0.05, 0.2, 0.5, 0.8, 0.9),
           (0.0, 0.0, 0.1, 0.5, 0.8, 0.95))
 
 
-def rollout_action(state, rng: random.Random) -> int:
+def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
     """``WhiskeyPoker.rollout_action``: a legal action of ``state`` by the policy of the module docstring.
 
     :param state: a :class:`~engine.games.whiskey_poker.state.WhiskeyState` not over.

@@ -80,6 +80,35 @@ class WhiskeyState(SnapshotState):
                  "active", "dealt_in", "pot", "put", "rc", "hi", "bets", "to_act", "knocker", "passed",
                  "turns", "exposed", "rx", "shown", "score", "out", "past", "last", "hist")
 
+    rules: Rules
+    seed: int
+    hidx: int
+    dealer: int
+    hands: list[int]
+    widow: int
+    stub: int
+    phase: int
+    turn: int
+    active: int
+    dealt_in: int
+    pot: int
+    put: list[int]
+    rc: list[int]
+    hi: int
+    bets: int
+    to_act: int
+    knocker: int
+    passed: int
+    turns: int
+    exposed: int
+    rx: tuple[tuple[int, int], ...]
+    shown: tuple[tuple[int, int], ...]
+    score: list[int]
+    out: tuple[int, ...]
+    past: tuple[dict[str, Any], ...]
+    last: tuple[float, ...] | None
+    hist: list[int]
+
     # ------------------------------------------------------------ construction
 
     @classmethod
@@ -217,7 +246,7 @@ class WhiskeyState(SnapshotState):
 
     def world_key(self) -> Hashable:
         """Hand number, dealer, seats dealt in, chips, eliminations, the hand's deal and its actions."""
-        st = self.start
+        st = self._deal_snapshot()
         return (self.hidx, self.dealer, self.dealt_in, tuple(self.score), self.out,
                 tuple(st.hands), st.widow, st.stub, tuple(self.hist))
 
@@ -229,7 +258,7 @@ class WhiskeyState(SnapshotState):
         ``knock`` | ``stand`` (§2.4-§2.6)."""
         ph = self.phase
         if ph == EX2:
-            out = []
+            out: list[int] = []
             hand = cards_of(self.hands[self.turn])
             for w in cards_of(self.widow):
                 row = A.TAKE[w]
@@ -501,7 +530,7 @@ class WhiskeyState(SnapshotState):
         r = self.rules
         n = r.n
         ph = self.phase
-        st = self.start
+        st = self._deal_snapshot()
         live = ph != OVER
         betting_round = ph in (BET1, BET2, BET3)
         exchange = ph in (EX1, EX2)
@@ -539,7 +568,7 @@ class WhiskeyState(SnapshotState):
 
     def _actors(self) -> list[int]:
         """The seat that took each action of ``hist`` (replayed from the hand start)."""
-        s = self.start.clone()
+        s = self._deal_snapshot().clone()
         seats = []
         for a in self.hist:
             seats.append(s.turn)
