@@ -270,6 +270,8 @@ def unwritable(path: Path, e: OSError, doing: str, recorded: int | None = None) 
             "line was cut off)." if recorded is not None else " Nothing was recorded there by this run.")
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         remedy = f"free disk space on that file system (`df {path.parent}`) or give another --results folder"
+    elif e.errno == errno.EROFS:
+        remedy = "the file system is mounted read-only: remount it writable or give another --results folder"
     elif e.errno in (errno.ENOTDIR, errno.EEXIST):
         remedy = "a file stands where a folder is needed: move it away or give another --results folder"
     else:

@@ -109,7 +109,7 @@ def test_a_read_only_results_folder_is_one_message_and_exit_2(tmp_path):
     err = " ".join(out["err1"].split())
     assert out["rc1"].strip() == "2", err
     assert "Traceback" not in out["err1"]
-    assert "Read-only file system" in err and "Remedies:" in err and "--results" in err
+    assert "Read-only file system" in err and "Remedy:" in err and "--results" in err
 
 
 @pytest.mark.ray
