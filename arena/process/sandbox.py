@@ -156,6 +156,14 @@ def _workdir_mode(limits: Limits) -> str:
     return "0777" if limits.bot_user and os.geteuid() == 0 else "0700"
 
 
+def own_user_namespace(limits: Limits) -> bool:
+    """Whether a sandbox gets a user namespace of its own also when the arena is root: yes unless
+    ``bot_user`` is set (its uid must stay mappable for the inner ``setpriv``). Without one, every
+    root bot shared root's kernel keyring (``add_key``), a channel between bots and matches that
+    outlived the run (found by an adversarial trial); keyrings are per user namespace."""
+    return not limits.bot_user
+
+
 def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     """bubblewrap's argv for one bot (ends with ``--``).
 
@@ -180,6 +188,8 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
         out += ["--perms", "0755", "--dir", parent]
     out += ["--perms", _workdir_mode(limits), "--dir", workdir, "--chdir", workdir,
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+    if own_user_namespace(limits):
+        out.append("--unshare-user")
     if limits.network == "deny":
         out.append("--unshare-net")
     out.append("--")
@@ -248,7 +258,7 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
     if not unshare:
         raise ValueError(f"sandbox: unshare needs util-linux's unshare; {REMEDY}")
     out = [unshare]
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 or own_user_namespace(limits):
         out += ["--user", "--map-root-user"]
     out += ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--mount-proc",
             "--propagation", "private"]

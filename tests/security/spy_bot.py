@@ -215,6 +215,17 @@ def try_leak():
         try_memory(int(ARG))
     elif LEAK == "disk":
         try_disk(int(ARG))
+    elif LEAK == "keyring":  # ARG "put": store a key in the user keyring; "get": look it up
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        name = b"cardarena-spy-key"
+        if ARG == "put":
+            r = libc.syscall(248, b"user", name, b"hands", 5, -4)  # add_key(..., KEY_SPEC_USER_KEYRING)
+            report(r > 0, f"add_key -> {r} errno {ctypes.get_errno()}")
+        else:
+            r = libc.syscall(250, 10, -4, b"user", name, 0)  # keyctl(KEYCTL_SEARCH, user keyring)
+            report(r > 0, f"search -> {r} errno {ctypes.get_errno()}")
     elif LEAK == "swaplink":  # the working folder swapped for a link to a host folder
         home = os.environ["HOME"]
         try:

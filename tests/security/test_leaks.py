@@ -233,3 +233,25 @@ def test_a_working_folder_swapped_for_a_link_never_makes_the_arena_delete_its_ta
         assert not leftovers()
     finally:
         shutil.rmtree(victim, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_kernel_keyring_is_no_channel_between_bot_processes(tmp_path, mode):
+    # found by an adversarial trial: root bots shared root's user keyring across matches and runs
+    import ctypes
+
+    require(platform_has_keyrings(), "no kernel keyrings here")
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        put, _ = spy_run(tmp_path / "a", mode, "keyring", "put")
+        assert verdict(put, "keyring") == "LEAK", put  # a bot can use its own keyring
+        got, _ = spy_run(tmp_path / "b", mode, "keyring", "get")  # another process, later
+        assert verdict(got, "keyring") == expect(mode), got
+    finally:
+        key = libc.syscall(250, 10, -4, b"user", b"cardarena-spy-key", 0)
+        if key > 0:
+            libc.syscall(250, 21, key)  # KEYCTL_INVALIDATE
+
+
+def platform_has_keyrings() -> bool:
+    return os.path.exists("/proc/keys")
