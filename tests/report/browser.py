@@ -120,7 +120,7 @@ class Page:
 
     def click(self, selector: str) -> None:
         """A real mouse click at the centre of the first element matching ``selector``."""
-        box = self.js(f"(() => {{const e=document.querySelector({json.dumps(selector)}); e.scrollIntoView();"
+        box = self.js(f"(() => {{const e=document.querySelector({json.dumps(selector)}); e.scrollIntoView({{block: 'center'}});"
                       "const r=e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];})()")
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", session=True, type=kind, x=box[0], y=box[1], button="left",
