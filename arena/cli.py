@@ -67,6 +67,7 @@ def run(
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
     signals = _terminate_as_interrupt()
+    incomplete = False
     for t in tournaments:
         m = t.model
 
@@ -74,10 +75,17 @@ def run(
             """Print ``msg`` to stderr as a yellow ``warning:`` line."""
             err_console.print(f"[yellow]warning:[/] {msg}")
 
+        def started(summary, live=None):
+            """Say which sandbox the bots get (loudly when none), then start the live display."""
+            _print_sandbox(summary, quiet)
+            if live is not None:
+                live.on_start(summary)
+
         try:
             with LiveProgress(err_console, t, quiet=quiet) as live:
                 summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
-                                         on_result=live.on_result, on_start=live.on_start, warn=warn)
+                                         on_result=live.on_result, on_start=lambda s: started(s, live),
+                                         warn=warn)
         except KeyboardInterrupt:
             folder = results / m.name
             done = 0
@@ -94,6 +102,12 @@ def run(
         console.print(render.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
                                                f"{len(st.records)} matches (TrueSkill, ordered replay)"))
         console.print(tables.efficiency_line(st.efficiency))
+        if summary.unplayed:
+            incomplete = True
+            n = len(summary.unplayed)
+            warn(f"{m.name}: {n} match{'es' if n != 1 else ''} could not be played (the infrastructure failed "
+                 f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
+                 "recorded: run the same command again to play them")
         if quiet:
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
@@ -105,6 +119,41 @@ def run(
         if summary.disabled:
             msg += f"; disabled: {', '.join(summary.disabled)}"
         console.print(msg)
+        hint = inline_hint(inline, address, summary.played, summary.seconds)
+        if hint:
+            console.print(hint)
+    if incomplete:
+        raise typer.Exit(2)
+
+
+#: below this many seconds of play on <= 2 CPUs, Ray's start-up and scheduling cost more than they gain
+INLINE_HINT_S = 120.0
+
+
+def inline_hint(inline: bool, address: str | None, played: int, seconds: float) -> str:
+    """A hint to use ``--inline`` after a short local Ray run on a machine with <= 2 CPUs, else ``""``.
+
+    Measured on an idle 2-core machine (agram-demo, 600 matches): ``--inline`` about 28 s, Ray about
+    45 s; on a loaded one (8 other jobs) both took 165-200 s, without a clear winner.
+    """
+    import os
+
+    if inline or address or not played or seconds > INLINE_HINT_S or (os.cpu_count() or 1) > 2:
+        return ""
+    return (f"hint: this machine has {os.cpu_count()} CPU(s); for a tournament this short `--inline` "
+            "(no Ray) is often faster — on an idle 2-core machine the demo took about 28 s inline against "
+            "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
+
+
+def _print_sandbox(summary, quiet: bool) -> None:
+    """The sandbox line at the start of a run: dim normally, a red banner for ``none``."""
+    mode = summary.sandbox
+    if mode == "none":
+        err_console.print(f"[bold red]{summary.tournament}: sandbox: none — bots run WITHOUT A SANDBOX[/] "
+                          "(they can read the results folder, other processes and the network; "
+                          "see docs/security.md)", highlight=False)
+    elif not quiet:
+        err_console.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
 
 
 @app.command()
@@ -168,6 +217,7 @@ def rules(
     from engine import registry
 
     g = registry.get_game(game)
+    game = g.name
     if full:
         path = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{game}.md"
         if not path.exists():
@@ -186,36 +236,133 @@ def rules(
     console.print(f"\nFull rules: arena rules {game} --full")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def doctor(
-    ctx: typer.Context,
-    game: Annotated[str, typer.Argument(help="game to test the bot on")],
-    matches: Annotated[int, typer.Option("--matches", min=1, help="full matches against the random bot")] = 3,
-    move_ms: Annotated[int, typer.Option("--move-ms", min=1, help="time per move (ms)")] = 1000,
-    players: Annotated[int | None, typer.Option("--players", "-n", min=1, help="seats (default: the game's minimum)")] = None,
-    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE (YAML value; repeatable)")] = None,
-) -> None:
-    """Check a bot's protocol compliance: `arena doctor [OPTIONS] GAME -- CMD ...` (exit 0 = pass).
-
-    Options go before `--`; everything after it is the bot's command.
-    """
+def _options(option: list[str] | None) -> dict:
+    """``-o KEY=VALUE`` options as a dict (values read as YAML)."""
     import yaml
 
-    from arena.doctor import doctor as run_doctor
-    from arena.specs import Clock
-
-    cmd = list(ctx.args)
-    if not cmd:
-        raise typer.BadParameter("give the bot's command after --, e.g. arena doctor agram -- python my_bot.py")
     opts = {}
     for o in option or []:
         key, sep, value = o.partition("=")
         if not sep or not key:
             raise typer.BadParameter(f"--option expects KEY=VALUE, got {o!r}")
         opts[key.strip()] = yaml.safe_load(value)
+    return opts
+
+
+_DOCTOR_OPTIONS = "--matches N, --move-ms MS, -n/--players N, -o/--option KEY=VALUE, --config FILE"
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def doctor(
+    ctx: typer.Context,
+    game: Annotated[str | None, typer.Argument(help="game to test the bot on")] = None,
+    matches: Annotated[int, typer.Option("--matches", min=1, help="full matches against the random bot (at least one per seat)")] = 3,
+    move_ms: Annotated[int, typer.Option("--move-ms", min=1, help="time per move (ms)")] = 1000,
+    players: Annotated[int | None, typer.Option("--players", "-n", min=1, help="seats (default: the game's minimum)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE (YAML value; repeatable)")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="check every bot of this tournaments file (one table)")] = None,
+) -> None:
+    """Check a bot's protocol compliance: `arena doctor [OPTIONS] GAME -- CMD ...` (exit 0 = pass).
+
+    Options go before `--`; everything after it is the bot's command. With `--config FILE
+    [BOT ...]` every bot of the file (or those named) is checked on the game, players, options,
+    clock and limits of the first tournament that enters it.
+    """
+    from arena.doctor import doctor as run_doctor
+    from arena.specs import Clock
+
+    cmd = list(ctx.args)
+    for word in ([game] if game else []) + cmd[:1]:
+        if word.startswith("-"):  # typer hands an unknown option over as the game or the command
+            raise typer.BadParameter(f"unknown option {word!r} for arena doctor; its options are "
+                                     f"{_DOCTOR_OPTIONS} (before --)")
+    opts = _options(option)
+    if config is not None:
+        from arena.doctor import doctor_config
+
+        only = ([game] if game else []) + cmd  # `--config FILE [BOT ...]`: typer gives the first as GAME
+        clock = Clock(move_ms=move_ms) if move_ms != 1000 else None  # else each tournament's own clock
+        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None)
+        console.print(table)
+        raise typer.Exit(0 if ok else 1)
+    if game is None:
+        raise typer.BadParameter("give the game and the bot's command: arena doctor agram -- python my_bot.py")
+    if not cmd:
+        raise typer.BadParameter("give the bot's command after --, e.g. arena doctor agram -- python my_bot.py")
     rep = run_doctor(game, cmd, matches=matches, clock=Clock(move_ms=move_ms), players=players, options=opts)
     console.print(rep.render())
     raise typer.Exit(0 if rep.passed else 1)
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="game to play (see `arena games`)")],
+    seat: Annotated[int, typer.Option("--seat", min=0, help="your seat (0 moves first in most games)")] = 0,
+    vs: Annotated[list[str] | None, typer.Option("--vs", help="opponent: random, greedy, ismcts, ismcts-fast, pimc, "
+                                                 "or a command in quotes (repeatable: one per seat)")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-n", min=1, help="seats (default: the game's minimum)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE (repeatable)")] = None,
+    clock: Annotated[bool, typer.Option("--clock", help="put your seat under the bots' clock too")] = False,
+    seed: Annotated[int | None, typer.Option("--seed", help="deal seed (default: a fresh random deal)")] = None,
+) -> None:
+    """Play a whole match against bots in this terminal: type the number of your move."""
+    from arena.play import play as run_play
+
+    res = run_play(game, vs or ["random"], seat=seat, players=players, options=_options(option), clock=clock,
+                   seed=seed, console=console)
+    raise typer.Exit(0 if res.status == "ok" else 1)
+
+
+@app.command()
+def replay(
+    folder: Annotated[Path, typer.Argument(help="results/<tournament> folder")],
+    match: Annotated[str, typer.Argument(help="match id, its end (d00003/r01) or its number in matches.jsonl")],
+    seat: Annotated[int | None, typer.Option("--seat", min=0, help="the seat whose view to show")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="write the HTML viewer to this file instead")] = None,
+) -> None:
+    """Step through a recorded match from one seat's point of view (every seat's once its deal is complete)."""
+    from arena.replay import deal_complete, find_record, show_terminal
+
+    rec = find_record(folder, match)
+    everyone = deal_complete(folder, rec)
+    if seat is None and not everyone:
+        from arena.errors import ArenaError
+
+        raise ArenaError(f"the deal of {rec['match_id']} is still being played by other seatings; give "
+                         "--seat N for one seat's view (docs/security.md)")
+    if html is not None:
+        from arena.replay_html import write_page
+
+        seats = None if seat is None else [seat]
+        path = write_page(html, rec, seats, everyone=everyone and seat is None)
+        console.print(f"replay of {rec['match_id']} written to {path}", markup=False)
+        return
+    ask = console.input if console.is_terminal and sys.stdin.isatty() else None
+    show_terminal(rec, seat, console, ask, everyone=seat is None)
+
+
+new_app = typer.Typer(help="Start something new from a template: `arena new bot NAME`.", no_args_is_help=True)
+app.add_typer(new_app, name="new")
+
+
+@new_app.command("bot")
+def new_bot(
+    name: Annotated[str, typer.Argument(help="the bot's name (also its folder)")],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python | js | c | sh")] = "python",
+) -> None:
+    """Write a working, commented bot in NAME/ (it passes `arena doctor` as it is)."""
+    from arena.scaffold import new_bot as make
+
+    made = make(name, lang)
+    console.print(f"[green]made[/] {made.folder}/ ({made.lang}): "
+                  f"{', '.join(sorted(p.name for p in made.folder.iterdir()))}")
+    if made.lang == "c" and not made.built:
+        console.print(f"[yellow]no C compiler found[/]: build it with `cd {made.folder} && cc -O2 -Wall -o bot bot.c`")
+    console.print(f"check it:  arena doctor agram -- {' '.join(made.doctor_cmd())}", markup=False)
+    console.print(f"play it:   arena play agram --vs \"{' '.join(made.doctor_cmd())}\"", markup=False)
+    console.print("add to tournaments.yaml (paths relative to the file's folder; or collect a folder of bots "
+                  "with `bots: {from: DIR}`):", markup=False)
+    console.print(made.yaml_lines(), markup=False, highlight=False)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ tournament and the key, and says what is expected.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -20,6 +21,8 @@ PRESETS = {
     "strict": {"policy": "forfeit", "disable_after": 3},
     "lenient": {"policy": "random", "disable_after": 20},
 }
+#: what ``preset: competition`` does to ``limits`` (with strict faults and paced forced moves)
+COMPETITION_LIMITS = {"sandbox": "required", "network": "deny"}
 
 
 class _Strict(BaseModel):
@@ -58,8 +61,9 @@ class LimitsModel(_Strict):
     max_rss_mb: Int = Field(2048, ge=16)
     cpu_s: Int | None = Field(None, ge=1)
     max_open_files: Int = Field(64, ge=8)
-    network: Literal["allow", "deny"] = "allow"
-    sandbox: Literal["none", "bwrap"] = "none"
+    max_disk_mb: Int = Field(256, ge=1)
+    network: Literal["allow", "deny"] = "deny"
+    sandbox: Literal["auto", "required", "bwrap", "unshare", "none"] = "auto"
     bot_user: str | None = None
 
 
@@ -134,6 +138,7 @@ class TournamentModel(_Strict):
     clock: ClockModel = ClockModel()
     faults: FaultsModel = FaultsModel()
     limits: LimitsModel = LimitsModel()
+    preset: Literal["competition"] | None = None
     description: str = ""
 
     @field_validator("bots")
@@ -200,13 +205,24 @@ class Tournament:
         """The fault policy (a preset expanded) as :class:`arena.specs.FaultPolicy`."""
         d = self.model.faults.model_dump()
         preset = d.pop("preset")
+        if self.model.preset == "competition":
+            preset = "strict"
         if preset:
             d.update(PRESETS[preset])
         return FaultPolicy(**d)
 
     def limits(self) -> Limits:
-        """The process limits as :class:`arena.specs.Limits`."""
-        return Limits(**self.model.limits.model_dump())
+        """The process limits as :class:`arena.specs.Limits` (``preset: competition``: sandbox
+        required, network denied)."""
+        d = self.model.limits.model_dump()
+        if self.model.preset == "competition":
+            d.update(COMPETITION_LIMITS)
+        return Limits(**d)
+
+    @property
+    def pace_forced(self) -> bool:
+        """Whether forced moves take as long as the seat's median decision (``preset: competition``)."""
+        return self.model.preset == "competition"
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -235,15 +251,60 @@ _NULL_MEANS = {
 }
 
 
-def _errors(e: ValidationError, limit: int = 3) -> str:
-    """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first)."""
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to ``word``, else ``""``."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _fields_at(model: type[BaseModel] | None, loc: list) -> list[str]:
+    """The keys the schema allows where ``loc`` (a path of keys) ends, or [] if unknown."""
+    free = False  # the next part is a free key of a mapping (a bot's name)
+    for part in loc:
+        if model is None or isinstance(part, int) or free:
+            free = False
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return []
+        ann = field.annotation
+        model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        if model is None:
+            for arg in getattr(ann, "__args__", ()):  # dict[str, BotModel], X | None
+                if isinstance(arg, type) and issubclass(arg, BaseModel):
+                    model = arg
+                    free = getattr(ann, "__origin__", None) is dict
+    return list(model.model_fields) if model is not None else []
+
+
+_NAME_WORDS = "a name uses letters, digits, '_', '.', '-' and starts with a letter or digit"
+
+
+def _plain(err: Any, model: type[BaseModel] | None) -> str:
+    """A pydantic error in plain words: unknown keys with their closest known key."""
+    kind = err.get("type")
+    loc = list(err.get("loc", ()))
+    if kind == "extra_forbidden":
+        known = _fields_at(model, loc[:-1])
+        hint = did_you_mean(loc[-1], known) if known else ""
+        return f"unknown key{hint}" + (f"; known keys here: {', '.join(known)}" if known and not hint else "")
+    if kind == "string_pattern_mismatch":
+        return f"{_NAME_WORDS}, got {err.get('input')!r}"
+    if kind == "missing":
+        return "missing (this key is required)"
+    return str(err["msg"])
+
+
+def _errors(e: ValidationError, limit: int = 3, model: type[BaseModel] | None = None) -> str:
+    """Up to ``limit`` validation errors as ``key 'a.b': message; ...`` (unknown keys first),
+    in plain words (:func:`_plain`; ``model`` is the schema validated, for "did you mean")."""
     errs = sorted(e.errors(), key=lambda x: x.get("type") != "extra_forbidden")
     by_key: dict[str, list[str]] = {}  # a union's branches fail one by one: one entry per key
     got: dict[str, str] = {}
     for x in errs:
         loc = _loc(x)
-        by_key.setdefault(loc, []).append(x["msg"])
-        if isinstance(x.get("input"), bool):  # YAML true/false where a number is expected
+        by_key.setdefault(loc, []).append(_plain(x, model))
+        if isinstance(x.get("input"), bool) and x.get("type") != "extra_forbidden":  # YAML true/false where a number is expected
             got[loc] = f", got {str(x['input']).lower()}"
     keys = list(by_key.items())
     parts = []
@@ -255,7 +316,7 @@ def _errors(e: ValidationError, limit: int = 3) -> str:
     return "; ".join(parts)
 
 
-def _loc(err: dict) -> str:
+def _loc(err: Any) -> str:
     loc = list(err.get("loc", ()))
     # a union's branch (``int``, ``literal['auto']``) ends the location of a bad value; it is not a key
     while (len(loc) > 1 and err.get("type") != "extra_forbidden" and isinstance(loc[-1], str)
@@ -277,18 +338,68 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
-def load(path: str | Path) -> list[Tournament]:
-    """Read, merge and validate a tournaments file.
+SUBMISSION_FILES = ("bot.yaml", "bot.py")
 
-    :returns: every tournament, in file order.
-    :raises ConfigError: naming the file, the tournament and the key for any problem
-        (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
-        too few bots for the players, duplicate names).
+
+def _submissions(raw: dict, path: Path) -> dict[str, Path]:
+    """Expand ``bots: {from: DIR}`` (or a list of folders) in ``raw`` in place: every subfolder of
+    DIR holding a ``bot.yaml`` (its ``cmd`` and other bot keys) or a ``bot.py`` (run as
+    ``python bot.py``) becomes a bot named after the folder, run in that folder.
+
+    :returns: ``bot name -> its folder`` (the bots' working folder for relative paths).
+    :raises ConfigError: naming the file and folder for a missing DIR, a bad ``bot.yaml``, a
+        folder name that is not a bot name, or a name declared twice.
     """
-    from engine import registry
-    from engine.errors import CardArenaError
+    bots = raw.get("bots")
+    if not isinstance(bots, dict) or "from" not in bots:
+        return {}
+    bots = dict(bots)
+    spec = bots.pop("from")
+    dirs = spec if isinstance(spec, list) else [spec]
+    found: dict[str, Path] = {}
+    for d in dirs:
+        if not isinstance(d, str):
+            raise ConfigError(f"{path}: key 'bots.from': expected a folder (or a list of folders), got {d!r}")
+        folder = (path.resolve().parent / d).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"{path}: key 'bots.from': no folder {folder}")
+        for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+            entry = _submission(sub, path)
+            if entry is None:
+                continue
+            if sub.name in bots:
+                raise ConfigError(f"{path}: key 'bots.from': bot {sub.name!r} ({sub}) is declared twice")
+            bots[sub.name] = entry
+            found[sub.name] = sub
+    raw["bots"] = bots
+    return found
 
-    path = Path(path)
+
+def _submission(sub: Path, path: Path) -> dict | None:
+    """The bot entry of one submission folder, or None when it holds no bot."""
+    if (sub / "bot.yaml").exists():
+        try:
+            entry = yaml.safe_load((sub / "bot.yaml").read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"{sub / 'bot.yaml'}: cannot read it ({e})") from e
+        if not isinstance(entry, dict) or "cmd" not in entry:
+            raise ConfigError(f"{sub / 'bot.yaml'}: expected a mapping with the bot's 'cmd', "
+                              "e.g. cmd: [python, bot.py]")
+    elif (sub / "bot.py").exists():
+        entry = {"cmd": ["python", "bot.py"]}
+    else:
+        return None
+    if not re.match(BOT_NAME, sub.name):
+        raise ConfigError(f"{path}: key 'bots.from': folder {sub.name!r}: {_NAME_WORDS.replace('a name', 'a bot name')}; "
+                          "rename the folder")
+    return entry
+
+
+def _read_yaml(path: Path) -> Any:
+    """The YAML document of ``path`` (keys given twice refused).
+
+    :raises ConfigError: naming the file (and line, column) for a file that cannot be read or parsed.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -304,26 +415,44 @@ def load(path: str | Path) -> list[Tournament]:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}:{where}: invalid YAML: {getattr(e, 'problem', e)}") from e
+    return raw
+
+
+def load(path: str | Path) -> list[Tournament]:
+    """Read, merge and validate a tournaments file.
+
+    :returns: every tournament, in file order.
+    :raises ConfigError: naming the file, the tournament and the key for any problem
+        (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
+        too few bots for the players, duplicate names).
+    """
+    from engine import registry
+    from engine.errors import CardArenaError
+
+    path = Path(path)
+    raw = _read_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
+    folders = _submissions(raw, path)
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
-        raise ConfigError(f"{path}: {_errors(e)}") from e
+        bad = [x["loc"][1] for x in e.errors() if len(x["loc"]) > 1 and x["loc"][0] == "bots"]
+        where = f" (bot {bad[0]!r} comes from {folders[bad[0]] / 'bot.yaml'})" if bad and bad[0] in folders else ""
+        raise ConfigError(f"{path}: {_errors(e, model=FileModel)}{where}") from e
     root = path.resolve().parent
     bots = {}
-    for name, b in fm.bots.items():
+    for name, bm in fm.bots.items():
         if not re.match(BOT_NAME, name):
-            raise ConfigError(f"{path}: key 'bots.{name}': a bot name uses letters, digits, '_', '.', '-' "
-                              "and starts with a letter or digit")
-        bots[name] = BotSpec(name=name, cmd=tuple(b.cmd), env=tuple(sorted(b.env.items())),
-                             fresh_process=b.fresh_process, ask_forced=b.ask_forced, cwd=str(root),
-                             version=b.version or "")
+            raise ConfigError(f"{path}: key 'bots.{name}': {_NAME_WORDS.replace('a name', 'a bot name')}")
+        bots[name] = BotSpec(name=name, cmd=tuple(bm.cmd), env=tuple(sorted(bm.env.items())),
+                             fresh_process=bm.fresh_process, ask_forced=bm.ask_forced,
+                             cwd=str(folders.get(name, root)), version=bm.version or "")
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)
     except ValidationError as e:
-        raise ConfigError(f"{path}: defaults: {_errors(e)}") from e
+        raise ConfigError(f"{path}: defaults: {_errors(e, model=_DefaultsCheck)}") from e
     out: list[Tournament] = []
     seen: set[str] = set()
     for i, traw in enumerate(fm.tournaments):
@@ -332,24 +461,28 @@ def load(path: str | Path) -> list[Tournament]:
         if not isinstance(traw, dict):
             raise ConfigError(f"{where}: expected a mapping")
         merged = dict(traw)
+        if merged.get("bots") == "all":  # every bot of the file (a class's submissions)
+            merged["bots"] = list(bots)
         for key in ("clock", "faults", "limits", "ratings", "execution"):
             merged[key] = _merge(defaults.get(key) or {}, traw.get(key) or {})
         try:
             tm = TournamentModel.model_validate(merged)
         except ValidationError as e:
-            raise ConfigError(f"{where}: {_errors(e)}") from e
+            raise ConfigError(f"{where}: {_errors(e, model=TournamentModel)}") from e
         if tm.name in seen:
             raise ConfigError(f"{where}: the name is used by another tournament")
         seen.add(tm.name)
         for b in tm.bots:
             if b not in bots:
-                raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}; declared bots: {', '.join(sorted(bots))}")
+                raise ConfigError(f"{where}: key 'bots': unknown bot {b!r}{did_you_mean(b, bots)}; declared bots: "
+                                  f"{', '.join(sorted(bots))}")
         for b in tm.ratings.fixed:
             if b not in tm.bots:
                 src = "" if "fixed" in (traw.get("ratings") or {}) else " (from defaults)"
                 raise ConfigError(f"{where}: key 'ratings.fixed'{src}: {b!r} is not one of the tournament's bots")
         try:
             game = registry.get_game(tm.game)
+            tm.game = game.name  # the registered spelling (``Sedma``, ``whiskey-poker`` are accepted)
             game.check_players(tm.players)
             tm.options = game.resolve_options(tm.options)
             game.new_match(tm.players, 0, **tm.options)  # options that depend on the player count
@@ -368,6 +501,13 @@ def load(path: str | Path) -> list[Tournament]:
                               f"a lineup never holds one bot twice, so at least {tm.players} bots are needed")
         if tm.faults.preset and "policy" in (traw.get("faults") or {}):
             raise ConfigError(f"{where}: key 'faults': give either 'preset' or 'policy', not both")
+        if tm.preset == "competition":
+            fixed = [f"limits.{k}" for k in COMPETITION_LIMITS if k in (traw.get("limits") or {})]
+            fixed += [f"faults.{k}" for k in ("preset", "policy", "disable_after") if k in (traw.get("faults") or {})]
+            if fixed:
+                raise ConfigError(f"{where}: key 'preset': 'competition' sets {', '.join(fixed)} itself (sandbox "
+                                  "required, network deny, strict faults); remove them from the tournament, or "
+                                  "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
     return out
 
@@ -391,7 +531,7 @@ def select(tournaments: list[Tournament], names: list[str] | None, all_: bool,
         out = []
         for n in names:
             if n not in by:
-                raise ConfigError(f"{source}: unknown tournament {n!r}; known: {', '.join(by)}")
+                raise ConfigError(f"{source}: unknown tournament {n!r}{did_you_mean(n, by)}; known: {', '.join(by)}")
             out.append(by[n])
         return out
     out = [t for t in tournaments if t.model.default]

@@ -13,9 +13,11 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from arena.batch import play_batch
-from arena.errors import BotFault, BotStall, BotTimeout
+from arena.errors import LINE_HINT, BotFault, BotStall, BotTimeout
 from arena.process import (
     FAULT_TAIL_CHARS,
     STDERR_DRAIN_S,
@@ -30,7 +32,7 @@ from arena.process import (
     stderr_excerpt,
 )
 from arena.protocol import encode_end, encode_start, parse_ready
-from arena.specs import BotSpec, Clock, FaultPolicy, Limits, MatchResult, MatchSpec
+from arena.specs import BotSpec, Clock, Fault, FaultPolicy, Limits, MatchResult, MatchSpec
 from engine import registry
 from engine.seeds import bot_seed, deal_seed
 
@@ -105,7 +107,8 @@ def _pct(values: list[float], q: float) -> float:
 
 def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
            cwd: str | None = None, limits: Limits | None = None, players: int | None = None,
-           options: dict | None = None) -> DoctorReport:
+           options: dict | None = None, name: str | None = None,
+           env: tuple[tuple[str, str], ...] = ()) -> DoctorReport:
     """Check the bot started by ``cmd`` on ``game``.
 
     The first check ("command") says whether the command and its script exist; with
@@ -116,16 +119,20 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     :param game: a registered game name.
     :param cmd: the bot's argv (``python`` runs under the arena's interpreter; relative
         paths resolve against ``cwd``, default the current directory).
-    :param matches: full matches against the random bot (the candidate's seat rotates).
+    :param matches: full matches against the random bot (the candidate's seat rotates); at
+        least one per seat, so with 4 players every seat is tested.
     :param clock: time control (default: DESIGN's defaults, 1000 ms per move).
     :param limits: process limits the bot runs under (default: DESIGN's defaults).
     :param players: seats (default: the game's minimum, at least 2).
     :param options: game options (default: the game's defaults).
+    :param name: what the messages call the bot (default: its script's or program's name).
+    :param env: the bot's extra environment keys (as in the config).
     :returns: the report (never raises for a misbehaving bot).
     :raises UnknownGameError: for an unknown game.
     :raises PlayerCountError, OptionError: for players or options the game refuses.
     """
     g = registry.get_game(game)
+    game = g.name
     n = players or max(2, g.min_players)
     g.check_players(n)
     opts = g.resolve_options(options or {})
@@ -134,44 +141,23 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     limits = limits or Limits()
     cwd = os.path.abspath(cwd or os.getcwd())
     report = DoctorReport(game, list(cmd))
-    cand = BotSpec("candidate", tuple(cmd), cwd=cwd)
+    cand = BotSpec(name or bot_name(cmd), tuple(cmd), env=tuple(env), cwd=cwd)
+    matches = max(matches, n)  # every seat at least once
     if not _setup(report, cand, limits):
         return report
     _handshake(report, cand, game, clock, limits, n, opts)
     if report.checks[-1].status == FAIL:
         return report
-    teams = g.teams(n)
-    opponent = BotSpec("random", ("python", "bots/random_bot.py"), cwd=_PROJECT)
-    bots = {"candidate": cand, "random": opponent}
-    faults = []
-    for m in range(matches):
-        seat = m % n
-        seats = tuple("candidate" if s == seat else "random" for s in range(n))
-        mid = f"doctor/{game}/d{m:05d}/r{seat:02d}"
-        spec = MatchSpec(match_id=mid, tournament="doctor", token=f"doctor-{m}", game=game, options=dict(opts),
-                         players=n, deal_index=m, deal_seed=deal_seed("doctor", game, m), rotation=seat,
-                         lineup=("candidate", "random"), seats=seats,
-                         teams=tuple(tuple(t) for t in teams),
-                         bot_seeds=tuple(bot_seed("doctor", mid, s) for s in range(n)), fingerprint="",
-                         clock=clock, faults=FaultPolicy(), limits=limits, wall_s=600.0)
-        # every seat but the candidate's is a separate random-bot process
-        try:
-            (res,) = play_batch([spec], bots, None)
-        except BotSetupError as e:  # the opponent cannot run with these limits
-            report.add("matches", FAIL, f"could not play: {e}")
-            return report
-        report.results.append(res)
-        report.move_ms += res.move_ms[seat]
-        faults += [f for f in res.faults if f.seat == seat]
-        others = [f for f in res.faults if f.seat != seat]
-        if others:
-            report.add(f"match {m + 1}", WARN, f"the random opponent faulted: {others[0].detail}")
+    faults = _play_matches(report, cand, g, n, opts, clock, limits, matches)
+    if faults is None:
+        return report
     if faults:
-        f = faults[0]
+        f, fspec, fres = faults[0]
         excerpt = stderr_excerpt(f.stderr_tail, EXCERPT_CHARS, cut=len(f.stderr_tail) >= FAULT_TAIL_CHARS)
         tail = f" | stderr: {excerpt}" if excerpt else ""
-        report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} at move "
-                   f"{f.move}: {f.detail}{tail}")
+        where = fault_place(fspec, fres.actions, f.seat, f, cand.ask_forced)
+        report.add("matches", FAIL, f"{len(faults)} fault(s) in {matches} matches; first: {f.cls} {where}: "
+                   f"{f.detail}{tail}")
     else:
         report.add("matches", PASS, f"{matches} full matches against the random bot, seats "
                    f"{sorted({m % n for m in range(matches)})}, every reply legal and on time")
@@ -185,12 +171,84 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     return report
 
 
+def _play_matches(report: DoctorReport, cand: BotSpec, g: Any, n: int, opts: dict, clock: Clock,
+                  limits: Limits, matches: int) -> list | None:
+    """Play ``matches`` full matches of the candidate against random bots, its seat rotating;
+    record them in ``report``. Returns the candidate's faults as (fault, spec, result), or None
+    when the opponent cannot run at all (a failed check was added)."""
+    game = g.name
+    teams = g.teams(n)
+    rival = "random" if cand.name != "random" else "random-opponent"
+    opponent = BotSpec(rival, ("python", "bots/random_bot.py"), cwd=_PROJECT)
+    bots = {cand.name: cand, rival: opponent}
+    faults = []
+    for m in range(matches):
+        seat = m % n
+        seats = tuple(cand.name if s == seat else rival for s in range(n))
+        mid = f"doctor/{game}/d{m:05d}/r{seat:02d}"
+        spec = MatchSpec(match_id=mid, tournament="doctor", token=f"doctor-{m}", game=game, options=dict(opts),
+                         players=n, deal_index=m, deal_seed=deal_seed("doctor", game, m), rotation=seat,
+                         lineup=(cand.name, rival), seats=seats,
+                         teams=tuple(tuple(t) for t in teams),
+                         bot_seeds=tuple(bot_seed("doctor", mid, s) for s in range(n)), fingerprint="",
+                         clock=clock, faults=FaultPolicy(), limits=limits, wall_s=600.0)
+        # every seat but the candidate's is a separate random-bot process
+        try:
+            (res,) = play_batch([spec], bots, None)
+        except BotSetupError as e:  # the opponent cannot run with these limits
+            report.add("matches", FAIL, f"could not play: {e}")
+            return None
+        report.results.append(res)
+        report.move_ms += res.move_ms[seat]
+        faults += [(f, spec, res) for f in res.faults if f.seat == seat]
+        others = [f for f in res.faults if f.seat != seat]
+        if others:
+            report.add(f"match {m + 1}", WARN, f"the random opponent faulted: {others[0].detail}")
+    return faults
+
+
+_GENERIC = {"bot", "main", "index", "run"}  # a script so named is called after its folder (arena new bot)
+
+
+def bot_name(cmd: list[str] | tuple[str, ...]) -> str:
+    """What doctor calls a bot given by its command: the stem of its script (``my_bot`` for
+    ``python my_bot.py``), else of its program; ``alice/bot.py`` and ``./alice/bot`` -> ``alice``."""
+    for part in list(cmd[1:]) + [cmd[0]]:
+        stem = os.path.splitext(os.path.basename(part))[0]
+        if part.startswith("-") or not stem:
+            continue
+        if "." in os.path.basename(part) or part is cmd[0]:
+            folder = os.path.basename(os.path.dirname(os.path.normpath(part)))
+            return folder if stem in _GENERIC and folder not in ("", ".", "..") else stem
+    return "bot"
+
+
+def fault_place(spec: MatchSpec, actions: list[str], seat: int, fault: Fault, ask_forced: bool = False) -> str:
+    """Where ``fault`` of ``seat`` happened, counted in the bot's own moves (the ``act``
+    messages it was sent; forced moves count only with ``ask_forced``): ``at start-up``,
+    ``at its move K (move N of the match, seat S)`` when it was the seat's turn, else
+    ``after its move K (...)`` (noticed while another seat played). The actions are replayed."""
+    if fault.cls == "stall" and "'ready'" in fault.detail and fault.move == 0:
+        return "at start-up"
+    g = registry.get_game(spec.game)
+    state = g.new_match(spec.players, spec.deal_seed, **spec.options)
+    done = 0  # the seat's decisions before the fault: the acts it was sent (forced moves are not asked)
+    for text in actions[:fault.move]:
+        if state.current_player() == seat and (ask_forced or len(state.legal_actions()) > 1):
+            done += 1
+        state.apply(g.parse_action(text))
+    match = f"move {fault.move + 1} of the match, seat {seat}"
+    if not state.is_terminal() and state.current_player() == seat:
+        return f"at its move {done + 1} ({match})"
+    return f"after its move {done} ({match})"
+
+
 def _setup(report: DoctorReport, cand: BotSpec, limits: Limits) -> bool:
     """The checks that need no process of the bot: command, sandbox, bot_user. False if one failed."""
     reason = check_command(cand)
     if reason:
-        report.add("command", FAIL, reason.replace("bot 'candidate': ", "")
-                   + " -- give the path relative to the folder doctor runs in (or --cwd)")
+        report.add("command", FAIL, reason.replace(f"bot {cand.name!r}: ", "")
+                   + " -- give the path relative to the folder doctor runs in")
         return False
     report.add("command", PASS, "found: " + " ".join(cand.cmd))
     if limits.sandbox == "bwrap" or limits.network == "deny":
@@ -239,7 +297,7 @@ def _handshake(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, lim
         text = proc.stderr.tail_text()
         tail = stderr_excerpt(text, EXCERPT_CHARS, cut=len(text) >= FAULT_TAIL_CHARS)
         if isinstance(e, BotTimeout):
-            e = BotStall(f"no 'ready' within startup_ms {clock.startup_ms}")
+            e = BotStall(f"no 'ready' within startup_ms {clock.startup_ms}; {LINE_HINT}")
         report.add("handshake", FAIL, f"{e.fault_class}: {e}" + (f" | stderr: {tail}" if tail else "")
                    + " -- the bot must answer {\"type\":\"start\",...} with "
                    "{\"type\":\"ready\",\"protocol\":1,\"name\":...,\"version\":...} on one stdout line")
@@ -281,3 +339,48 @@ def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n:
     finally:
         hub.close()
         remove_workdir(proc.workdir)
+
+
+def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None = None,
+                  only: list[str] | None = None) -> tuple[Any, bool]:
+    """Check every bot of a tournaments file (``arena doctor --config FILE``), each on the game,
+    players, options, clock and limits of the first tournament that enters it.
+
+    :param clock: override the tournaments' clock (default: each tournament's own).
+    :param only: check only these bots.
+    :returns: ``(rich table, every bot passed)``; bots in no tournament are listed as not checked.
+    :raises ConfigError: for the file (as :func:`arena.config.load`), or an unknown name in ``only``.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    from arena import config as cfg
+    from arena.errors import ConfigError
+
+    tournaments = cfg.load(Path(path))
+    plan: dict[str, Any] = {}
+    for t in tournaments:
+        for name, spec in t.bots.items():
+            plan.setdefault(name, (t, spec))
+    if only:
+        unknown = [b for b in only if b not in plan]
+        if unknown:
+            raise ConfigError(f"{path}: no tournament enters bot {unknown[0]!r}"
+                              f"{cfg.did_you_mean(unknown[0], plan)}; bots: {', '.join(plan)}")
+    table = Table(title=f"arena doctor --config {path}")
+    for col in ("bot", "tournament", "result", "first problem"):
+        table.add_column(col, overflow="fold")
+    ok = True
+    for name, (t, spec) in plan.items():
+        if only and name not in only:
+            continue
+        m = t.model
+        rep = doctor(m.game, list(spec.cmd), matches=matches, clock=clock or t.clock(), cwd=spec.cwd,
+                     limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env)
+        ok = ok and rep.passed
+        bad = next((c for c in rep.checks if c.status == FAIL), None) or next(
+            (c for c in rep.checks if c.status == WARN), None)
+        verdict = Text("PASS", style="green") if rep.passed else Text("FAIL", style="bold red")
+        problem = f"{bad.name}: {bad.message}" if bad else ""
+        table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, problem)
+    return table, ok

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from engine.errors import CardArenaError
 
+#: said after a missing ``ready`` (a stall): the two causes met in practice.
+LINE_HINT = ("end each reply with a newline and flush stdout after every line (C: fflush(stdout); "
+             "Python: print(..., flush=True)); read stdin line by line, without waiting for end of "
+             "input (awk: mawk -W interactive or gawk)")
+
 
 class ArenaError(CardArenaError):
     """Root of the arena's errors."""

@@ -95,7 +95,15 @@ def export(folder: str | Path, st: Standings) -> None:
               "forfeit": sum(1 for r in st.records if r.status == "forfeit"),
               "aborted": sum(1 for r in st.records if r.status == "aborted"),
               "outside_schedule": st.outside}
-    meta = {"game": st.meta["game"], "players": st.meta["players"], **counts,
+    meta = {"game": st.meta["game"], "players": st.meta["players"], "sandbox": st.meta.get("sandbox"), **counts,
             "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records)}
-    render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
-    report_html.write_report(folder, st)
+    from arena.bot_pages import write_class_pages
+
+    try:
+        render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+        report_html.write_report(folder, st)
+        write_class_pages(folder, st)
+    except OSError as e:
+        raise ArenaError(f"cannot write the tables into {folder}: {e.strerror or e} ({e.filename}). The "
+                         f"{len(st.records)} recorded matches are kept in matches.jsonl. Remedies: free disk space "
+                         f"or make the folder writable, then run `arena leaderboard {folder} --write`") from e

@@ -15,7 +15,8 @@ and call :func:`run`::
 :func:`run` reads arena messages from stdin, answers ``start`` with ``ready`` (reseeding
 ``ctx.rng`` from the message's ``seed`` every time, so a bot is reproducible), answers
 ``act`` with ``action`` echoing the request id, calls the optional ``on_end`` hook at
-``end``, and returns 0 when the arena closes stdin. Log to stderr, never to stdout.
+``end``, and returns 0 when the arena closes stdin. While it runs, the protocol owns
+stdout: a stray ``print()`` goes to stderr (the bot's log). Full guide: ``docs/sdk.md``.
 The SDK depends on nothing but the standard library (orjson is used when installed).
 """
 
@@ -98,11 +99,44 @@ def run(act: ActFn, name: str = "bot", version: str = "1",
     :param on_start: called with the context after every ``start`` (before ``ready``).
     :param on_end: called with ``(ctx, outcome, observation)`` at every ``end``.
     :param stdin: a binary stream to read (default ``sys.stdin.buffer``).
-    :param stdout_fd: the file descriptor to write (default 1).
+    :param stdout_fd: the file descriptor to write (default: a private copy of fd 1; while
+        :func:`run` serves, ``print()`` and anything else written to fd 1 go to stderr, so a
+        debugging print cannot break the protocol).
     :returns: 0 at end of input.
     """
     inp = stdin if stdin is not None else sys.stdin.buffer
-    out = 1 if stdout_fd is None else stdout_fd
+    if stdout_fd is not None:
+        return _serve(act, name, version, on_start, on_end, inp, stdout_fd)
+    out = _keep_stdout()
+    try:
+        return _serve(act, name, version, on_start, on_end, inp, out)
+    finally:
+        _give_back_stdout(out)
+
+
+def _keep_stdout() -> int:
+    """Keep the protocol's stdout to the SDK: a private copy of fd 1 is returned, and fd 1 then
+    points at stderr, so a stray ``print()`` (or a C library's write to stdout) lands in the
+    bot's log instead of corrupting the protocol."""
+    sys.stdout.flush()
+    out = os.dup(1)
+    os.dup2(2, 1)
+    return out
+
+
+def _give_back_stdout(out: int) -> None:
+    """Undo :func:`_keep_stdout` (fd 1 is the protocol's stdout again)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os.dup2(out, 1)
+    os.close(out)
+
+
+def _serve(act: ActFn, name: str, version: str, on_start: Callable[[Context], None] | None,
+           on_end: Callable[[Context, dict, dict], None] | None, inp: Any, out: int) -> int:
+    """The message loop of :func:`run`, writing the protocol to ``out``."""
     ctx = Context()
     ready = _dumps({"type": "ready", "protocol": PROTOCOL, "name": name, "version": version})
     readline = inp.readline

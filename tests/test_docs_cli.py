@@ -136,6 +136,6 @@ def test_doctor_with_players_and_options():
     ok = arena("doctor", "sedma", "--players", "4", "--option", "match=single", "--matches", "2", "--",
                "python", "bots/greedy_bot.py")
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "seats [0, 1]" in ok.stdout
+    assert "seats [0, 1, 2, 3]" in ok.stdout  # every seat tested, whatever --matches
     bad = arena("doctor", "agram", "-o", "bogus=1", "--", "python", "bots/random_bot.py")
     assert bad.returncode == 2 and "unknown option 'bogus'" in bad.stderr

@@ -97,7 +97,7 @@ def test_a_bot_that_fails_at_startup_is_quoted_on_whole_lines(tmp_path):
     assert len(stderr) > 300 and len(lines) > 3  # argparse wraps its usage over several lines
     rep = doctor("toy", [sys.executable, str(script)], matches=1, clock=FAST)
     (hs,) = [c for c in rep.checks if c.name == "handshake"]
-    assert hs.status == "fail" and "crash: bot 'candidate' exited with code 2 | stderr: " in hs.message
+    assert hs.status == "fail" and "crash: bot 'ismcts_bot' exited with code 2 | stderr: " in hs.message
     quoted = hs.message.split(" | stderr: ", 1)[1].split(" -- the bot must answer", 1)[0]
     assert quoted.endswith("error: argument --opponent-model: invalid choice: 'rollouts' "
                            "(choose from 'tree', 'rollout')")

@@ -137,7 +137,7 @@ def test_a_stall_and_a_crash_at_startup_are_both_blamed():
     res, _ = run([stall, EXITER, RANDOM], clock=clock)
     assert res.status == "forfeit"
     assert [(f.bot, f.cls) for f in res.faults] == [("stall", "stall"), ("exiter", "crash")]
-    assert res.faults[0].detail == "bot 'stall' sent no 'ready' within 400 ms"
+    assert res.faults[0].detail.startswith("bot 'stall' sent no 'ready' within 400 ms; end each reply with a newline")
     assert res.outcome["ranks"] == [1, 1, 0]
     assert res.time_ms < 3000
 

@@ -372,3 +372,15 @@ def test_startup_watch_spares_bots_that_started_or_failed_differently():
     for n in (0, None):
         w = StartupWatch(n)
         assert all(w.add(R(startup_record(seats, {"a"}, deal=d))) == [] for d in range(5))
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_the_sandbox_mode_is_in_leaderboard_json_and_loud_in_report_html_when_none(tmp_path, mode):
+    folder = make_folder(tmp_path / "demo", demo_records()[:6])
+    meta = json.loads((folder / "tournament.json").read_text())
+    (folder / "tournament.json").write_text(json.dumps({**meta, "sandbox": mode}))
+    export(folder, standings(folder))
+    assert json.loads((folder / "leaderboard.json").read_text())["sandbox"] == mode
+    page = (folder / "report.html").read_text()
+    assert ('id="sandbox-none"' in page) == (mode == "none")
+    assert re.search(rf'<div class="k">sandbox</div><div class="v">{mode}</div>', page)

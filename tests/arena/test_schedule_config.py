@@ -288,7 +288,7 @@ def test_a_bad_value_under_defaults_is_blamed_on_defaults(tmp_path):
                             "greater than or equal to 1 (null turns the rule off)")
     with pytest.raises(ConfigError) as e:
         cfg.load(write(tmp_path, "defaults: {clock: {move_msec: 5}}\n" + TWO))
-    assert "t.yaml: defaults: key 'clock.move_msec': Extra inputs are not permitted" in str(e.value)
+    assert "t.yaml: defaults: key 'clock.move_msec': unknown key (did you mean 'move_ms'?)" in str(e.value)
     assert "demo" not in str(e.value) and "duel2" not in str(e.value)
     # the tournament's own bad value names the tournament, not the first one nor defaults
     with pytest.raises(ConfigError) as e:

@@ -1,0 +1,135 @@
+"""A class's submissions: ``bots: {from: DIR}``, ``arena doctor --config``, the per-bot pages."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import textwrap
+
+import pytest
+
+from arena import config
+from arena.errors import ConfigError
+from arena.scaffold import new_bot
+from tests.classes.test_frictions import arena
+from tests.conftest import ROOT
+
+ZOO = f"{ROOT}/tests/arena/zoo"
+
+
+def _class(tmp_path):
+    """Three submissions (a bot.py, a bot.yaml, a broken bot) and a folder that holds no bot."""
+    subs = tmp_path / "submissions"
+    new_bot("alice", "python", subs)
+    (subs / "alice" / "bot.yaml").unlink()  # a bare bot.py counts too
+    new_bot("bob", "sh", subs)
+    (subs / "carol").mkdir()
+    (subs / "carol" / "bot.yaml").write_text(f"cmd: [{sys.executable}, {ZOO}/misbehave.py, crash_mid]\n")
+    (subs / "notes").mkdir()
+    (subs / "notes" / "README.txt").write_text("not a bot")
+    cfg = tmp_path / "class.yaml"
+    cfg.write_text(textwrap.dedent(f"""
+        bots:
+          from: submissions
+          random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+        tournaments:
+          - {{name: week1, default: true, game: agram, players: 2, bots: all, deals: 2, salt: week1}}
+        """))
+    return cfg
+
+
+def test_every_submission_folder_becomes_a_bot(tmp_path):
+    cfg = _class(tmp_path)
+    (t,) = config.load(cfg)
+    assert sorted(t.bots) == ["alice", "bob", "carol", "random"]
+    assert t.bots["alice"].cmd == ("python", "bot.py") and t.bots["alice"].cwd == str(tmp_path / "submissions" / "alice")
+    assert t.bots["bob"].cmd == ("sh", "bot.sh")
+    (tmp_path / "submissions" / "random").mkdir()
+    (tmp_path / "submissions" / "random" / "bot.py").write_text("")
+    with pytest.raises(ConfigError, match=r"bot 'random' .* is declared twice"):
+        config.load(cfg)
+
+
+def test_a_bad_submission_folder_is_named(tmp_path):
+    cfg = _class(tmp_path)
+    (tmp_path / "submissions" / "dave smith").mkdir()
+    (tmp_path / "submissions" / "dave smith" / "bot.py").write_text("")
+    with pytest.raises(ConfigError, match=r"folder 'dave smith': a bot name uses letters.*rename the folder"):
+        config.load(cfg)
+    (tmp_path / "submissions" / "dave smith" / "bot.py").unlink()
+    (tmp_path / "submissions" / "eve").mkdir()
+    (tmp_path / "submissions" / "eve" / "bot.yaml").write_text("command: [python, x.py]\n")
+    with pytest.raises(ConfigError, match=r"eve/bot.yaml: expected a mapping with the bot's 'cmd'"):
+        config.load(cfg)
+
+
+@pytest.mark.slow
+def test_doctor_checks_every_bot_of_a_file_in_one_table(tmp_path):
+    cfg = _class(tmp_path)
+    out = arena("doctor", "--config", str(cfg), "--matches", "2")
+    assert out.returncode == 1, out.stdout + out.stderr  # carol crashes
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"│ (\w+)\s+│ week1 \(agram, 2 players\)\s+│ (PASS|FAIL)", out.stdout)}
+    assert rows == {"alice": "PASS", "bob": "PASS", "carol": "FAIL", "random": "PASS"}
+    from rich.console import Console
+
+    from arena.doctor import doctor_config
+
+    table, ok = doctor_config(cfg, matches=2, only=["carol"])
+    console = Console(record=True, width=1000)
+    console.print(table)
+    text = console.export_text()
+    assert not ok and "bot 'carol' exited with code 1" in text and "crash at its move 2" in text
+    one = arena("doctor", "--config", str(cfg), "--", "bob")
+    assert one.returncode == 0 and "bob" in one.stdout and "alice" not in one.stdout
+
+
+@pytest.mark.slow
+def test_a_page_per_bot_next_to_the_report(tmp_path):
+    cfg = _class(tmp_path)
+    out = arena("run", str(cfg), "--inline", "-q", "--results", str(tmp_path / "res"))
+    assert out.returncode == 0, out.stderr
+    folder = tmp_path / "res" / "week1"
+    report = (folder / "report.html").read_text()
+    for b in ("alice", "bob", "carol", "random"):
+        assert f'href="bots/{b}.html"' in report and (folder / "bots" / f"{b}.html").exists()
+    carol = (folder / "bots" / "carol.html").read_text()
+    assert "<b>crash</b>" in carol and "about to crash" in carol  # the fault with its stderr excerpt
+    assert "Crosstable row" in carol and "Replays of its losses" in carol
+    losses = re.findall(r'<li><a href="\.\./replays/([^"#]+)#view=(\d)">', carol)
+    assert losses, "carol forfeits every match: each is a loss with a replay"
+    for page, seat in losses:  # each opens at carol's own seat
+        text = (folder / "replays" / page).read_text()
+        data = json.loads(text.split('<script id="data" type="application/json">', 1)[1].split("</script>", 1)[0])
+        assert data["seats"][int(seat)] == "carol"
+    alice = (folder / "bots" / "alice.html").read_text()
+    assert "none: every reply was legal and on time" in alice
+
+
+def test_the_report_publishes_the_first_replays_and_each_bots_first_losses():
+    from arena import bot_pages
+
+    def rec(i, loser, moves=10, deal=None):
+        seats = ["a", "b"] if i % 2 else ["b", "a"]
+        ranks = [0, 1] if seats[1] == loser else [1, 0]
+        return {"match_id": f"t/a+b/d{i:05d}/r00", "deal_index": i if deal is None else deal, "seats": seats,
+                "outcome": {"ranks": ranks}, "actions": ["x"] * moves}
+
+    records = [rec(i, "a") for i in range(100)] + [rec(100 + i, "b") for i in range(15)]
+    records.append(rec(200, "b", moves=bot_pages.MAX_REPLAY_MOVES + 1))
+    records.append(rec(201, "b", deal=999))  # a deal not complete
+    done = set(range(300))
+    picked = [r["match_id"] for r in bot_pages.chosen(records, done)]
+    first = [r["match_id"] for r in records[:bot_pages.FIRST_REPLAYS]]
+    b_losses = [r["match_id"] for r in records[100:100 + bot_pages.LOSSES_PER_BOT]]
+    assert picked == first + b_losses
+    assert "t/a+b/d00200/r00" not in picked and "t/a+b/d00201/r00" not in picked
+
+
+def test_a_bad_key_in_a_bot_yaml_names_that_file(tmp_path):
+    cfg = _class(tmp_path)
+    (tmp_path / "submissions" / "bob" / "bot.yaml").write_text("cmd: [sh, bot.sh]\nfresh_proces: true\n")
+    with pytest.raises(ConfigError) as e:
+        config.load(cfg)
+    assert "key 'bots.bob.fresh_proces': unknown key (did you mean 'fresh_process'?)" in str(e.value)
+    assert str(e.value).endswith(f"(bot 'bob' comes from {tmp_path / 'submissions' / 'bob' / 'bot.yaml'})")
