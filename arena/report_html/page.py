@@ -61,7 +61,18 @@ def _cards(st: Standings) -> str:
               f"{counts['aborted']} aborted"),
         _card("bots", str(len(st.rows)), f"{len(st.ratings.history)} rated matches"),
         _card("duplicate efficiency", eff_v, eff_s),
+        _card("sandbox", _e(str(meta.get("sandbox") or "unknown")),
+              "bots were NOT sandboxed" if meta.get("sandbox") == "none" else "what the bots ran in"),
     ])
+
+
+def _unsandboxed(meta: dict[str, Any]) -> str:
+    """The alert of a tournament whose bots ran without a sandbox ("" otherwise)."""
+    if meta.get("sandbox") != "none":
+        return ""
+    return ('<p class="alert" id="sandbox-none"><b>sandbox: none</b> — the bots of this tournament ran without a '
+            "sandbox: each could read the results folder (the deal secret), other processes and the network, so "
+            "its results cannot be trusted as a competition's (docs/security.md).</p>")
 
 
 def _json_script(obj: Any) -> str:
@@ -134,6 +145,7 @@ def render(st: Standings, generated: str | None = None, links: dict[str, str] | 
         f"<style>{_asset('report.css').replace('HEADER_BG', HEADER_BG)}</style></head><body><main>",
         f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · TrueSkill, ordered replay · "
         f"generated {_e(generated)}</p></header>",
+        _unsandboxed(meta),
         f'<div class="cards">{_cards(st)}</div>',
         '<div class="finder"><input id="search" type="search" list="bot-names" autocomplete="off" '
         f'placeholder="find a bot by name" aria-label="find a bot">'
