@@ -24,7 +24,13 @@ from typing import Any
 
 from arena import tables
 from arena.report_html import data
-from arena.report_html.tables_html import bot_href, leaderboard_html, reliability_html, team_stats, teams_html
+from arena.report_html.tables_html import (
+    bot_href,
+    leaderboard_html,
+    reliability_html,
+    team_stats,
+    teams_html,
+)
 from arena.tables import Standings
 
 #: Background of table headers (the screenshot test looks for it).

@@ -262,8 +262,11 @@
       return t;
     };
     const two = el("div", {class: "two"});
-    two.appendChild(list("hardest opponents", met.slice(0, 5)));
-    two.appendChild(list("easiest opponents", met.slice(-5).reverse()));
+    if (met.length <= 10) two.appendChild(list("opponents met, hardest first", met));
+    else {
+      two.appendChild(list("hardest opponents", met.slice(0, 5)));
+      two.appendChild(list("easiest opponents", met.slice(-5).reverse()));
+    }
     box.appendChild(two);
   }
   function crosstable() {

@@ -8,7 +8,6 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from PIL import Image
 from typer.testing import CliRunner
 
 from arena import render, report_html, stats, tables
