@@ -16,7 +16,6 @@ Run::
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 import time
@@ -24,42 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import tables  # noqa: E402
-from arena.ratings import RatingResult  # noqa: E402
 from arena.report_html import render  # noqa: E402
-from arena.tables import Standings  # noqa: E402
-from tests.report.synth import bot_names  # noqa: E402
-
-
-def field(n_bots: int, n_matches: int, seed: int = 3) -> Standings:
-    """Standings of a synthetic field: rows, a dense crosstable, a history of ``n_matches``."""
-    rng = random.Random(seed)
-    bots = bot_names(n_bots, seed)
-    mu = {b: rng.gauss(25, 3) for b in bots}
-    sigma = {b: rng.uniform(0.8, 2.5) for b in bots}
-    steps = [(round(rng.gauss(25, 4), 2), round(rng.uniform(0.8, 8.3), 2)) for _ in range(4096)]
-    history = [{b: steps[(i * 7 + k) % 4096] for k, b in enumerate(rng.sample(bots, 3))} for i in range(n_matches)]
-    rows = []
-    for b in sorted(bots, key=lambda b: -(mu[b] - 3 * sigma[b])):
-        m = rng.randint(2000, 4000)
-        w = rng.randint(0, m)
-        s = w / m
-        rows.append({"bot": b, "mu": mu[b], "sigma": sigma[b], "conservative": mu[b] - 3 * sigma[b], "matches": m,
-                     "wins": w, "win_rate": s, "mean_rank": 1 - s, "score": s, "score_low": max(0, s - .02),
-                     "score_high": min(1, s + .02), "faults": 0, "forfeits": 0})
-    for i, r in enumerate(rows):
-        r["rank"] = i + 1
-        r["p_above_next"] = tables.skill_above(r, rows[i + 1]) if i + 1 < len(rows) else None
-    cross = {a: {b: {"score": rng.random(), "matches": rng.randint(1, 20)} for b in bots if b != a} for a in bots}
-    rel = {b: {"faults": dict.fromkeys(tables.FAULT_CLASSES, 0), "moves": 10_000, "p50_ms": 1.2, "p99_ms": 7.5,
-               "first_fault": None} for b in bots}
-    meta = {"name": f"field-{n_bots}", "game": "agram", "players": 3, "bots": bots, "ratings": {}}
-    return Standings(meta["name"], meta, [], RatingResult({b: (mu[b], sigma[b]) for b in bots}, history), rows,
-                     cross, rel, {"factor": float("nan"), "blocks": 0})
+from tests.report.synth import synth_standings  # noqa: E402
 
 
 def measure(n_bots: int, n_matches: int) -> tuple[int, float]:
-    st = field(n_bots, n_matches)
+    st = synth_standings(n_bots, n_matches)
     t = time.perf_counter()
     page = render(st, generated="bench")
     return len(page.encode()), time.perf_counter() - t

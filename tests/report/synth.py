@@ -15,8 +15,11 @@ import math
 import random
 from pathlib import Path
 
+from arena import tables
 from arena.journal import Journal, record_of
+from arena.ratings import RatingResult
 from arena.specs import MatchSpec
+from arena.tables import Standings
 
 SYLLABLES = ("ka", "lo", "mi", "ren", "to", "sha", "vi", "dor", "el", "qu", "zan", "bri", "no", "ux", "fe")
 
@@ -74,3 +77,32 @@ def synth_folder(path: str | Path, n_bots: int, n_matches: int, players: int = 3
             "rate_forfeits": False, "schedule": schedule}
     (folder / "tournament.json").write_text(json.dumps(meta))
     return folder, strength
+
+
+def synth_standings(n_bots: int, n_matches: int, seed: int = 3) -> Standings:
+    """Standings of a synthetic field without a journal (for sizes a journal cannot reach in a test):
+    leaderboard rows, a dense crosstable (every pair met — the page's worst case), reliability
+    rows and a TrueSkill history of ``n_matches`` rated matches of 3 bots each; no records."""
+    rng = random.Random(seed)
+    bots = bot_names(n_bots, seed)
+    mu = {b: rng.gauss(25, 3) for b in bots}
+    sigma = {b: rng.uniform(0.8, 2.5) for b in bots}
+    steps = [(round(rng.gauss(25, 4), 2), round(rng.uniform(0.8, 8.3), 2)) for _ in range(4096)]
+    history = [{b: steps[(i * 7 + k) % 4096] for k, b in enumerate(rng.sample(bots, 3))} for i in range(n_matches)]
+    rows = []
+    for b in sorted(bots, key=lambda b: -(mu[b] - 3 * sigma[b])):
+        m = rng.randint(2000, 4000)
+        w = rng.randint(0, m)
+        s = w / m
+        rows.append({"bot": b, "mu": mu[b], "sigma": sigma[b], "conservative": mu[b] - 3 * sigma[b], "matches": m,
+                     "wins": w, "win_rate": s, "mean_rank": 1 - s, "score": s, "score_low": max(0, s - .02),
+                     "score_high": min(1, s + .02), "faults": 0, "forfeits": 0})
+    for i, r in enumerate(rows):
+        r["rank"] = i + 1
+        r["p_above_next"] = tables.skill_above(r, rows[i + 1]) if i + 1 < len(rows) else None
+    cross = {a: {b: {"score": rng.random(), "matches": rng.randint(1, 20)} for b in bots if b != a} for a in bots}
+    rel = {b: {"faults": dict.fromkeys(tables.FAULT_CLASSES, 0), "moves": 10_000, "p50_ms": 1.2, "p99_ms": 7.5,
+               "first_fault": None} for b in bots}
+    meta = {"name": f"field-{n_bots}", "game": "agram", "players": 3, "bots": bots, "ratings": {}}
+    return Standings(meta["name"], meta, [], RatingResult({b: (mu[b], sigma[b]) for b in bots}, history), rows,
+                     cross, rel, {"factor": float("nan"), "blocks": 0})

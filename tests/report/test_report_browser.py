@@ -86,6 +86,21 @@ def test_report_in_chromium(n, folders, tmp_path):
         if n > 30:
             head = page.js("document.querySelector('#cross-row h3').textContent")
             assert head == f"#{n} {target} against each opponent"
+            listed = page.js("[...document.querySelectorAll('#cross-row tbody tr')].map(r => "
+                             "[r.dataset.bot, +r.cells[1].textContent])")
+            met = st.cross.get(target, {})
+            assert listed and len({b for b, _ in listed}) == min(len(listed), len(met))
+            for b, s in listed:  # each listed score is the crosstable's (bytes of 1/250, shown to 0.01)
+                assert abs(s - met[b]["score"]) <= 0.0071, (target, b)
+        else:  # every cell of the grid shows its crosstable score
+            cells = page.js("[...document.querySelectorAll('#cross-grid tbody tr')].map(r => "
+                            "[...r.querySelectorAll('td')].map(c => c.firstChild ? c.firstChild.textContent : ''))")
+            for a, row in zip(order, cells):
+                for b, text in zip(order, row):
+                    c = st.cross.get(a, {}).get(b)
+                    assert (text == "") == (c is None or a == b), (a, b)
+                    if text:
+                        assert abs(float(text) - c["score"]) <= 0.0071, (a, b)
         for box, rects in page.js(TICK_RECTS).items():
             assert overlaps(rects) == [], f"{box}: overlapping labels with {target} picked"
         assert page.errors == []
