@@ -131,3 +131,16 @@ def test_sorting_and_clicking_rows(folders, tmp_path):
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_a_tournament_without_matches_yet_loads_cleanly(tmp_path):
+    folder = make_folder(tmp_path / "empty", [])
+    export(folder, standings(folder))
+    page = _page(tmp_path, folder)
+    try:
+        assert page.errors == []
+        assert visible_rows(page, "leaderboard") == ["alpha", "beta", "gamma"]  # every bot at the prior
+        assert plotted(page) == ["alpha", "beta", "gamma"]
+        assert page.js("document.querySelectorAll('#cross-grid td.cell:not(.empty)').length") == 0
+    finally:
+        page.close()
