@@ -26,6 +26,7 @@ from arena import tables
 from arena.report_html import data
 from arena.report_html.tables_html import (
     bot_href,
+    how_to_read_html,
     leaderboard_html,
     reliability_html,
     team_stats,
@@ -67,6 +68,9 @@ def _cards(st: Standings) -> str:
               f"{counts['aborted']} aborted"),
         _card("bots", str(len(st.rows)), f"{len(st.ratings.history)} rated matches"),
         _card("duplicate efficiency", eff_v, eff_s),
+        _card("design mixing", _e(f"{st.mixing['min']}–{st.mixing['max']}") if st.mixing.get("possible") else "–",
+              f"distinct opponents per bot (median {st.mixing.get('median', 0):g}) of "
+              f"{st.mixing.get('possible', 0)}" if st.mixing.get("possible") else ""),
         _card("sandbox", _e(str(meta.get("sandbox") or "unknown")),
               "bots were NOT sandboxed" if meta.get("sandbox") == "none" else "what the bots ran in"),
     ])
@@ -149,7 +153,7 @@ def render(st: Standings, generated: str | None = None, links: dict[str, str] | 
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(st.name)} — cardarena report</title>",
         f"<style>{_asset('report.css').replace('HEADER_BG', HEADER_BG)}</style></head><body><main>",
-        f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · TrueSkill, ordered replay · "
+        f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · "
         f"generated {_e(generated)}</p></header>",
         _unsandboxed(meta),
         f'<div class="cards">{_cards(st)}</div>',
@@ -162,10 +166,13 @@ def render(st: Standings, generated: str | None = None, links: dict[str, str] | 
         "the bot</small></h2>",
         f'<div class="scroll">{leaderboard_html(rows, links)}</div>',
         f'<p class="note" id="efficiency">{_e(tables.efficiency_line(eff))}</p>',
-        '<p class="note">Sorted by μ−3σ. Score: the seat reward in [0, 1] (beating every other side = 1, ties '
-        'half), with a bootstrap 95% interval over duplicate blocks; P(&gt;next): probability that '
-        'the bot\'s TrueSkill skill is above the next row\'s, Φ((μ₁−μ₂)/√(σ₁²+σ₂²)).'
-        + (f" Anchors held at the prior: {_e(', '.join(fixed))}." if fixed else "") + "</p></section>",
+        (f'<p class="note" id="mixing">{_e(tables.mixing_line(st.mixing))}</p>' if st.mixing else ""),
+        "".join(f'<p class="note order-note">{_e(x)}</p>' for x in tables.order_notes(rows)),
+        '<p class="note">Sorted by strength (a Plackett–Luce fit of all results; the ranges come from a '
+        'bootstrap over duplicate deals). Score: the seat reward in [0, 1] (beating every other side = 1, ties '
+        'half), with a bootstrap 95% interval over duplicate blocks.'
+        + (f" Anchors held at the prior: {_e(', '.join(fixed))}." if fixed else "") + "</p>",
+        how_to_read_html(rows, meta.get("players", "?")) + "</section>",
         _rating_section(n),
         _cross_section(n),
     ]
@@ -177,7 +184,8 @@ def render(st: Standings, generated: str | None = None, links: dict[str, str] | 
     parts += [
         f'<section id="reliability-section"><h2>Reliability</h2><div class="scroll">{reliability_html(st.rel, order)}'
         '</div><p class="note">Faults by class; move latency over every decision the bot made (forced moves '
-        "excluded).</p></section>",
+        "excluded, as `arena doctor` measures; a warm bot often answers in microseconds). p50: the median "
+        "decision, p99: the slowest 1%.</p></section>",
         _links_section(st, links),
         "<footer>cardarena · self-contained report: nothing is loaded from elsewhere</footer>",
         "</main>",

@@ -1,4 +1,4 @@
-"""The static HTML tables of ``report.html``: leaderboard, reliability, teams (``partners: mixed``).
+"""The static HTML of ``report.html``: leaderboard, "How to read this table", reliability, teams.
 
 Every row carries ``data-bot`` (or ``data-team``) so the page's script can search, sort and
 page them; the numbers are in the HTML itself, so the tables read without the script too.
@@ -49,10 +49,11 @@ def _ci_bar(r: dict[str, Any]) -> str:
 
 
 #: Leaderboard columns: (row key the script sorts by, header, css class).
-LEADERBOARD_COLUMNS = (("rank", "#", ""), ("bot", "bot", "l"), ("mu", "μ", ""), ("sigma", "σ", ""),
-                       ("conservative", "μ−3σ", ""), ("matches", "matches", ""), ("wins", "wins", ""),
+LEADERBOARD_COLUMNS = (("rank", "#", ""), ("bot", "bot", "l"), ("rank_low", "rank", ""),
+                       ("strength", "strength [95%]", ""), ("p_above_next", "P(&gt;next)", ""), ("mu", "μ", ""),
+                       ("sigma", "σ", ""), ("matches", "matches", ""), ("wins", "wins", ""),
                        ("win_rate", "win rate", ""), ("mean_rank", "mean rank", ""),
-                       ("score", "score [95% CI]", "l"), ("p_above_next", "P(&gt;next)", ""), ("faults", "faults", ""))
+                       ("score", "score [95% CI]", "l"), ("faults", "faults", ""))
 
 
 def _head(columns: Sequence[tuple[str, str, str]]) -> str:
@@ -66,23 +67,62 @@ def leaderboard_html(rows: Sequence[dict[str, Any]], links: dict[str, str] | Non
     body = []
     for r in rows:
         faults = f'<span class="bad">{r["faults"]}</span>' if r["faults"] else "0"
+        strength = ('<span class="muted">–</span>' if r.get("strength") is None else
+                    f'{r["strength"]:+.0f} [{r["strength_low"]:+.0f}, {r["strength_high"]:+.0f}]')
         body.append(
             f'<tr data-bot="{_e(r["bot"])}"><td>{r["rank"]}</td>'
             f'<td class="l bot"><span class="sw"></span>{_name(r["bot"], links)}</td>'
-            f'<td>{num(r["mu"])}</td><td>{num(r["sigma"])}</td><td>{num(r["conservative"])}</td>'
+            f'<td>{_e(tables.rank_text(r))}</td><td>{strength}</td><td>{num(r.get("p_above_next"))}</td>'
+            f'<td>{num(r["mu"])}</td><td>{num(r["sigma"])}</td>'
             f'<td>{r["matches"]}</td><td>{r["wins"]}</td><td>{num(r["win_rate"], ".1%")}</td>'
             f'<td>{num(r["mean_rank"])}</td>'
             f'<td class=l>{num(r["score"], ".3f")} [{num(r["score_low"], ".3f")}, {num(r["score_high"], ".3f")}]'
-            f'{_ci_bar(r)}</td><td>{num(r.get("p_above_next"))}</td><td>{faults}</td></tr>')
+            f'{_ci_bar(r)}</td><td>{faults}</td></tr>')
     return (f'<table id="leaderboard"><thead>{_head(LEADERBOARD_COLUMNS)}</thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def how_to_read_html(rows: Sequence[dict[str, Any]], players: Any) -> str:
+    """The "How to read this table" section: each column in plain words, with one example
+    taken from the table itself (the first two rows)."""
+    example = ""
+    if len(rows) >= 2 and rows[0].get("strength") is not None and rows[1].get("strength") is not None:
+        a, b = rows[0], rows[1]
+        p = a.get("p_above_next")
+        same = tables.rank_text(a) != str(a["rank"])
+        example = (f"<p><b>Example.</b> {_e(a['bot'])} is first with strength {a['strength']:+.0f}; "
+                   f"{_e(b['bot'])} follows with {b['strength']:+.0f}. P(&gt;next) = {num(p)}: "
+                   + ("the results do not settle which of the two is stronger, so both show the rank range "
+                      f"{_e(tables.rank_text(a))}." if same else
+                      f"{_e(a['bot'])} is very likely the stronger, and its rank is {_e(tables.rank_text(a))} "
+                      "for sure.")
+                   + "</p>")
+    return (
+        '<section id="how-to-read"><h2>How to read this table</h2>'
+        "<ul>"
+        "<li><b>#</b> — the place in the table. The order comes from all results fitted together, whoever "
+        "played whom and in whatever order the matches finished.</li>"
+        "<li><b>rank</b> — the places the bot could really hold: “3” means surely third; “2–4” means the "
+        "results cannot tell it apart from its neighbours (95% confidence).</li>"
+        "<li><b>strength</b> — how strong the bot plays, in Elo points; 0 is the average of this field. A bot "
+        "100 points above another wins about 64% of their head-to-head decisions, 200 points about 76%. "
+        "The brackets hold the 95% range.</li>"
+        "<li><b>P(&gt;next)</b> — the chance that the bot really is stronger than the one in the next row.</li>"
+        "<li><b>μ, σ</b> — the TrueSkill rating (μ the estimate, σ its uncertainty), kept as the published "
+        "rating.</li>"
+        f"<li><b>mean rank</b> — the bot's average finishing place in its matches: 1 = first, "
+        f"{_e(players)} = last.</li>"
+        "<li><b>score</b> — the share of the other sides the bot beat per match (a tie counts half), with "
+        "its 95% range. It does not look at who the opponents were, so when bots met different opponents "
+        "it can disagree with the order; a note under the table says where.</li>"
+        "</ul>" + example + "</section>")
 
 
 def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> str:
     """The reliability table (faults by class, moves, move latency p50/p99) as HTML, followed by
     one line per faulting bot explaining its first fault (:func:`arena.tables.fault_lines`)."""
     cols = [("bot", "bot", "l"), *((f"fault_{c}", c, "") for c in tables.FAULT_CLASSES), ("moves", "moves", ""),
-            ("p50_ms", "p50 ms", ""), ("p99_ms", "p99 ms", "")]
+            ("p50_ms", "p50", ""), ("p99_ms", "p99", "")]
     body = []
     for b in [*order, *(x for x in rel if x not in order)]:
         r = rel.get(b)
@@ -91,7 +131,7 @@ def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> st
         cells = "".join(f'<td>{f"<span class=bad>{n}</span>" if n else "0"}</td>'
                         for n in (r["faults"].get(c, 0) for c in tables.FAULT_CLASSES))
         body.append(f'<tr data-bot="{_e(b)}"><td class="l bot">{_e(b)}</td>{cells}<td>{r["moves"]}</td>'
-                    f'<td>{num(r["p50_ms"], ".1f")}</td><td>{num(r["p99_ms"], ".1f")}</td></tr>')
+                    f'<td>{_e(tables.latency_text(r["p50_ms"]))}</td><td>{_e(tables.latency_text(r["p99_ms"]))}</td></tr>')
     lines = tables.fault_lines(rel)
     notes = ('<ul id="first-faults">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>") if lines else ""
     return f'<table id="reliability"><thead>{_head(cols)}</thead><tbody>{"".join(body)}</tbody></table>{notes}'
@@ -139,5 +179,5 @@ def teams_html(teams: Sequence[dict[str, Any]]) -> str:
     return f'<table id="teams"><thead>{head}</thead><tbody>{body}</tbody></table>'
 
 
-__all__ = ["LEADERBOARD_COLUMNS", "bot_href", "leaderboard_html", "num", "reliability_html", "team_stats",
+__all__ = ["LEADERBOARD_COLUMNS", "bot_href", "how_to_read_html", "leaderboard_html", "num", "reliability_html", "team_stats",
            "teams_html"]
