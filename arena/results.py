@@ -91,7 +91,7 @@ def outside_note(st: Standings) -> str:
 
 def export(folder: str | Path, st: Standings) -> None:
     """Write the leaderboard, crosstable and reliability exports and ``report.html`` of ``st`` into ``folder``."""
-    from arena import report_html  # matplotlib: imported only when a report is written
+    from arena import report_html
 
     counts = {"matches": len(st.records),
               "ok": sum(1 for r in st.records if r.status == "ok"),
@@ -106,8 +106,8 @@ def export(folder: str | Path, st: Standings) -> None:
 
     try:
         render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+        write_class_pages(folder, st)  # first: report.html links the pages it finds (report_html.default_links)
         report_html.write_report(folder, st)
-        write_class_pages(folder, st)
     except OSError as e:
         raise ArenaError(f"cannot write the tables into {folder}: {e.strerror or e} ({e.filename}). The "
                          f"{len(st.records)} recorded matches are kept in matches.jsonl. Remedies: free disk space "
