@@ -174,6 +174,7 @@ class Run:
         self.policy = tournament.fault_policy()
         self.on_result = on_result
         self.warn = warn
+        self.stop: Callable[[], bool] | None = None  # asked before each batch (run_tournament's stop)
         # the journal's records of the schedule as configured (prepare checked their fingerprints);
         # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
         scheduled = [MatchRecord.from_json(rec) for mid, rec in journal.records.items() if mid in self.by_id]
@@ -231,6 +232,8 @@ class Run:
     def next_batch(self) -> list[MatchSpec] | None:
         """The next unjournaled specs (a disabled bot's journaled as ``disabled``); None at the end."""
         while True:
+            if self.stop is not None and self.stop():
+                return None
             batch = self.batcher.next()
             if batch is None:
                 return None
@@ -314,13 +317,16 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                    workers: int | None = None, address: str | None = None,
                    on_result: Callable[[MatchRecord, RunSummary], None] | None = None,
                    on_start: Callable[[RunSummary], None] | None = None,
-                   warn: Callable[[str], None] = lambda m: None) -> RunSummary:
+                   warn: Callable[[str], None] = lambda m: None,
+                   stop: Callable[[], bool] | None = None) -> RunSummary:
     """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
 
     :param inline: run in this process (no Ray).
     :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).
     :param address: join this Ray cluster instead of starting a local instance.
     :param on_result: called after each record is written (progress display).
+    :param stop: asked before each new batch; when true no batch starts (those in flight finish
+        and are recorded) — a sequential test that has decided (:mod:`arena.sprt`).
     :returns: :class:`RunSummary`.
     :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
         ``bot_user`` access cannot work on this machine.
@@ -338,6 +344,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         n = effective_workers(tournament, workers, address, warn)
         write_meta(tournament, journal.folder, specs, sandbox)
         run = Run(tournament, journal, specs, n, on_result, warn)
+        run.stop = stop
         run.summary.sandbox = sandbox
         if on_start:
             on_start(run.summary)

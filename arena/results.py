@@ -18,6 +18,7 @@ from arena.checkpoint import replay
 from arena.errors import ArenaError
 from arena.journal import read_records
 from arena.record import MatchRecord
+from arena.strength import strength
 from arena.tables import Standings
 
 __all__ = ["Standings", "export", "load_meta", "outside_note", "rated_records", "standings"]
@@ -71,12 +72,15 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     bots = meta["bots"]
     records, outside = rated_records(read_records(folder), meta)
     r = meta.get("ratings", {})
-    ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
-                   fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),
-                   rate_forfeits=meta.get("rate_forfeits", False), history=history)
-    rows = tables.leaderboard(records, bots, ratings)
+    ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
+                     tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
+                     sigma=r.get("sigma", 25.0 / 3),
+                     rate_forfeits=meta.get("rate_forfeits", False), history=history)
+    fit = strength(records, bots, rate_forfeits=meta.get("rate_forfeits", False))
+    rows = tables.leaderboard(records, bots, ratings, fit)
     return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
-                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside))
+                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside),
+                     fit, tables.mixing(records, bots))
 
 
 def outside_note(st: Standings) -> str:
@@ -98,7 +102,9 @@ def export(folder: str | Path, st: Standings) -> None:
               "aborted": sum(1 for r in st.records if r.status == "aborted"),
               "outside_schedule": st.outside}
     meta = {"game": st.meta["game"], "players": st.meta["players"], "sandbox": st.meta.get("sandbox"), **counts,
-            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records)}
+            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records),
+            "design_mixing": st.mixing, "order_notes": tables.order_notes(st.rows),
+            "pairs": st.strength.pairs() if st.strength is not None else {}}
     from arena.bot_pages import write_class_pages
 
     try:

@@ -136,6 +136,9 @@ def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
         for p in (os.path.abspath(c), os.path.realpath(c)):
             if os.path.isdir(p) and _under(p, SANDBOX_TMPFS):
                 out.add(p)
+    # a symbolic link inside a bound folder already shows there (and resolves to its bound or
+    # visible target); binding onto it would make bubblewrap follow it outside the new root
+    out = {p for p in out if not (os.path.islink(p) and any(_under(p, [q]) and q != p for q in out))}
     return sorted(out, key=lambda p: (p.count(os.sep), p))
 
 
