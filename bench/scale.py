@@ -105,6 +105,29 @@ def leaderboard(folder: Path) -> dict:
     return measure([sys.executable, "-m", "arena.cli", "leaderboard", str(folder), "--format", "json"])
 
 
+def driver_memory(folder: Path, extra: int, n_bots: int, players: int) -> list[tuple[int, float]]:
+    """RSS (MB) of this process after opening ``folder``'s journal as the driver does, then every
+    ``extra // 10`` records while appending ``extra`` more (a long cheap run's journal side)."""
+    import psutil
+
+    from arena.journal import Journal
+
+    proc = psutil.Process()
+    bots = [f"bot{j:04d}" for j in range(n_bots)]
+    rng = random.Random(7)
+    strength = [0.0] * n_bots
+    j = Journal(folder)
+    base = len(j.records)
+    out = [(base, proc.memory_info().rss / 2**20)]
+    for i in range(extra):
+        rec = synthetic_record(folder.name, 10**8 + i, bots, strength, players, rng)
+        j.append(rec)
+        if (i + 1) % max(1, extra // 10) == 0:
+            out.append((base + i + 1, proc.memory_info().rss / 2**20))
+    j.close()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -112,7 +135,13 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--no-incremental", action="store_true")
+    ap.add_argument("--driver", type=Path, default=None, help="only: the driver's journal RSS on this folder")
     args = ap.parse_args()
+    if args.driver:
+        for n, mb in driver_memory(args.driver, 10 * max(1, len(json.loads(
+                (args.driver / "tournament.json").read_text())["schedule"]) // 100), args.bots, args.players):
+            print(f"driver journal: {n:>9} records  RSS {mb:7.0f} MB", flush=True)
+        return
     root = args.out or Path(tempfile.mkdtemp(prefix="scale-bench"))
     print(f"{'records':>9} {'case':>12} {'wall s':>8} {'CPU s':>8} {'CPU µs/rec':>11} {'peak RSS MB':>12}")
     for n in args.sizes:
@@ -132,6 +161,10 @@ def main() -> None:
         inc = leaderboard(folder)
         print(f"{n + extra:>9} {'+1% incr.':>12} {inc['wall_s']:8.2f} {inc['cpu_s']:8.2f} "
               f"{1e6 * inc['cpu_s'] / (n + extra):11.0f} {inc['rss_mb']:12.0f}", flush=True)
+        drv = subprocess.run([sys.executable, __file__, "--driver", str(folder), "--bots", str(args.bots),
+                              "--players", str(args.players)], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        print(drv.stdout.rstrip() or drv.stderr[-2000:], flush=True)
     if args.out is None:
         shutil.rmtree(root, ignore_errors=True)
 
