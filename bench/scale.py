@@ -128,6 +128,22 @@ def driver_memory(folder: Path, extra: int, n_bots: int, players: int) -> list[t
     return out
 
 
+RATINGS_ONLY = """
+import json, sys
+from arena.checkpoint import replay
+from arena.journal import read_records
+from arena.results import load_meta, rated_records
+meta = load_meta(sys.argv[1])
+recs, _ = rated_records(read_records(sys.argv[1]), meta)
+r = replay(sys.argv[1], recs, meta["bots"], draw_probability=meta["ratings"]["draw_probability"], history=False)
+"""
+
+
+def ratings_only(folder: Path) -> dict:
+    """:func:`measure` of reading the journal + the checkpointed TrueSkill replay (no batch fit, no tables)."""
+    return measure([sys.executable, "-c", RATINGS_ONLY, str(folder)])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -135,6 +151,8 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--no-incremental", action="store_true")
+    ap.add_argument("--ratings-only", action="store_true",
+                    help="measure reading + TrueSkill replay only (not the batch fit and tables)")
     ap.add_argument("--driver", type=Path, default=None, help="only: the driver's journal RSS on this folder")
     args = ap.parse_args()
     if args.driver:
@@ -151,14 +169,15 @@ def main() -> None:
         mb = (folder / "matches.jsonl").stat().st_size / 2**20
         for f in folder.glob("checkpoint*"):
             f.unlink()
-        full = leaderboard(folder)
+        run = ratings_only if args.ratings_only else leaderboard
+        full = run(folder)
         print(f"{n:>9} {'full':>12} {full['wall_s']:8.2f} {full['cpu_s']:8.2f} {1e6 * full['cpu_s'] / n:11.0f} "
               f"{full['rss_mb']:12.0f}   (journal {mb:.0f} MB)", flush=True)
         if args.no_incremental:
             continue
         extra = max(1, n // 100)
         make_journal(folder, n + extra, args.bots, args.players, start=n)
-        inc = leaderboard(folder)
+        inc = run(folder)
         print(f"{n + extra:>9} {'+1% incr.':>12} {inc['wall_s']:8.2f} {inc['cpu_s']:8.2f} "
               f"{1e6 * inc['cpu_s'] / (n + extra):11.0f} {inc['rss_mb']:12.0f}", flush=True)
         drv = subprocess.run([sys.executable, __file__, "--driver", str(folder), "--bots", str(args.bots),

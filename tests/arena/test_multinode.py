@@ -43,7 +43,11 @@ class Node(Head):
         cmd = ["ray", "start", "--address", head.address, "--node-ip-address", "127.0.0.1", "--num-cpus", "1",
                "--disable-usage-stats", "--temp-dir", self.temp, *_ports()]
         self.manager_port = cmd[cmd.index("--node-manager-port") + 1]
-        out = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=90)
+        try:
+            out = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=240)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise RuntimeError("ray start timed out during startup (240 s)") from None
         if out.returncode != 0:
             self.stop()
             raise RuntimeError(f"ray start failed: {out.stdout[-1500:]}{out.stderr[-1500:]}")
