@@ -215,6 +215,15 @@ def try_leak():
         try_memory(int(ARG))
     elif LEAK == "disk":
         try_disk(int(ARG))
+    elif LEAK == "swaplink":  # the working folder swapped for a link to a host folder
+        home = os.environ["HOME"]
+        try:
+            os.chdir("/")
+            os.rename(home, home + ".old")
+            os.symlink(ARG, home)
+            report(True, f"{home} -> {ARG}")
+        except OSError as e:
+            report(False, f"{home}: {e}")
     else:
         report(False, f"unknown leak {LEAK}")
 

@@ -209,3 +209,27 @@ def test_disk_fill_stops_at_max_disk_mb(tmp_path, mode):
     if mode != "none":
         written = int(next(x for x in lines if "disk" in x).split("after ")[1].split()[0])
         assert 8 <= written <= 16, lines  # the cap, not an earlier failure
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_working_folder_swapped_for_a_link_never_makes_the_arena_delete_its_target(tmp_path, mode):
+    # found by an adversarial trial: the arena emptied the folder between matches through the
+    # link, i.e. it deleted the contents of any host folder the bot named (as root)
+    from arena.specs import BotSpec
+
+    victim = tempfile.mkdtemp(prefix="cardarena-victim-", dir="/var/tmp")
+    open(os.path.join(victim, "keep.txt"), "w").close()
+    os.mkdir(os.path.join(victim, "sub"))
+    results = tmp_path / "results" / "t"
+    results.mkdir(parents=True)
+    bots = {"spy": BotSpec("spy", (sys.executable, SPY, "swaplink", victim), cwd=HERE), "random": RANDOM}
+    specs = [replace(spec(["spy", "random"], deal=d, clock=CLOCK), limits=limits_for(mode)) for d in range(3)]
+    try:
+        res = play_batch(specs, bots, str(results))  # one process per seat for the batch: reset between matches
+        assert all(r.status == "ok" for r in res), [(r.status, r.faults) for r in res]
+        text = "".join(p.read_text() for p in (results / "logs" / "spy").iterdir())
+        assert "SPY LEAK swaplink" in text, text[-2000:]  # the link was planted
+        assert sorted(os.listdir(victim)) == ["keep.txt", "sub"]
+        assert not leftovers()
+    finally:
+        shutil.rmtree(victim, ignore_errors=True)
