@@ -179,7 +179,7 @@ def leaderboard(
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
-    st = standings(folder)
+    st = standings(folder, history=write)
     if write:
         export(folder, st)
     if format == "json":
