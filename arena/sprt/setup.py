@@ -94,12 +94,23 @@ def build(game: str, candidate: str, baseline: str, *, opponents: list[str], pla
     return t
 
 
-def from_config(config: Path, name: str) -> Tournament:
-    """The ``mode: sprt`` entry ``name`` of ``config``.
+def from_config(config: Path, name: str, max_matches: int | None = None) -> Tournament:
+    """The ``mode: sprt`` entry ``name`` of ``config``; ``max_matches`` (the command line's
+    ``--max-matches``) overrides the entry's ``sprt.max_matches``.
 
     :raises ConfigError: if there is no such entry or it is not an SPRT.
     """
-    by = {t.name: t for t in load(config)}
+    if max_matches is None:
+        by = {t.name: t for t in load(config)}
+    else:
+        from arena.config import _read_yaml, load_data
+
+        raw = _read_yaml(config)
+        for entry in raw.get("tournaments") or [] if isinstance(raw, dict) else []:
+            if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("sprt"), dict):
+                entry["sprt"] = {**entry["sprt"], "max_matches": max_matches}
+                entry.pop("deals", None)
+        by = {t.name: t for t in load_data(raw, config, config.resolve().parent)}
     if name not in by:
         raise ConfigError(f"{config}: unknown tournament {name!r}; known: {', '.join(by)}")
     t = by[name]

@@ -166,3 +166,12 @@ tournaments:
     f.write_text(bad)
     with pytest.raises(cfg.ConfigError, match="panel"):
         cfg.load(f)
+
+
+def test_max_matches_on_the_command_line_caps_a_yaml_entry(tmp_path):
+    # found by a new-user trial: the entry's max_matches (1200) silently won over --max-matches
+    out = _arena("-t", "greedy-vs-random", "--config", str(ROOT / "tournaments.yaml"), "--inline", "--quiet",
+                 "--max-matches", "12", "--results", str(tmp_path), "--format", "json")
+    assert out.returncode in (0, 1, 2), out.stderr
+    ids = _ids(tmp_path / "greedy-vs-random")
+    assert 0 < sum(ids.values()) <= 12 and set(ids.values()) == {1}, ids
