@@ -47,6 +47,22 @@ def parse_options(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def files_digest(cmd: list[str]) -> str:
+    """A short digest of the files a command names (its script, a compiled binary), as the bot's
+    ``version``: a rerun after the candidate's code changed starts a new test (refused in the same
+    folder, with the remedy) instead of reporting the old verdict. ``"1"`` when it names no file."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=6)
+    found = False
+    for a in cmd:
+        p = Path(a)
+        if p.is_file() and p.stat().st_size <= 64 * 2**20:
+            h.update(p.resolve().as_posix().encode() + b"\0" + p.read_bytes())
+            found = True
+    return h.hexdigest() if found else "1"
+
+
 def build(game: str, candidate: str, baseline: str, *, opponents: list[str], players: int | None,
           options: dict[str, Any], sprt: dict[str, Any], clock: dict[str, Any], name: str,
           salt: str | None, config: Path | None, workers: int | None) -> Tournament:
@@ -70,7 +86,7 @@ def build(game: str, candidate: str, baseline: str, *, opponents: list[str], pla
         if not cmd:
             raise ConfigError(f"arena sprt: --{role} is empty; give the bot's command, e.g. "
                               f"--{role} 'python bots/greedy_bot.py'")
-        bots[role] = {"cmd": cmd}
+        bots[role] = {"cmd": cmd, "version": files_digest(cmd)}
         names.append(role)
     if names[0] == names[1]:
         raise ConfigError(f"arena sprt: the candidate and the baseline are the same bot {names[0]!r}; to test a bot "
