@@ -16,7 +16,8 @@ namespace unless ``network: allow`` (bubblewrap brings up a loopback private to 
 sandbox; util-linux leaves it down), everything read-only, private ``/tmp`` and
 ``/dev/shm`` (tmpfs of ``max_disk_mb`` each; the working folder lives in that ``/tmp``,
 so ``/tmp`` and the working folder share one cap), the results folders, ``~/.ray``,
-``/tmp/ray`` and the other bots' folders covered by empty mode-0 tmpfs, and no
+``/tmp/ray`` covered by empty mode-0 tmpfs (other bots' folders elsewhere stay readable:
+see docs/security.md, "Not done here"), and no
 capabilities (``setpriv --bounding-set=-all --no-new-privs``, also when the arena is root).
 Nothing here is home-made namespace code: bwrap's options, or ``unshare`` running a short
 ``sh`` script of ``mount`` calls (:func:`unshare_script`) before it execs the bot.
@@ -181,7 +182,8 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     for b in binds:
         out += ["--ro-bind", b, b]
     for h in hidden_paths():
-        if not _under(h, private) or _under(h, binds):
+        # also over a bound folder inside a hidden one: hidden stays hidden
+        if not _under(h, private) or _under(h, binds) or any(_under(b, [h]) for b in binds):
             out += ["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", h]
     parent = os.path.dirname(workdir)
     if parent not in private:
@@ -218,7 +220,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
         lines.append(f"mkdir -p {q(staged(b))} && mount -n --bind -o ro {q(b)} {q(staged(b))}")
     hidden = hidden_paths()
     for h in hidden:
-        if _under(h, ["/tmp"]) and _under(h, binds):
+        if _under(h, ["/tmp"]) and (_under(h, binds) or any(_under(b, [h]) for b in binds)):
             lines.append(f"if [ -d {q(staged(h))} ]; then mount -n -t tmpfs -o {hide} tmpfs {q(staged(h))}; fi")
     private = _private_dirs(workdir)
     if _under(workdir, ["/tmp"]):

@@ -104,6 +104,17 @@ def test_results_folder_is_unreadable(tmp_path, mode, name):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_other_tournaments_results_folders_are_unreadable(tmp_path, mode):
+    # found by an adversarial trial: only the running tournament's folder was hidden, so a bot read
+    # the salt of a tournament it would play later and rebuilt all of its deals
+    other = tmp_path / "results" / "later-tournament"
+    other.mkdir(parents=True)
+    (other / "secret.json").write_text('{"salt": "SPY-SECRET"}\n')
+    lines, _ = spy_run(tmp_path, mode, "read", str(other / "secret.json"))
+    assert verdict(lines, "read") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_memory_of_the_arena_is_unreadable(tmp_path, mode):
     lines, _ = spy_run(tmp_path, mode, "mem_arena", str(os.getpid()))
     assert verdict(lines, "mem_arena") == expect(mode), lines
