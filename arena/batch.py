@@ -68,8 +68,10 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
         root = os.path.dirname(os.path.abspath(results_dir))
         # the whole results root (other tournaments' secrets and journals), unless it also holds
         # what bots need (the project, the bots' own folders), e.g. `--results .`
-        if root not in ("/", os.path.expanduser("~")) and not any(
-                _inside(p, root) for p in (PROJECT_ROOT, *(b.cwd for b in bots.values()))):
+        needed = [PROJECT_ROOT, *(b.cwd for b in bots.values())]
+        for b in bots.values():  # each bot's program: the interpreter and script its command names
+            needed += [p for p in (os.path.join(b.cwd, a) for a in b.cmd) if os.path.isfile(p)][:2]
+        if root not in ("/", os.path.expanduser("~")) and not any(_inside(p, root) for p in needed):
             hide_from_sandbox(root)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
