@@ -92,6 +92,11 @@ def hide_from_sandbox(path: str) -> None:
     _STATE.hidden.add(os.path.abspath(path))
 
 
+def _covers_bind(h: str, binds: Iterable[str]) -> bool:
+    """Whether results folder ``h`` (given to :func:`hide_from_sandbox`) holds a bound folder."""
+    return h in _STATE.hidden and any(_under(b, [h]) for b in binds)
+
+
 def hidden_paths() -> list[str]:
     """The existing folders every sandbox covers: results folders given to
     :func:`hide_from_sandbox`, the Ray folders ``~/.ray`` (of ``$HOME`` and of the user's
@@ -182,8 +187,9 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     for b in binds:
         out += ["--ro-bind", b, b]
     for h in hidden_paths():
-        # also over a bound folder inside a hidden one: hidden stays hidden
-        if not _under(h, private) or _under(h, binds) or any(_under(b, [h]) for b in binds):
+        # a results folder stays hidden also over a folder bound inside it (the Ray folders do
+        # not: a cluster job's bots run from Ray's copy of the project inside them)
+        if not _under(h, private) or _under(h, binds) or _covers_bind(h, binds):
             out += ["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", h]
     parent = os.path.dirname(workdir)
     if parent not in private:
@@ -220,7 +226,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
         lines.append(f"mkdir -p {q(staged(b))} && mount -n --bind -o ro {q(b)} {q(staged(b))}")
     hidden = hidden_paths()
     for h in hidden:
-        if _under(h, ["/tmp"]) and (_under(h, binds) or any(_under(b, [h]) for b in binds)):
+        if _under(h, ["/tmp"]) and (_under(h, binds) or _covers_bind(h, binds)):
             lines.append(f"if [ -d {q(staged(h))} ]; then mount -n -t tmpfs -o {hide} tmpfs {q(staged(h))}; fi")
     private = _private_dirs(workdir)
     if _under(workdir, ["/tmp"]):
