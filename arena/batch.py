@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import orjson
 
 from arena.match import SeatPool, play_match
-from arena.process import PROJECT_ROOT, default_sigchld, hide_from_sandbox
+from arena.process import PROJECT_ROOT, default_sigchld, hide_from_sandbox, hide_results_root
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -72,7 +72,7 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
         for b in bots.values():  # each bot's program: the interpreter and script its command names
             needed += [p for p in (os.path.join(b.cwd, a) for a in b.cmd) if os.path.isfile(p)][:2]
         if root not in ("/", os.path.expanduser("~")) and not any(_inside(p, root) for p in needed):
-            hide_from_sandbox(root)
+            hide_results_root(root)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:

@@ -218,7 +218,7 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
         step = np.zeros_like(beta)
         # sparse: a field of 1,000 bots meets few opponents each (a dense solve per step was
         # most of the time of a 1,000-bot table)
-        step[:free] = spla.spsolve(h[:free, :free].tocsc(), g[:free])
+        step[:free] = spla.spsolve(h[:free, :free].tocsc(), g[:free], permc_spec="MMD_AT_PLUS_A")  # symmetric
         t = 1.0
         while True:
             nb = beta + t * step

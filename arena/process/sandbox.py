@@ -76,6 +76,7 @@ class _SandboxState:
 
     def __init__(self) -> None:
         self.hidden: set[str] = set()
+        self.roots: set[str] = set()  # results roots (hide_results_root)
         self.works: dict[tuple, str | None] = {}
         self.warned = False
 
@@ -92,16 +93,27 @@ def hide_from_sandbox(path: str) -> None:
     _STATE.hidden.add(os.path.abspath(path))
 
 
+def hide_results_root(path: str) -> None:
+    """Hide the results root ``path`` (other tournaments' secrets and journals) from every later
+    sandbox, except from a bot whose own files are bound inside it (it could not run)."""
+    _STATE.roots.add(os.path.abspath(path))
+
+
 def _covers_bind(h: str, binds: Iterable[str]) -> bool:
     """Whether results folder ``h`` (given to :func:`hide_from_sandbox`) holds a bound folder."""
     return h in _STATE.hidden and any(_under(b, [h]) for b in binds)
+
+
+def _spared(h: str, binds: Iterable[str]) -> bool:
+    """A results root holding a folder bound for the bot (its program) is not hidden from it."""
+    return h in _STATE.roots and h not in _STATE.hidden and any(_under(b, [h]) for b in binds)
 
 
 def hidden_paths() -> list[str]:
     """The existing folders every sandbox covers: results folders given to
     :func:`hide_from_sandbox`, the Ray folders ``~/.ray`` (of ``$HOME`` and of the user's
     home) and ``/tmp/ray`` (and ``$RAY_TMPDIR``); sorted, parents first."""
-    cands = set(_STATE.hidden)
+    cands = set(_STATE.hidden) | set(_STATE.roots)
     homes = {os.path.expanduser("~")}
     try:
         homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
@@ -186,7 +198,7 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     binds = list(binds)
     for b in binds:
         out += ["--ro-bind", b, b]
-    for h in hidden_paths():
+    for h in [h for h in hidden_paths() if not _spared(h, binds)]:
         # a results folder stays hidden also over a folder bound inside it (the Ray folders do
         # not: a cluster job's bots run from Ray's copy of the project inside them)
         if not _under(h, private) or _under(h, binds) or _covers_bind(h, binds):
@@ -224,7 +236,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     lines = ["set -e", f"mount -n -t tmpfs -o {size} tmpfs {q(stage)}"]
     for b in binds:
         lines.append(f"mkdir -p {q(staged(b))} && mount -n --bind -o ro {q(b)} {q(staged(b))}")
-    hidden = hidden_paths()
+    hidden = [h for h in hidden_paths() if not _spared(h, binds)]
     for h in hidden:
         if _under(h, ["/tmp"]) and (_under(h, binds) or _covers_bind(h, binds)):
             lines.append(f"if [ -d {q(staged(h))} ]; then mount -n -t tmpfs -o {hide} tmpfs {q(staged(h))}; fi")

@@ -171,6 +171,13 @@ def try_leak():
             except OSError:
                 pass
         report(bool(hits), f"marker in the environment of {hits}")
+    elif LEAK == "readhex":
+        path = bytes.fromhex(ARG).decode()
+        try:
+            data = read(path)
+            report(b"SPY-SECRET" in data, f"read {len(data)} bytes of {path}")
+        except OSError as e:
+            report(False, f"{path}: {e}")
     elif LEAK == "read":
         try:
             data = read(ARG)

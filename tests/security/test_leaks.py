@@ -110,8 +110,9 @@ def test_other_tournaments_results_folders_are_unreadable(tmp_path, mode):
     other = tmp_path / "results" / "later-tournament"
     other.mkdir(parents=True)
     (other / "secret.json").write_text('{"salt": "SPY-SECRET"}\n')
-    lines, _ = spy_run(tmp_path, mode, "read", str(other / "secret.json"))
-    assert verdict(lines, "read") == expect(mode), lines
+    # the path as hex: a file named in a bot's command is bound into its sandbox as its own
+    lines, _ = spy_run(tmp_path, mode, "readhex", str(other / "secret.json").encode().hex())
+    assert verdict(lines, "readhex") == expect(mode), lines
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -244,6 +245,12 @@ def test_a_working_folder_swapped_for_a_link_never_makes_the_arena_delete_its_ta
         assert not leftovers()
     finally:
         shutil.rmtree(victim, ignore_errors=True)
+        from arena.process import workdir_root
+
+        for name in os.listdir(workdir_root()):  # unsandboxed, the spy's renamed folder stays behind
+            if name.endswith(".old") or os.path.islink(os.path.join(workdir_root(), name)):
+                p = os.path.join(workdir_root(), name)
+                os.unlink(p) if os.path.islink(p) else shutil.rmtree(p, ignore_errors=True)
 
 
 @pytest.mark.parametrize("mode", MODES)
