@@ -180,7 +180,8 @@ def test_max_matches_on_the_command_line_caps_a_yaml_entry(tmp_path):
 def test_a_changed_candidate_script_is_a_new_test_not_the_old_verdict(tmp_path):
     # found by a new-user trial: editing the candidate and rerunning reported the first run's result
     cand = tmp_path / "cand.py"
-    cand.write_text((ROOT / "bots" / "random_bot.py").read_text())
+    cand.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom bots import sdk\n"
+                    "sdk.run(lambda obs, legal, ctx: ctx.rng.choice(legal), name='cand', version='1')\n")
     args = ["agram", "-n", "3", "--candidate", f"python {cand}", "--baseline", "python bots/random_bot.py",
             "--inline", "--quiet", "--max-matches", "12", "--results", str(tmp_path / "res")]
     first = _arena(*args)
