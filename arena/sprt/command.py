@@ -16,6 +16,7 @@ from engine.errors import CardArenaError
 FINISHED = False
 
 
+# longer than 80 lines: most of it is the typer option declarations (the signature is the help)
 def sprt(
     game: Annotated[str | None, typer.Argument(help="game (see `arena games`); omit with -t")] = None,
     candidate: Annotated[str | None, typer.Option("--candidate", help="the new version: a command line, or a bot name of the config")] = None,
