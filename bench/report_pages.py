@@ -28,6 +28,7 @@ from tests.report.synth import synth_standings  # noqa: E402
 
 
 def measure(n_bots: int, n_matches: int) -> tuple[int, float]:
+    """Size (bytes) and render time (s) of report.html for one synthetic field."""
     st = synth_standings(n_bots, n_matches)
     t = time.perf_counter()
     page = render(st, generated="bench")
@@ -60,6 +61,7 @@ def shots(out: Path) -> None:
 
 
 def main() -> None:
+    """Command line: build the synthetic fields, print sizes and times, write screenshots."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shots", type=Path, help="write report-3/60/1000.png into this folder")
     a = ap.parse_args()

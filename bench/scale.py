@@ -102,6 +102,7 @@ def measure(cmd: list[str]) -> dict:
 
 
 def leaderboard(folder: Path) -> dict:
+    """CPU seconds and peak RSS of `arena leaderboard FOLDER --format json` in a subprocess."""
     return measure([sys.executable, "-m", "arena.cli", "leaderboard", str(folder), "--format", "json"])
 
 
@@ -145,6 +146,7 @@ def ratings_only(folder: Path) -> dict:
 
 
 def main() -> None:
+    """Command line: build synthetic journals and print the scale figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--bots", type=int, default=1000)

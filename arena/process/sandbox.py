@@ -231,6 +231,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     stage = workdir
 
     def staged(p: str) -> str:
+        """Where ``p`` (under ``/tmp``) lies in the private ``/tmp`` while it is staged on the working folder."""
         return stage + p[len("/tmp"):]
 
     lines = ["set -e", f"mount -n -t tmpfs -o {size} tmpfs {q(stage)}"]

@@ -83,6 +83,7 @@ def sprt(
             print(render.progress_line(tr), file=sys.stderr, flush=True)
 
         def warn(msg: str) -> None:
+            """Print a warning line on stderr."""
             print(f"warning: {msg}", file=sys.stderr, flush=True)
 
         r = run_sprt(t, results, inline=inline, workers=workers, address=address, on_progress=progress, warn=warn)
