@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from arena.adaptive import LineupsAdaptive
 from arena.errors import ConfigError
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits
 
@@ -160,7 +161,7 @@ class TournamentModel(_Strict):
     bots: list[str] = Field(min_length=1)
     deals: Int = Field(ge=1)
     rotations: Literal["cyclic", "permutations"] = "cyclic"
-    lineups: Literal["all", "gauntlet"] | LineupsSample = "all"
+    lineups: Literal["all", "gauntlet"] | LineupsSample | LineupsAdaptive = "all"
     panel: list[str] = []  # lineups: gauntlet — the reference bots every other bot meets
     mode: Literal["tournament", "sprt"] = "tournament"
     sprt: SprtModel | None = None
@@ -530,6 +531,7 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
             merged["bots"] = list(bots)
         for key in ("clock", "faults", "limits", "ratings", "execution"):
             merged[key] = _merge(defaults.get(key) or {}, traw.get(key) or {})
+        _check_adaptive(merged.get("lineups"), where)
         try:
             tm = TournamentModel.model_validate(merged)
         except ValidationError as e:
@@ -556,6 +558,9 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
             raise ConfigError(f"{where}: key {key!r}: {e}") from e
         teams = game.teams(tm.players)
         partnership = any(len(t) > 1 for t in teams)
+        if isinstance(tm.lineups, LineupsAdaptive) and partnership and tm.partners == "mixed":
+            raise ConfigError(f"{where}: key 'lineups': adaptive works with free-for-all games and partners: self; "
+                              "use lineups: all or sample with partners: mixed")
         if tm.mode == "sprt" or tm.lineups == "gauntlet":
             _check_sprt_or_gauntlet(tm, where, partnership)
         elif partnership:
@@ -577,6 +582,21 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
                                   "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
     return out
+
+
+def _check_adaptive(lineups: Any, where: str) -> None:
+    """``lineups: {adaptive: ...}`` validated on its own, so its errors name ``lineups.adaptive.<key>``.
+
+    :raises ConfigError: naming the key, with the closest known key for a misspelt one.
+    """
+    if not (isinstance(lineups, dict) and "adaptive" in lineups):
+        return
+    try:
+        LineupsAdaptive.model_validate(lineups)
+    except ValidationError as e:
+        msg = _errors(e, model=LineupsAdaptive).replace("key '", "key 'lineups.")
+        raise ConfigError(f"{where}: {msg} (lineups: adaptive takes max_matches, per_round, first, explore, "
+                          "width; docs/config.md)") from e
 
 
 def _check_sprt_or_gauntlet(tm: TournamentModel, where: str, partnership: bool) -> None:

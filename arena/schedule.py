@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
@@ -246,24 +247,54 @@ def tournament_settings(tournament) -> dict:
     return json.loads(json.dumps(out))  # as read back from tournament.json (tuples become lists)
 
 
-def build_schedule(tournament, salt: str) -> list[MatchSpec]:
+def build_schedule(tournament, salt: str, recorded: Mapping[str, dict] | None = None) -> list[MatchSpec]:
     """Every match of a tournament, ordered for replay: by (deal, rotation, lineup key).
 
     :param tournament: an :class:`arena.config.Tournament`.
     :param salt: the tournament's secret salt.
+    :param recorded: the journal's records (``match id -> record``): ``lineups: {adaptive: ...}``
+        plans its rounds from them (:func:`arena.adaptive.adaptive_schedule`); other designs ignore it.
     """
     from engine import registry
 
     m = tournament.model
     if getattr(m, "mode", "tournament") == "sprt":
         return build_sprt_schedule(tournament, salt)
+    from arena.adaptive import adaptive_schedule, is_adaptive
+
+    if is_adaptive(m):
+        return adaptive_schedule(tournament, salt, recorded or {})
     game = registry.get_game(m.game)
     teams = game.teams(m.players)
     lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt,
                       getattr(m, "panel", None))
+    specs = specs_for(tournament, salt, lus, range(m.deals))
+    specs.sort(key=replay_key)
+    return specs
+
+
+def lineup_of(bots: Sequence[str], players: int, teams: list[list[int]], rotations: str = "cyclic") -> Lineup:
+    """The :class:`Lineup` of one set of bots: free-for-all (``players`` bots, ``rotations``) or,
+    in a partnership game with ``partners: self``, two bots (one per side)."""
+    if any(len(t) > 1 for t in teams):
+        return _self_partner_lineups(list(bots), teams)[0]
+    return _ffa_lineups(list(bots), players, rotations, "all", "")[0]
+
+
+def specs_for(tournament, salt: str, lus: Sequence[Lineup], deals: Sequence[int]) -> list[MatchSpec]:
+    """The matches of ``lus`` on the deals ``deals`` (every seating of each), unsorted.
+
+    Ids ``<tournament>/<lineup key>/d<deal:05>/r<rotation:02>``; seeds, tokens and fingerprints
+    as the module docstring says.
+    """
+    from engine import registry
+
+    m = tournament.model
+    game = registry.get_game(m.game)
+    teams = game.teams(m.players)
     clock, faults, limits = tournament.clock(), tournament.fault_policy(), tournament.limits()
     specs = []
-    for d in range(m.deals):
+    for d in deals:
         ds = deal_seed(salt, m.game, d)
         for lu in lus:
             for r, seats in enumerate(lu.seatings):
@@ -280,7 +311,6 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
                     fingerprint=fp, clock=clock, faults=faults, limits=limits,
                     wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds),
                     pace_forced=bool(getattr(tournament, "pace_forced", False))))
-    specs.sort(key=replay_key)
     return specs
 
 
