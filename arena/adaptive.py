@@ -2,9 +2,10 @@
 
 The design (docs/ratings.md, "Adaptive lineups") is a sequence of **rounds**. Round 0 is the
 ``sample`` design (:func:`arena.schedule.mixing_sample`) with ``first`` lineups per bot. After
-round ``r`` is complete — every match of it recorded — the batch fit (:func:`arena.strength.strength`,
-with a seeded bootstrap) of the records of rounds ``0..r`` decides round ``r + 1``
-(:func:`plan_round`):
+round ``r`` is complete — every match of it recorded — the batch fit of the records of rounds
+``0..r`` (the table's Plackett–Luce model, :mod:`arena.batchfit`, with the normal approximation
+of its Fisher information instead of the table's bootstrap: :func:`certainty`) decides round
+``r + 1`` (:func:`plan_round`):
 
 * a pair of bots is **unsure** when the 95% interval of their difference includes 0 (the
   pairs that widen rank intervals, "2–5");
@@ -34,11 +35,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from arena import batchfit
 from arena.batchfit import Z95, BatchFit
 from arena.specs import MatchSpec
-
-#: bootstrap replicates of the fit that plans a round (the table's own fit uses arena.strength.N_BOOT)
-PLAN_BOOT = 100
 
 
 class AdaptiveLineups(BaseModel):
@@ -88,15 +87,61 @@ def _counts(lineups: Sequence[Sequence[int]], n: int) -> tuple[np.ndarray, np.nd
     return met, seen
 
 
-def unsure(fit: BatchFit) -> np.ndarray:
-    """``(n, n)`` bool: pairs whose 95% interval of the difference includes 0 (diagonal False)."""
-    u = np.abs(fit.z()) <= Z95
-    np.fill_diagonal(u, False)
-    return u
+@dataclass(frozen=True)
+class Certainty:
+    """How sure the fit that plans a round is of each pair: its normal approximation.
+
+    :ivar theta: ``(n,)`` log-strengths of the batch fit (``nan`` unrated).
+    :ivar z: ``(n, n)`` ``(θ_i − θ_j) / sd`` with ``sd`` from the inverse Fisher information
+        (0 for pairs with an unrated bot): the planner's cheap stand-in for the table's bootstrap.
+    :ivar rated: ``(n,)`` whether the bot has rated results.
+    """
+
+    theta: np.ndarray
+    z: np.ndarray
+    rated: np.ndarray
+
+    def unsure(self) -> np.ndarray:
+        """``(n, n)`` bool: pairs whose 95% interval of the difference includes 0 (diagonal False)."""
+        u = np.abs(self.z) <= Z95
+        np.fill_diagonal(u, False)
+        return u
+
+    def mean_width(self) -> float:
+        """Mean rank-interval width (high − low, as :meth:`arena.batchfit.BatchFit.rank_intervals`) over
+        the rated bots (``inf`` when none is rated)."""
+        return width_of(self.z, self.rated)
+
+
+def width_of(z: np.ndarray, rated: np.ndarray) -> float:
+    """Mean rank-interval width of a pairwise ``z`` matrix (surely = ``|z| > 1.96``) over the rated bots."""
+    if not rated.any():
+        return math.inf
+    above = (z.T > Z95).sum(axis=1)
+    below = (z > Z95).sum(axis=1)
+    lo, hi = 1 + above, int(rated.sum()) - below
+    return float(np.mean((hi - lo)[rated]))
+
+
+def certainty(d: batchfit.Design) -> Certainty:
+    """The batch fit of ``d`` (no bootstrap) with its Fisher-information pairwise z (:class:`Certainty`)."""
+    beta, info = batchfit.newton(d)
+    nb = d.n_bots
+    rated = np.zeros(nb, bool)
+    rated[np.unique(d.x[:, :nb].nonzero()[1])] = True
+    cov = np.linalg.inv(info[:nb, :nb])
+    var = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+    theta = beta[:nb]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (theta[:, None] - theta[None, :]) / np.sqrt(np.maximum(var, 1e-300))
+    z[~rated, :] = 0.0
+    z[:, ~rated] = 0.0
+    np.fill_diagonal(z, 0.0)
+    return Certainty(np.where(rated, theta, np.nan), np.round(z, 9), rated)
 
 
 def mean_width(fit: BatchFit) -> float:
-    """Mean rank-interval width (high − low) over the rated bots (``inf`` when none is rated)."""
+    """Mean rank-interval width (high − low) of a table's batch fit over the rated bots (``inf`` when none)."""
     lo, hi = fit.rank_intervals()
     r = fit.rated
     return float(np.mean(hi[r] - lo[r])) if r.any() else math.inf
@@ -122,11 +167,11 @@ def _quotas(demand: np.ndarray, seats: int, cap: int) -> np.ndarray:
     return q
 
 
-def plan_round(fit: BatchFit, past: Sequence[Sequence[int]], n_lineups: int, players: int, explore: float,
+def plan_round(fit: Certainty, past: Sequence[Sequence[int]], n_lineups: int, players: int, explore: float,
                rng: np.random.Generator) -> list[tuple[int, ...]]:
     """The lineups of the next round (bot indices, sorted tuples, sorted).
 
-    :param fit: the batch fit of the complete rounds (its bootstrap gives the unsure pairs).
+    :param fit: the :class:`Certainty` of the complete rounds' batch fit (its unsure pairs).
     :param past: every lineup played so far (bot indices), for meetings and appearances.
     :param n_lineups: lineups in the round; :param players: bots per lineup.
     :param explore: share of the lineups built by the mixing rule from the least-seen bots.
@@ -134,7 +179,7 @@ def plan_round(fit: BatchFit, past: Sequence[Sequence[int]], n_lineups: int, pla
     """
     n = len(fit.theta)
     met, seen = _counts(past, n)
-    u = unsure(fit)
+    u = fit.unsure()
     n_explore = min(n_lineups, int(round(explore * n_lineups)))
     demand = u.sum(axis=1)
     if demand.sum() == 0:  # every pair is sure: only exploration is left
@@ -208,6 +253,23 @@ def _lineups_of(records: Sequence[Any]) -> list[tuple[str, ...]]:
     return list(seen.values())
 
 
+def design_of(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool) -> batchfit.Design:
+    """The batch fit's design of ``records`` over ``bots``: the evidence of the table's fit
+    (:func:`arena.strength.strength`: ok results, forfeits with ``rate_forfeits``), in replay order."""
+    from arena.strength import _contests
+
+    index = {b: i for i, b in enumerate(bots)}
+    blocks: dict[tuple[str, int], int] = {}
+    sides_i, ranks, block_i = [], [], []
+    for rec in sorted(records, key=lambda r: r.replay_key()):
+        for sides, rk in _contests(rec, rate_forfeits):
+            if all(b in index for s in sides for b in s):
+                sides_i.append([[index[b] for b in s] for s in sides])
+                ranks.append(list(rk))
+                block_i.append(blocks.setdefault((rec.lineup, rec.deal_index), len(blocks)))
+    return batchfit.build_design(sides_i, ranks, block_i, len(bots))
+
+
 _MEMO: dict[tuple, RoundPlan | None] = {}
 
 
@@ -219,7 +281,6 @@ def next_round(records: Sequence[Any], bots: Sequence[str], players: int, cfg: A
     :param per_lineup: matches per lineup (rotations × deals); :param matches_so_far: matches of
         those rounds. The round is cut so the total stays within ``cfg.max_matches``.
     """
-    from arena.strength import strength
     from engine.seeds import h64
 
     room = (cfg.max_matches - matches_so_far) // per_lineup
@@ -229,16 +290,15 @@ def next_round(records: Sequence[Any], bots: Sequence[str], players: int, cfg: A
            hash(tuple(sorted((r.match_id, r.fingerprint, r.status, r.ranks) for r in records))))
     if key in _MEMO:
         return _MEMO[key]
-    st = strength(records, list(bots), rate_forfeits=rate_forfeits, n_boot=PLAN_BOOT,
-                  seed=h64(salt, "adaptive-fit", index) % (1 << 32))
-    width = mean_width(st.fit)
+    fit = certainty(design_of(records, bots, rate_forfeits))
+    width = fit.mean_width()
     plan: RoundPlan | None = None
     if cfg.width is None or width > cfg.width:
         pos = {b: i for i, b in enumerate(bots)}
         past = [tuple(pos[b] for b in lu) for lu in _lineups_of(records) if all(b in pos for b in lu)]
         n = min(room, round_lineups(len(bots), players, cfg.per_round))
         rng = np.random.default_rng(h64(salt, "adaptive-round", index))
-        chosen = plan_round(st.fit, past, n, players, cfg.explore, rng)
+        chosen = plan_round(fit, past, n, players, cfg.explore, rng)
         plan = RoundPlan(index, tuple(tuple(bots[i] for i in lu) for lu in chosen), width)
     if len(_MEMO) > 4096:
         _MEMO.clear()
@@ -281,9 +341,8 @@ def rounds_from_journal(bots: Sequence[str], players: int, cfg: AdaptiveLineups,
 
 def _geometry(tournament) -> tuple[list[list[int]], int, int]:
     """``(teams, lineup size, matches per lineup and deal)`` of a tournament (free-for-all or ``partners: self``)."""
-    from engine import registry
-
     from arena.schedule import lineup_of
+    from engine import registry
 
     m = tournament.model
     teams = registry.get_game(m.game).teams(m.players)

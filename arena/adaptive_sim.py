@@ -81,8 +81,7 @@ def run_sample(theta: np.ndarray, players: int, per_bot: int, deals: int, seed: 
     return res
 
 
-def run_adaptive(theta: np.ndarray, players: int, cfg: adaptive.AdaptiveLineups, deals: int, seed: int,
-                 plan_boot: int = adaptive.PLAN_BOOT) -> Played:
+def run_adaptive(theta: np.ndarray, players: int, cfg: adaptive.AdaptiveLineups, deals: int, seed: int) -> Played:
     """The adaptive design (:func:`arena.adaptive.plan_round`) until ``cfg.max_matches`` (or ``cfg.width``)."""
     n = len(theta)
     rng = np.random.default_rng(seed)
@@ -96,8 +95,8 @@ def run_adaptive(theta: np.ndarray, players: int, cfg: adaptive.AdaptiveLineups,
         room = (cfg.max_matches - res.matches) // per_lineup
         if room <= 0:
             break
-        fit = batchfit.fit(res.design(n), n_boot=plan_boot, seed=r)
-        if cfg.width is not None and adaptive.mean_width(fit) <= cfg.width:
+        fit = adaptive.certainty(res.design(n))
+        if cfg.width is not None and fit.mean_width() <= cfg.width:
             break
         size = min(room, adaptive.round_lineups(n, players, cfg.per_round))
         lus = adaptive.plan_round(fit, res.lineups, size, players, cfg.explore, np.random.default_rng([seed, r]))

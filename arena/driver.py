@@ -343,7 +343,8 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     while out.played and not out.unplayed and not (stop is not None and stop()):
         if on_result is not None:  # the live display counts this run's matches over every pass
             base = out.played
-            kw["on_result"] = lambda rec, s: on_result(rec, RunSummary(**{**s.__dict__, "played": s.played + base}))
+            kw["on_result"] = lambda rec, s, base=base: on_result(rec, RunSummary(**{**s.__dict__,
+                                                                                        "played": s.played + base}))
         more = run_once(tournament, results_root, **kw)
         out.total, out.played, out.seconds = more.total, out.played + more.played, out.seconds + more.seconds
         out.faults.update(more.faults)
