@@ -33,38 +33,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from arena import batchfit
 from arena.batchfit import Z95, BatchFit
+from arena.config import AdaptiveLineups, LineupsAdaptive
 from arena.specs import MatchSpec
-
-
-class AdaptiveLineups(BaseModel):
-    """``{adaptive: {...}}`` of ``lineups`` (docs/config.md).
-
-    :ivar max_matches: the match budget: no round starts that would exceed it (the last is cut).
-    :ivar per_round: lineups per bot per round, on average (a round = ``per_round · bots / players`` lineups).
-    :ivar first: lineups per bot in round 0 (the ``sample`` design).
-    :ivar explore: share of each round's lineups built for mixing, not for uncertainty (0..1).
-    :ivar width: stop early once the mean rank-interval width (high − low) is at most this (None: budget only).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_matches: int = Field(strict=True, ge=1)
-    per_round: int = Field(2, strict=True, ge=1)
-    first: int = Field(4, strict=True, ge=1)
-    explore: float = Field(0.2, ge=0, le=1, allow_inf_nan=False)
-    width: float | None = Field(None, ge=0, allow_inf_nan=False)
-
-
-class LineupsAdaptive(BaseModel):
-    """``lineups: {adaptive: {max_matches: N, ...}}``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    adaptive: AdaptiveLineups
 
 
 def is_adaptive(model: Any) -> bool:

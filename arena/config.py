@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.adaptive import LineupsAdaptive
 from arena.errors import ConfigError
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits
 
@@ -102,6 +101,29 @@ class LineupsSample(_Strict):
     """``{sample: {per_bot: M}}``."""
 
     sample: SampleLineups
+
+
+class AdaptiveLineups(_Strict):
+    """``{adaptive: {...}}`` of ``lineups`` (docs/config.md).
+
+    :ivar max_matches: the match budget: no round starts that would exceed it (the last is cut).
+    :ivar per_round: lineups per bot per round, on average (a round = ``per_round · bots / players`` lineups).
+    :ivar first: lineups per bot in round 0 (the ``sample`` design).
+    :ivar explore: share of each round's lineups built for mixing, not for uncertainty (0..1).
+    :ivar width: stop early once the mean rank-interval width (high − low) is at most this (None: budget only).
+    """
+
+    max_matches: int = Field(strict=True, ge=1)
+    per_round: int = Field(2, strict=True, ge=1)
+    first: int = Field(4, strict=True, ge=1)
+    explore: float = Field(0.2, ge=0, le=1, allow_inf_nan=False)
+    width: float | None = Field(None, ge=0, allow_inf_nan=False)
+
+
+class LineupsAdaptive(_Strict):
+    """``lineups: {adaptive: {max_matches: N, ...}}``."""
+
+    adaptive: AdaptiveLineups
 
 
 SPRT_BATCH = 16  # mode: sprt — default execution.batch_size (matches per batch)

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.adaptive import adaptive_schedule, is_adaptive
 from arena.executors import (
     Batcher,
     InfrastructureError,
@@ -85,7 +86,10 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt, tournament.name)
-        specs = build_schedule(tournament, salt, journal.records)  # adaptive rounds: planned from the records
+        if is_adaptive(tournament.model):  # its rounds are planned from the journal's records
+            specs = adaptive_schedule(tournament, salt, journal.records)
+        else:
+            specs = build_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
         journal.check_fingerprints(specs, lambda s: fingerprint_fields(
             s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
@@ -326,8 +330,6 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
     next round, until the design stops or a pass leaves matches unplayed. Parameters, return
     and errors as :func:`run_once`.
     """
-    from arena.adaptive import is_adaptive
-
     kw: dict[str, Any] = dict(inline=inline, workers=workers, address=address, on_result=on_result, warn=warn,
                               stop=stop)
     if not is_adaptive(tournament.model):

@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
@@ -247,23 +247,21 @@ def tournament_settings(tournament) -> dict:
     return json.loads(json.dumps(out))  # as read back from tournament.json (tuples become lists)
 
 
-def build_schedule(tournament, salt: str, recorded: Mapping[str, dict] | None = None) -> list[MatchSpec]:
+def build_schedule(tournament, salt: str) -> list[MatchSpec]:
     """Every match of a tournament, ordered for replay: by (deal, rotation, lineup key).
 
     :param tournament: an :class:`arena.config.Tournament`.
     :param salt: the tournament's secret salt.
-    :param recorded: the journal's records (``match id -> record``): ``lineups: {adaptive: ...}``
-        plans its rounds from them (:func:`arena.adaptive.adaptive_schedule`); other designs ignore it.
+    :raises ValueError: for ``lineups: {adaptive: ...}``, whose rounds are planned from the journal
+        (:func:`arena.adaptive.adaptive_schedule`).
     """
     from engine import registry
 
     m = tournament.model
     if getattr(m, "mode", "tournament") == "sprt":
         return build_sprt_schedule(tournament, salt)
-    from arena.adaptive import adaptive_schedule, is_adaptive
-
-    if is_adaptive(m):
-        return adaptive_schedule(tournament, salt, recorded or {})
+    if hasattr(m.lineups, "adaptive"):
+        raise ValueError("lineups: adaptive is planned from the journal: use arena.adaptive.adaptive_schedule")
     game = registry.get_game(m.game)
     teams = game.teams(m.players)
     lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt,

@@ -12,8 +12,9 @@ import pytest
 from arena import adaptive
 from arena import adaptive_sim as sim
 from arena import config as cfg
+from arena.adaptive import adaptive_schedule as build_schedule
 from arena.journal import record_of
-from arena.schedule import build_schedule, replay_key
+from arena.schedule import replay_key
 from engine import registry
 
 BOTS = [f"b{i:02d}" for i in range(12)]
