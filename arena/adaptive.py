@@ -27,6 +27,7 @@ round is cut to fit) or when the mean rank-interval width is at most ``width``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -260,7 +261,8 @@ def next_round(records: Sequence[Any], bots: Sequence[str], players: int, cfg: A
     if room <= 0:
         return None
     key = (tuple(bots), players, cfg.model_dump_json(), index, salt, per_lineup, rate_forfeits,
-           hash(tuple(sorted((r.match_id, r.fingerprint, r.status, r.ranks) for r in records))))
+           hashlib.sha256(repr(sorted((r.match_id, r.fingerprint, r.status, r.ranks, tuple(f.cls for f in r.faults))
+                                      for r in records)).encode()).hexdigest())
     if key in _MEMO:
         return _MEMO[key]
     fit = certainty(design_of(records, bots, rate_forfeits))
