@@ -37,35 +37,11 @@ import psutil
 import pytest
 
 from arena.journal import read_records
-from tests.arena.test_cluster import ROOT, listening_addresses, load, table
+from tests.arena.test_cluster import ROOT, listening_addresses, load, project_copy, table
 from tests.conftest import require
 
 GCS_PORT = 6379  # inside the namespace: no other Ray there
 OBJECT_STORE = "80000000"  # bytes per node: three nodes on a small machine
-
-# ``engine`` must be importable by the bots on every node: a real cluster installs cardarena
-# on each node; here every node is this machine, so the bots get this checkout's path.
-CONFIG = """
-bots:
-  random: {{cmd: [python, bots/random_bot.py], env: {{PYTHONPATH: {root}}}}}
-  greedy: {{cmd: [python, bots/greedy_bot.py], env: {{PYTHONPATH: {root}}}}}
-  random-b: {{cmd: [python, bots/random_bot.py], env: {{PYTHONPATH: {root}}}}}
-tournaments:
-  - name: small
-    game: agram
-    players: 3
-    bots: [random, greedy, random-b]
-    deals: {deals}
-    salt: fixed-test-salt
-"""
-
-
-def project_copy(tmp_path: Path, deals: int) -> Path:
-    """A tournament folder: the config and a copy of bots/ (what ``--address`` ships)."""
-    shutil.copytree(os.path.join(ROOT, "bots"), tmp_path / "bots", ignore=shutil.ignore_patterns("__pycache__"))
-    path = tmp_path / "t.yaml"
-    path.write_text(CONFIG.format(deals=deals, root=json.dumps(ROOT)))
-    return path
 
 
 def _can_unshare() -> bool:
@@ -94,7 +70,8 @@ class NetNamespace:
             except OSError:
                 pass
             if self.holder.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"unshare --net failed: {self.holder.stderr.read() if self.holder.stderr else ''}")
+                why = self.holder.stderr.read().decode(errors="replace") if self.holder.stderr else ""
+                raise RuntimeError(f"unshare --net failed: {why}")
             time.sleep(0.05)
         self.prefix = ["nsenter", f"--net={path}", "--"]
 
@@ -114,10 +91,15 @@ class NetNamespace:
     def close(self) -> None:
         """SIGKILL every process in the namespace, then the holder (the namespace goes with it)."""
         for _ in range(3):  # a dying raylet may still spawn: look again
-            procs = self.processes()
+            procs = {p.pid: p for p in self.processes()}
+            for p in list(procs.values()):  # and bots, in sandboxes of their own namespace
+                try:
+                    procs.update((c.pid, c) for c in p.children(recursive=True))
+                except psutil.NoSuchProcess:
+                    continue
             if not procs:
                 break
-            _kill(procs)
+            _kill(list(procs.values()))
         self.holder.kill()
         self.holder.wait()
 
