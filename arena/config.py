@@ -3,8 +3,9 @@
 DESIGN "Configuration". Unknown keys are errors; every error names the file, the
 tournament and the key, and says what is expected.
 
-(647 lines, above the project's ~600: the schema models and their validators belong together;
-the submissions reader and the error wording are the parts to move out next.)
+(about 690 lines with the ``lineups: adaptive`` schema, above the project's ~600: the schema
+models and their validators belong together; the submissions reader and the error wording
+are the parts to move out next.)
 """
 
 from __future__ import annotations
