@@ -365,7 +365,7 @@ def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: in
     """Audit (f): the sampler's worlds against the exact distribution over physical deals.
 
     A first hand is played at random; at up to ``tries`` of its positions (the last ones
-    first, or the first ones if ``early``), for every seat, the exact distribution
+    first, or if ``early`` the first ones after the opening action, then the deal itself), for every seat, the exact distribution
     (:func:`exact_physical_distribution`) is enumerated if it fits in ``budget``; the first
     with two worlds or more is tested: ``infoset(observation).sample`` (``game.infoset`` by
     default) is drawn and compared by χ² (worlds cut into at most ``max_categories`` runs,
@@ -381,7 +381,7 @@ def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: in
     deals = PhysicalDeals(game, n, options, rng.getrandbits(40))
     actions = _first_hand(deals, rng)
     spots = list(range(len(actions)))
-    for k in (spots if early else spots[::-1])[:tries]:
+    for k in (spots[1:] + spots[:1] if early else spots[::-1])[:tries]:
         seats = list(range(n))
         rng.shuffle(seats)
         for seat in seats:
