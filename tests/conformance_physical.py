@@ -158,6 +158,11 @@ def world_signature(state: State) -> str:
     return json.dumps([state.observation(s) for s in range(state.num_players)], sort_keys=True)
 
 
+#: consistent patterns per round from which the single exchanges are tried again
+#: (:func:`exact_physical_distribution`)
+CLOSURE_STARTS = 6
+
+
 class _OverBudget(Exception):
     """The exact enumeration would need more replays than its budget."""
 
@@ -242,34 +247,50 @@ class _Situation:
         return [st for st in self.replay(self.deals.order_of(pat, self.groups))
                 if st.observation(self.seat) == self.target]
 
-    def ranges(self) -> dict[tuple[int, int], tuple[int, int]]:
+    def ranges(self, starts: list[tuple], up: set, down: set) -> dict[tuple[int, int], tuple[int, int]]:
         """Per (hidden group, face) the count range a candidate may give it: a face that some
-        single exchange of cards between two hidden groups moves into (out of) a group, keeping
-        the observation, may fill (leave) it freely; otherwise its count stays the true one."""
-        root, hidden = self.root, self.hidden
-        up: set[tuple[int, int]] = set()
-        down: set[tuple[int, int]] = set()
-        for i, x in enumerate(hidden):
-            for y in hidden[i + 1:]:
-                for f in set(root[y]):
-                    for g in set(root[x]):
-                        if f == g or {(x, f), (y, g)} <= up and {(x, g), (y, f)} <= down:
-                            continue
-                        nxt = list(root)
-                        a, b = list(root[x]), list(root[y])
-                        a.remove(g)
-                        b.remove(f)
-                        nxt[x], nxt[y] = tuple(sorted(a + [f])), tuple(sorted(b + [g]))
-                        if self.ends(tuple(nxt)):
-                            up |= {(x, f), (y, g)}
-                            down |= {(x, g), (y, f)}
+        single exchange of cards between two hidden groups, made at one of the consistent
+        patterns ``starts``, moves into (out of) a group keeping the observation may fill
+        (leave) it freely; otherwise its count stays the true one. ``up``/``down`` (the
+        (group, face) pairs seen to move so far) are updated in place."""
+        hidden = self.hidden
+        for pat in starts:
+            for i, x in enumerate(hidden):
+                for y in hidden[i + 1:]:
+                    for f in set(pat[y]):
+                        for g in set(pat[x]):
+                            if f == g or {(x, f), (y, g)} <= up and {(x, g), (y, f)} <= down:
+                                continue
+                            nxt = list(pat)
+                            a, b = list(pat[x]), list(pat[y])
+                            a.remove(g)
+                            b.remove(f)
+                            nxt[x], nxt[y] = tuple(sorted(a + [f])), tuple(sorted(b + [g]))
+                            if self.ends(tuple(nxt)):
+                                up |= {(x, f), (y, g)}
+                                down |= {(x, g), (y, f)}
         copies = {f: len(cs) for f, cs in self.deals.copies.items()}
         out = {}
+        root = self.root
         for x in hidden:
             for f in copies:
                 c = root[x].count(f)
                 out[x, f] = (0 if (x, f) in down else c, min(len(root[x]), copies[f]) if (x, f) in up else c)
         return out
+
+
+def _compositions(left: int, slots: list[tuple[int, int]]):
+    """Every split of ``left`` over ``slots`` (per slot its inclusive (lo, hi) count range)."""
+    if not slots:
+        if left == 0:
+            yield ()
+        return
+    lo, hi = slots[0]
+    rest_lo = sum(s[0] for s in slots[1:])
+    rest_hi = sum(s[1] for s in slots[1:])
+    for k in range(max(lo, left - rest_hi), min(hi, left - rest_lo) + 1):
+        for tail in _compositions(left - k, slots[1:]):
+            yield (k, *tail)
 
 
 def _candidates(sit: _Situation, ranges: dict, budget: int) -> list[tuple] | None:
@@ -292,20 +313,20 @@ def _candidates(sit: _Situation, ranges: dict, budget: int) -> list[tuple] | Non
                     pat[x] = tuple(sorted(picks[x]))
                 out.append(tuple(pat))
             return
-        place(i, 0, pool[faces[i]])
-
-    def place(i: int, j: int, left: int) -> None:
-        x, f = hidden[j], faces[i]
-        lo, hi = ranges[x, f]
-        last = j == len(hidden) - 1
-        for k in ([left] if last else range(lo, min(hi, left) + 1)):
-            if not lo <= k <= min(hi, room[x]):
-                continue
-            room[x] -= k
-            picks[x].extend([f] * k)
-            fill(i + 1) if last else place(i, j + 1, left - k)
-            del picks[x][len(picks[x]) - k:]
-            room[x] += k
+        f = faces[i]
+        slots = [(ranges[x, f][0], min(ranges[x, f][1], room[x])) for x in hidden]
+        if any(lo > hi for lo, hi in slots):
+            return
+        for split in _compositions(pool[f], slots):
+            for x, k in zip(hidden, split):
+                room[x] -= k
+                picks[x].extend([f] * k)
+            fill(i + 1)
+            for x, k in zip(hidden, split):
+                del picks[x][len(picks[x]) - k:]
+                room[x] += k
+            if len(out) > budget:
+                return
 
     fill(0)
     return None if len(out) > budget else out
@@ -326,13 +347,26 @@ def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
     replays or candidate patterns.
     """
     try:
-        sit = _Situation(deals, actions, seat, budget)
-        cands = _candidates(sit, sit.ranges(), budget)
-        if cands is None:
-            return None
+        sit = _Situation(deals, actions, seat, 8 * budget)
+        pick = random.Random(len(actions) * 131 + seat)
+        up: set = set()
+        down: set = set()
+        starts, expanded = [sit.root], {sit.root}
+        while True:
+            ranges = sit.ranges(starts, up, down)
+            cands = _candidates(sit, ranges, budget)
+            if cands is None:
+                return None
+            found = {pat: sit.ends(pat) for pat in cands}
+            fresh = [pat for pat, ends in found.items() if ends and pat not in expanded]
+            starts = pick.sample(fresh, min(CLOSURE_STARTS, len(fresh)))
+            expanded.update(starts)
+            if not starts or sit.ranges(starts, up, down) == ranges:
+                break
+            starts = []
         out: Counter = Counter()
-        for pat in cands:
-            for st in sit.ends(pat):
+        for pat, ends in found.items():
+            for st in ends:
                 out[world_signature(st)] += deals.weight(pat)
         return out
     except _OverBudget:

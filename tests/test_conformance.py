@@ -97,7 +97,8 @@ PHYSICAL_SITUATIONS = {
 #: the enumeration can replay (each seat's dealt and drawn cards are part of the world)
 PHYSICAL_NOT_COVERED = {
     "gargon": "102 cards, values hidden behind public colours in three hands and two ordered piles",
-    "guinote": "the drawn history of the ordered stock: >= C(32, 5) worlds from the first trick on",
+    "guinote": "until the stock runs out the opponent holds >= 5 unseen cards (C(32, 5) worlds after "
+               "the first lead); afterwards which stock positions it drew stays hidden",
 }
 
 
