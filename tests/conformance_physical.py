@@ -340,7 +340,9 @@ def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
     Independent of the game's information set and sampler. Positions are grouped
     (:func:`_groups`); the groups ``seat`` does not see at the start are hidden; single
     exchanges of cards between hidden groups at the true deal tell which faces may move
-    where (:meth:`_Situation.ranges`); every face pattern within those ranges is dealt,
+    where (:meth:`_Situation.ranges`), tried again from up to ``CLOSURE_STARTS`` new
+    consistent patterns a round until the ranges stop growing; every face pattern within
+    those ranges is dealt,
     replayed through ``State.apply`` and kept if it gives ``seat``'s observation, weighted
     by its number of physical deals. A consistent region the ranges miss would show as
     sampled worlds outside the result, never as a pass. :returns: ``None`` past ``budget``
