@@ -81,15 +81,33 @@ def test_unpaced_forced_moves_are_instant_which_is_what_leaks(tmp_path):
     assert min(gaps) < 0.05, gaps
 
 
-def test_forced_delay_is_the_seats_median_then_the_matchs():
+def test_forced_delay_is_the_seats_median_then_its_bots_then_a_share_of_move_ms():
+    from collections import deque
+    from types import SimpleNamespace
+
+    from arena import match as match_mod
+
+    a, b = bot("a", "python", "a.py"), bot("b", "python", "b.py")
     m = _Match.__new__(_Match)
-    m.move_ms = [[], []]
-    assert m.forced_delay_ms(0) == 0.0
-    m.move_ms = [[], [10.0, 30.0, 20.0]]
-    assert m.forced_delay_ms(0) == pytest.approx(20.0)  # the match's median before seat 0 decided
-    m.move_ms = [[5.0, 7.0], [10.0, 30.0, 20.0]]
-    assert m.forced_delay_ms(0) == pytest.approx(6.0)
-    assert m.forced_delay_ms(1) == pytest.approx(20.0)
+    m.pool = SimpleNamespace(bots=[a, b])
+    m.clock = Clock(move_ms=400)
+    saved = dict(match_mod.HISTORY)
+    match_mod.HISTORY.clear()
+    try:
+        m.move_ms = [[], [10.0, 30.0, 20.0]]
+        # before seat 0 decided: never the other seats' times (a prober's would set the pace)
+        assert m.forced_delay_ms(0) == pytest.approx(match_mod.FIRST_PACE_FRACTION * 400)
+        match_mod.HISTORY[a] = deque([50.0, 70.0, 90.0])
+        assert m.forced_delay_ms(0) == pytest.approx(70.0)  # its bot's earlier matches
+        m.move_ms = [[5.0, 7.0], [10.0, 30.0, 20.0]]
+        assert m.forced_delay_ms(0) == pytest.approx(6.0)  # its own decisions in this match
+        assert m.forced_delay_ms(1) == pytest.approx(20.0)
+        m.remember_times()
+        assert list(match_mod.HISTORY[a]) == [50.0, 70.0, 90.0, 5.0, 7.0]
+        assert list(match_mod.HISTORY[b]) == [10.0, 30.0, 20.0]
+    finally:
+        match_mod.HISTORY.clear()
+        match_mod.HISTORY.update(saved)
 
 
 def test_preset_competition_bundles_sandbox_network_strict_faults_and_pacing(tmp_path):

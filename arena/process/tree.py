@@ -1,0 +1,161 @@
+"""The processes of one bot as the kernel sees them: walking the tree, pausing it, what it holds.
+
+Read from ``/proc`` of the arena's PID namespace (a sandboxed bot's processes are there too,
+under other numbers):
+
+* :func:`walk` — the leader and every descendant, through the ``/proc/<pid>/task/<tid>/children``
+  lists (a few small reads; no full ``/proc`` scan).
+* :func:`stop_tree` / :func:`cont_tree` — SIGSTOP every process of a bot while it is not its
+  turn and SIGCONT before its next message (``MatchSpec.pause_idle``, ``preset: competition``):
+  busy children cannot take the CPU from the opponent. Stopping is top-down (a process is
+  stopped before its children are listed), so a fork cannot slip a child past it: the kernel
+  fails a ``fork`` that a pending signal interrupts.
+* :func:`memfd_bytes` — memory held in ``memfd`` files open or mapped by the bot (not resident
+  in any process until touched, and not on a capped tmpfs), counted in ``max_rss_mb``.
+* :func:`holds_pipe` — whether a process of the bot itself (not the sandbox tool or the
+  namespace's init, which keep the pipes open) still holds the arena's stdout pipe: a bot
+  that closed its stdout and stays alive is then noticed at once, not at its time-out.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterable
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (every thread's), [] if it is gone or unreadable."""
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out += [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def walk(root: int, extra: Iterable[int] = ()) -> list[int]:
+    """``root`` and its descendants, then ``extra`` pids (e.g. orphans re-parented to the
+    arena) and their descendants, each once, parents before children."""
+    seen: set[int] = set()
+    out: list[int] = []
+    todo = [root, *extra]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        out.append(pid)
+        todo += children(pid)
+    return out
+
+
+def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
+    """SIGSTOP ``root``, every descendant and ``extra`` (top-down: each process is stopped
+    before its children are listed). :returns: the pids signalled (for :func:`cont_tree`)."""
+    seen: set[int] = set()
+    out: list[int] = []
+    todo = [root, *extra]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except (ProcessLookupError, PermissionError):
+            continue
+        out.append(pid)
+        todo += children(pid)
+    return out
+
+
+def cont_tree(pids: Iterable[int]) -> None:
+    """SIGCONT every pid of ``pids`` (gone ones are skipped)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def memfd_paths(pid: int, maps: bool) -> list[str]:
+    """Paths through which the arena can ``stat`` the memfd files of ``pid``: its open
+    descriptors (``/proc/<pid>/fd/N``) and, with ``maps``, its mappings of memfds whose
+    descriptor is closed (``/proc/<pid>/map_files/<range>``; needs root, else skipped)."""
+    out: list[str] = []
+    base = f"/proc/{pid}/fd"
+    try:
+        fds = os.listdir(base)
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            if os.readlink(f"{base}/{fd}").startswith("/memfd:"):
+                out.append(f"{base}/{fd}")
+        except OSError:
+            pass
+    if maps:
+        try:
+            with open(f"/proc/{pid}/maps", "rb") as f:
+                for line in f:
+                    if b"/memfd:" in line:
+                        out.append(f"/proc/{pid}/map_files/{line.split(None, 1)[0].decode()}")
+        except OSError:
+            pass
+    return out
+
+
+def memfd_bytes(paths: Iterable[str]) -> int:
+    """Bytes allocated to the distinct files behind ``paths`` (``st_blocks`` × 512, each
+    inode once); unreadable paths are skipped."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen.add(key)
+            total += st.st_blocks * 512
+    return total
+
+
+def in_bot(pid: int) -> bool | None:
+    """Whether ``pid`` is one of a sandboxed bot's own processes: in a child PID namespace
+    and not its init (the sandbox tool's ``bwrap`` or ``sh``). None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"NSpid:"):
+                    ids = line.split()[1:]
+                    return len(ids) > 1 and ids[-1] != b"1"
+    except OSError:
+        return None
+    return False
+
+
+def holds_pipe(pids: Iterable[int], ino: int) -> bool:
+    """Whether any of ``pids`` has a descriptor on the pipe with inode ``ino``."""
+    target = f"pipe:[{ino}]"
+    for pid in pids:
+        base = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(base)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"{base}/{fd}") == target:
+                    return True
+            except OSError:
+                pass
+    return False
