@@ -4,10 +4,10 @@
 waits for ``ready`` (``startup_ms`` for a new process, ``move_ms`` otherwise), then asks
 the seat to move with ``act`` until the match is over and sends ``end``. A decision with
 one legal action is played by the arena unless the bot has ``ask_forced``; with
-``MatchSpec.pace_forced`` (``preset: competition``) it then takes as long as that seat's
-median decision so far in the match, so the time between a bot's action and its next ``act``
-does not tell it that an opponent had a single legal move. Before the seat's first decision
-of the match the median of its bot's decisions in earlier matches of this process is used
+``MatchSpec.pace_forced`` (``preset: competition``) it then takes as long as one of that
+seat's decisions so far in the match (drawn at random), so the time between a bot's action
+and its next ``act`` does not tell it that an opponent had a single legal move. Before the
+seat's first decision of the match its bot's decisions in earlier matches of this process are used
 (:data:`HISTORY`; the other seats' times never are: they would let a prober set the pace);
 when the bot has never decided in this process, both its forced moves and its real decisions
 take at least :data:`FIRST_PACE_FRACTION` of ``move_ms`` until it has decided once.
@@ -37,7 +37,7 @@ or ``aborted`` if none was.
 
 from __future__ import annotations
 
-import statistics
+import random
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -65,6 +65,7 @@ from arena.protocol import (
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
 from engine.core import State
+from engine.seeds import h64
 
 InfoSink = Callable[[int, int, dict], None]
 
@@ -394,12 +395,15 @@ class _Match:
         return self.move_ms[seat] or HISTORY.get(self.pool.bots[seat], ())
 
     def forced_delay_ms(self, seat: int) -> float:
-        """How long a forced move of ``seat`` takes when paced (ms): the median of
-        :meth:`seat_times`, else :data:`FIRST_PACE_FRACTION` of ``move_ms``. Never from other
-        seats' times (a prober's instant replies would set the pace)."""
+        """How long a forced move of ``seat`` takes when paced (ms): one of :meth:`seat_times`
+        drawn uniformly (an RNG keyed by the deal seed and the move index: the bots know
+        neither), so paced moves are distributed like the seat's decisions, not only centred
+        on them; else :data:`FIRST_PACE_FRACTION` of ``move_ms``. Never from other seats'
+        times (a prober's instant replies would set the pace)."""
         times = self.seat_times(seat)
         if times:
-            return float(statistics.median(times))
+            rng = random.Random(h64(b"cardarena-pace", self.spec.deal_seed, len(self.actions)))
+            return float(times[rng.randrange(len(times))])
         return FIRST_PACE_FRACTION * self.clock.move_ms
 
     def remember_times(self) -> None:
