@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterable
 
 
@@ -58,7 +59,8 @@ def walk(root: int, extra: Iterable[int] = ()) -> list[int]:
 
 def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
     """SIGSTOP ``root``, every descendant and ``extra`` (top-down: each process is stopped
-    before its children are listed). :returns: the pids signalled (for :func:`cont_tree`)."""
+    before its children are listed), then wait until they have stopped (:func:`wait_stopped`).
+    :returns: the pids signalled (for :func:`cont_tree`)."""
     seen: set[int] = set()
     out: list[int] = []
     todo = [root, *extra]
@@ -73,7 +75,32 @@ def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
             continue
         out.append(pid)
         todo += children(pid)
+    wait_stopped(out)
     return out
+
+
+def wait_stopped(pids: Iterable[int], timeout_s: float = 0.05) -> bool:
+    """Wait until every pid of ``pids`` is stopped (state ``T``/``t``), a zombie or gone: a
+    signalled process stops only once it is next scheduled, which on a loaded machine can
+    take a few milliseconds during which it may still run. :returns: False on time-out."""
+    todo = list(pids)
+    deadline = time.perf_counter() + timeout_s
+    while True:
+        todo = [pid for pid in todo if _state(pid) not in b"TtZX"]
+        if not todo:
+            return True
+        if time.perf_counter() >= deadline:
+            return False
+        time.sleep(0.0002)
+
+
+def _state(pid: int) -> bytes:
+    """The one-letter state of ``pid`` (``/proc/<pid>/stat``), ``X`` if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b"X"
 
 
 def cont_tree(pids: Iterable[int]) -> None:

@@ -13,6 +13,8 @@
   mapped, so not resident in any process); with ``map`` it maps the file and closes the
   descriptor (the mapping keeps it). Then it sleeps 5 s and replies.
 * ``close_stdout``: at its first ``act`` closes its stdout and sleeps 30 s.
+
+It serves match after match until its stdin ends ("first act" is its process's first).
 """
 
 import json
@@ -88,5 +90,4 @@ for line in sys.stdin:
             log(f"T {time.monotonic():.6f} reply")
         else:
             reply(msg, legal[0])
-    elif msg["type"] == "end":
-        break
+    # "end": nothing to do; the next match's "start" or the end of stdin follows
