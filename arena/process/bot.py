@@ -35,7 +35,15 @@ from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapp
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
-from arena.process.tree import cont_tree, holds_pipe, in_bot, memfd_bytes, memfd_paths, stop_tree, walk
+from arena.process.tree import (
+    cont_tree,
+    holds_pipe,
+    in_bot,
+    memfd_bytes,
+    memfd_paths,
+    stop_tree,
+    walk,
+)
 from arena.process.workdirs import open_root_for_other_users, remove_workdir
 from arena.protocol import MAX_LINE_BYTES
 from arena.specs import BotSpec, Limits
@@ -240,8 +248,8 @@ class BotProcess:
             if mb > limit:
                 self.kill()
                 raise self._tag(BotCrashed(
-                    f"bot {self.name!r} used {mb:.0f} MiB of memory (resident and memfd); the limit "
-                    f"is {limit} MiB"))
+                    f"bot {self.name!r} used {mb:.0f} MiB resident memory (memfd files included); "
+                    f"the limit is {limit} MiB"))
         if self.mode != "none" and not self.fresh and self.stdout_closed():
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
 

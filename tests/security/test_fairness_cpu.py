@@ -12,7 +12,6 @@ is ``T``. The opponent's CPU share in its windows is printed as the figure.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time

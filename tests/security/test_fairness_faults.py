@@ -76,7 +76,7 @@ def test_memory_held_in_a_memfd_counts_in_max_rss_mb(mode, how):
     assert r.status == "forfeit", (r.status, r.faults)
     (f,) = r.faults
     assert (f.seat, f.cls) == (0, "crash"), f
-    m = re.search(r"used (\d+) MiB of memory \(resident and memfd\); the limit is 200 MiB", f.detail)
+    m = re.search(r"used (\d+) MiB resident memory \(memfd files included\); the limit is 200 MiB", f.detail)
     assert m and int(m.group(1)) > 200, f.detail
     # killed while it held the memfd (it sleeps 5 s after filling it, then would answer)
     assert r.time_ms < 5000, r.time_ms
