@@ -37,10 +37,10 @@ from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
 from arena.process.tree import (
     cont_tree,
-    holds_pipe,
     in_bot,
     memfd_bytes,
     memfd_paths,
+    pipe_holder,
     stop_tree,
     walk,
 )
@@ -113,6 +113,7 @@ class BotProcess:
         self._paused: list[int] = []
         self._memfds: list[str] = []
         self._is_bot: dict[int, bool | None] = {}
+        self._holder: int | None = None
         make_subreaper()
         try:
             self.proc = self._spawn()
@@ -257,6 +258,9 @@ class BotProcess:
         """Whether a sandboxed bot's own processes (:func:`arena.process.tree.in_bot`) hold the
         arena's stdout pipe no more. False while none of them is seen (starting or exiting);
         unsandboxed bots give end of file instead (the hub reads it)."""
+        holder = self._holder
+        if holder is not None and pipe_holder([holder], self._stdout_ino, fds=("1",)) is not None:
+            return False  # the usual case, one readlink: the last holder still has it as fd 1
         cache = self._is_bot
         mine = []
         for pid in walk(self.pid, self._known):
@@ -264,7 +268,10 @@ class BotProcess:
                 cache[pid] = in_bot(pid)
             if cache[pid]:
                 mine.append(pid)
-        return bool(mine) and not holds_pipe(mine, self._stdout_ino)
+        if not mine:
+            return False
+        self._holder = pipe_holder(mine, self._stdout_ino)
+        return self._holder is None
 
     def pause(self) -> None:
         """SIGSTOP every process of the bot (it is not its turn); :meth:`resume` (or any

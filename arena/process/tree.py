@@ -12,8 +12,8 @@ under other numbers):
   fails a ``fork`` that a pending signal interrupts.
 * :func:`memfd_bytes` — memory held in ``memfd`` files open or mapped by the bot (not resident
   in any process until touched, and not on a capped tmpfs), counted in ``max_rss_mb``.
-* :func:`holds_pipe` — whether a process of the bot itself (not the sandbox tool or the
-  namespace's init, which keep the pipes open) still holds the arena's stdout pipe: a bot
+* :func:`pipe_holder` — which process of the bot itself (not the sandbox tool or the
+  namespace's init, which keep the pipes open) still holds the arena's stdout pipe, if any: a bot
   that closed its stdout and stays alive is then noticed at once, not at its time-out.
 """
 
@@ -170,19 +170,20 @@ def in_bot(pid: int) -> bool | None:
     return False
 
 
-def holds_pipe(pids: Iterable[int], ino: int) -> bool:
-    """Whether any of ``pids`` has a descriptor on the pipe with inode ``ino``."""
+def pipe_holder(pids: Iterable[int], ino: int, fds: Iterable[str] | None = None) -> int | None:
+    """The first of ``pids`` with a descriptor (any, or only those named in ``fds``) on the
+    pipe with inode ``ino``, or None."""
     target = f"pipe:[{ino}]"
     for pid in pids:
         base = f"/proc/{pid}/fd"
         try:
-            fds = os.listdir(base)
+            names = os.listdir(base) if fds is None else fds
         except OSError:
             continue
-        for fd in fds:
+        for fd in names:
             try:
                 if os.readlink(f"{base}/{fd}") == target:
-                    return True
+                    return pid
             except OSError:
                 pass
-    return False
+    return None
