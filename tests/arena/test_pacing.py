@@ -142,11 +142,11 @@ def test_preset_competition_bundles_sandbox_network_strict_faults_and_pacing(tmp
     limits, policy = t.limits(), t.fault_policy()
     assert (limits.sandbox, limits.network) == ("required", "deny")  # over the defaults
     assert (policy.policy, policy.disable_after) == ("forfeit", 3)
-    assert all(s.pace_forced and s.limits == limits for s in build_schedule(t, "salt"))
+    assert all(s.pace_forced and s.pause_idle and s.limits == limits for s in build_schedule(t, "salt"))
     plain = base.replace("    preset: competition\n", "")
     (tmp_path / "p.yaml").write_text(plain)
     (p,) = cfg.load(tmp_path / "p.yaml")
-    assert not any(s.pace_forced for s in build_schedule(p, "salt")) and p.limits().sandbox == "none"
+    assert not any(s.pace_forced or s.pause_idle for s in build_schedule(p, "salt")) and p.limits().sandbox == "none"
     (tmp_path / "bad.yaml").write_text(base + "    limits: {network: allow}\n")
     with pytest.raises(ConfigError, match=r"'competition' sets limits.network itself"):
         cfg.load(tmp_path / "bad.yaml")
