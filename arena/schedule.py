@@ -308,7 +308,8 @@ def specs_for(tournament, salt: str, lus: Sequence[Lineup], deals: Sequence[int]
                     bot_seeds=tuple(bot_seed(salt, mid, s) for s in range(m.players)),
                     fingerprint=fp, clock=clock, faults=faults, limits=limits,
                     wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds),
-                    pace_forced=bool(getattr(tournament, "pace_forced", False))))
+                    pace_forced=bool(getattr(tournament, "pace_forced", False)),
+                    pause_idle=bool(getattr(tournament, "pace_forced", False))))
     return specs
 
 
