@@ -288,7 +288,8 @@ class Run:
             return
         first = rest[0]
         self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error, "infra": infra,
-                              "attempt": self.attempts[first.match_id] + self.infra_attempts[first.match_id] + 1})
+                              "attempt": self.attempts[first.match_id] + self.infra_attempts[first.match_id] + 1,
+                              "unfinished": len(rest)})  # matches of the batch played again
         if not self.again(first, infra):
             rest = rest[1:]
         if rest:
