@@ -13,8 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from arena import render, tables
-from arena.checkpoint import replay
+from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.journal import read_records
 from arena.record import MatchRecord
@@ -66,7 +68,8 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
 
     Only the records of the tournament's schedule are rated (:func:`rated_records`). The
     replay resumes from ``folder/checkpoint.json`` (:mod:`arena.checkpoint`) when ``history``
-    is False (the tables only; the report's rating plots need the full history).
+    is False (the tables only; the report's rating plots need the full history); the batch
+    fit starts from the checkpointed one (``checkpoint-fit.json``).
     """
     meta = load_meta(folder)
     bots = meta["bots"]
@@ -76,7 +79,10 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
                      tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history)
-    fit = strength(records, bots, rate_forfeits=meta.get("rate_forfeits", False))
+    rf = meta.get("rate_forfeits", False)
+    start = fit_start(folder, bots, rf)
+    fit = strength(records, bots, rate_forfeits=rf, beta0=None if start is None else np.array(start))
+    save_fit(folder, bots, rf, fit.fit.beta)
     rows = tables.leaderboard(records, bots, ratings, fit)
     return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
                      tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside),

@@ -45,7 +45,7 @@ class Strength:
     def rows(self) -> dict[str, dict[str, Any]]:
         """Per bot: ``strength``, ``strength_low``, ``strength_high`` (Elo points, None if unrated),
         ``rank_low``, ``rank_high`` (1-based; None if unrated)."""
-        lo, hi = self.fit.interval() if len(self.fit.boot) else (self.fit.theta, self.fit.theta)
+        lo, hi = self.fit.interval() if self.fit.has_spread else (self.fit.theta, self.fit.theta)
         rlo, rhi = self.fit.rank_intervals()
         out = {}
         for i, b in enumerate(self.bots):
@@ -83,11 +83,16 @@ def _contests(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence
 
 
 def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = False, n_boot: int = N_BOOT,
-             seed: int = 0) -> Strength:
+             seed: int = 0, beta0: Any = None, method: str = "auto") -> Strength:
     """The batch fit of ``records`` (:class:`arena.record.MatchRecord`) over ``bots``.
 
     Order-independent: the same records in any order give the same fit; the bootstrap is
-    seeded (``seed``), so a table is reproducible.
+    seeded (``seed``), so a table is reproducible. Large fields (from
+    :data:`arena.batchfit.ANALYTIC_FROM` results) get the block sandwich covariance instead
+    of the bootstrap (``method``, see :func:`arena.batchfit.fit`).
+
+    :param beta0: where Newton's method starts (``Strength.fit.beta`` of an earlier fit of the
+        same bots, e.g. the checkpointed one): the same optimum, fewer steps.
     """
     index = {b: i for i, b in enumerate(bots)}
     blocks: dict[tuple[str, int], int] = {}
@@ -100,7 +105,8 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
             ranks.append(list(rk))
             block_i.append(blocks.setdefault((rec.lineup, rec.deal_index), len(blocks)))
     d = batchfit.build_design(sides_i, ranks, block_i, len(bots))
-    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed), len(ranks), len(blocks))
+    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
+                    len(blocks))
 
 
 def rank_text(low: int | None, high: int | None) -> str:
