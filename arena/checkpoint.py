@@ -168,7 +168,7 @@ def fit_start(folder: str | Path | None, bots: Sequence[str], rate_forfeits: boo
     return beta if isinstance(beta, list) and all(isinstance(x, float) for x in beta) else None
 
 
-def save_fit(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool, beta: Sequence[float] | None) -> None:
+def save_fit(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool, beta: Any) -> None:
     """Checkpoint a batch fit's parameters (atomically; an unwritable folder is left as is)."""
     if folder is None or beta is None:
         return
