@@ -357,8 +357,9 @@ class BatchFit:
         return num / (a[:, None] + a[None, :] + d2 * np.sqrt(a[:, None] * a[None, :]))
 
     def order(self) -> np.ndarray:
-        """Bot indices best first: rated bots by ``θ`` (descending), then the unrated."""
-        key = np.where(self.rated, -self.theta, np.inf)
+        """Bot indices best first: rated bots by ``θ`` (descending, to 1e-9), then the unrated."""
+        # strengths within 1e-9 (equal results, or a warm start's last bits) rank by index
+        key = np.where(self.rated, np.round(-self.theta, 9), np.inf)
         return np.argsort(key, kind="stable")
 
     def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
@@ -406,8 +407,9 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
-        length must be :attr:`Design.n_params`, else it is ignored). The optimum is the same
-        up to the convergence tolerance.
+        length must be :attr:`Design.n_params`, else it is ignored), used for large fields
+        (as for the sandwich) only: the optimum is the same up to Newton's tolerance, not to
+        the last bit, and a small field's table stays bit for bit reproducible.
     :param method: ``bootstrap``, ``sandwich`` or ``auto`` (the sandwich from
         :data:`ANALYTIC_FROM` stages on or for more than :data:`ANALYTIC_BOTS` bots, when
         ``n_boot`` > 0).
@@ -415,12 +417,14 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     """
     if method not in ("auto", "bootstrap", "sandwich"):
         raise ValueError(f"batch fit method must be auto, bootstrap or sandwich, got {method!r}")
-    start = beta0 if beta0 is not None and len(beta0) == d.n_params else None
+    large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
+    use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and large))
+    # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
+    # where it pays (large fields); a small field's table stays bit for bit reproducible
+    start = beta0 if beta0 is not None and len(beta0) == d.n_params and (large or method == "sandwich") else None
     beta, info = newton(d, lam=lam, beta=start)
     rated = np.zeros(d.n_bots, bool)
     rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
-    use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and (d.n_stages >= ANALYTIC_FROM
-                                                                              or d.n_bots > ANALYTIC_BOTS)))
     cov = None
     if use_cov:
         boot = np.empty((0, len(beta)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from arena import batchfit
@@ -56,16 +57,23 @@ class Strength:
                       "rank_low": int(rlo[i]) if rated else None, "rank_high": int(rhi[i]) if rated else None}
         return out
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {b: i for i, b in enumerate(self.bots)}
+
+    @cached_property
+    def _p(self) -> Any:
+        return self.fit.p_stronger()  # (n, n): computed once, not per row (1,000 rows × n² each)
+
     def p_stronger(self, a: str, b: str) -> float:
         """P(strength of ``a`` > strength of ``b``) (0.5 when either is unrated)."""
-        i, j = self.bots.index(a), self.bots.index(b)
-        return float(self.fit.p_stronger()[i, j])
+        return float(self._p[self._index[a], self._index[b]])
 
     def pairs(self) -> dict[str, dict[str, dict[str, float]]]:
         """``{a: {b: {"p_stronger", "expected_score"}}}`` for every ordered pair of rated bots:
         the confidence that a is the stronger, and the model's expected score of a against b
         head to head (a tie counts half)."""
-        p, e = self.fit.p_stronger(), self.fit.p_win()
+        p, e = self._p, self.fit.p_win()
         idx = [i for i in range(len(self.bots)) if self.fit.rated[i]]
         return {self.bots[i]: {self.bots[j]: {"p_stronger": float(p[i, j]), "expected_score": float(e[i, j])}
                                for j in idx if j != i} for i in idx}
