@@ -194,7 +194,7 @@ class ISMCTS:
         c = self.c
         hand_rollouts = self.hand_rollouts
         sample = info.sample
-        randrange = rng.randrange
+        random_ = rng.random
         clock = time.perf_counter
         backup = self._rewards
         policy_seats = self._policy_seats
@@ -232,7 +232,7 @@ class ISMCTS:
                         ch = children.get(a)
                         if ch is not None:
                             ch.avail += 1
-                    a = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    a = untried[int(random_() * len(untried))] if len(untried) > 1 else untried[0]
                     child = Node(state.current_player())
                     child.avail = 1
                     children[a] = child
@@ -284,7 +284,7 @@ class ISMCTS:
                     for a in legal:
                         if a in children:
                             children[a].avail += 1
-                    a = untried[rng.randrange(len(untried))]
+                    a = untried[int(rng.random() * len(untried))]
                     expanded = True
                 elif len(legal) == 1:
                     a = legal[0]

@@ -89,7 +89,9 @@ class AgramInfoSet(InfoSet):
                     m |= 1 << j
             allowed.append(m)
         names = [f"hand {o}" for o in self.opps] + ["undealt"]
-        return SamplingProblem(list(self.unseen), list(self.caps), allowed, names)
+        # every location becomes a bitmask in world(): no shuffling within them
+        return SamplingProblem(list(self.unseen), list(self.caps), allowed, names,
+                               unordered=(1 << nloc) - 1)
 
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> AgramState:
         """The deal with the opponents' remaining cards (and the undealt ones) as assigned,
