@@ -18,6 +18,7 @@ back (main thread only), and the previous one is restored at the end.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 
 import orjson
@@ -79,7 +80,10 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
             stderr = [pool.take_stderr(seat) for seat in range(len(seats))]
             pool.after_match()
             if results_dir is not None:
-                _write_logs(results_dir, spec, stderr, infos)
+                try:
+                    _write_logs(results_dir, spec, stderr, infos)
+                except OSError as e:  # a full disk must not cost the played match its result
+                    sys.stderr.write(f"cardarena: logs of {spec.match_id} not written: {e}\n")
             yield result
     finally:
         pool.close()

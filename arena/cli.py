@@ -60,13 +60,20 @@ def run(
 ) -> None:
     """Run tournaments (default: those marked `default: true`) and print the TrueSkill tables."""
     from arena import config as cfg
-    from arena import render, tables
+    from arena import render
     from arena.driver import run_tournament
     from arena.progress import LiveProgress
     from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
+    for t in [t for t in tournaments if t.model.mode == "sprt"]:  # regression tests run with `arena sprt`
+        if tournament and t.name in tournament:
+            raise CardArenaError(f"{config}: tournament {t.name!r} is an SPRT (mode: sprt); run it with "
+                                 f"`arena sprt -t {t.name}` (docs/regression.md)")
+        err_console.print(f"[yellow]note:[/] skipping {t.name} (mode: sprt): run it with `arena sprt -t {t.name}`")
+    tournaments = [t for t in tournaments if t.model.mode != "sprt"]
     signals = _terminate_as_interrupt()
+    incomplete = False
     for t in tournaments:
         m = t.model
 
@@ -74,10 +81,17 @@ def run(
             """Print ``msg`` to stderr as a yellow ``warning:`` line."""
             err_console.print(f"[yellow]warning:[/] {msg}")
 
+        def started(summary, live=None):
+            """Say which sandbox the bots get (loudly when none), then start the live display."""
+            _print_sandbox(summary, quiet)
+            if live is not None:
+                live.on_start(summary)
+
         try:
             with LiveProgress(err_console, t, quiet=quiet) as live:
                 summary = run_tournament(t, results, inline=inline, workers=workers, address=address,
-                                         on_result=live.on_result, on_start=live.on_start, warn=warn)
+                                         on_result=live.on_result, on_start=lambda s: started(s, live),
+                                         warn=warn)
         except KeyboardInterrupt:
             folder = results / m.name
             done = 0
@@ -92,8 +106,15 @@ def run(
         st = standings(summary.folder)
         export(summary.folder, st)
         console.print(render.leaderboard_table(st.rows, title=f"{m.name} — {m.game}, {m.players} players, "
-                                               f"{len(st.records)} matches (TrueSkill, ordered replay)"))
-        console.print(tables.efficiency_line(st.efficiency))
+                                               f"{len(st.records)} matches (final table)"))
+        for line in render.notes_lines(st):
+            console.print(line, markup=False, highlight=False)
+        if summary.unplayed:
+            incomplete = True
+            n = len(summary.unplayed)
+            warn(f"{m.name}: {n} match{'es' if n != 1 else ''} could not be played (the infrastructure failed "
+                 f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
+                 "recorded: run the same command again to play them")
         if quiet:
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
@@ -108,6 +129,8 @@ def run(
         hint = inline_hint(inline, address, summary.played, summary.seconds)
         if hint:
             console.print(hint)
+    if incomplete:
+        raise typer.Exit(2)
 
 
 #: below this many seconds of play on <= 2 CPUs, Ray's start-up and scheduling cost more than they gain
@@ -129,6 +152,17 @@ def inline_hint(inline: bool, address: str | None, played: int, seconds: float) 
             "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
 
 
+def _print_sandbox(summary, quiet: bool) -> None:
+    """The sandbox line at the start of a run: dim normally, a red banner for ``none``."""
+    mode = summary.sandbox
+    if mode == "none":
+        err_console.print(f"[bold red]{summary.tournament}: sandbox: none — bots run WITHOUT A SANDBOX[/] "
+                          "(they can read the results folder, other processes and the network; "
+                          "see docs/security.md)", highlight=False)
+    elif not quiet:
+        err_console.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
+
+
 @app.command()
 def leaderboard(
     folder: Annotated[Path, typer.Argument(help="results/<tournament> folder")],
@@ -136,7 +170,7 @@ def leaderboard(
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
-    from arena import render, tables
+    from arena import render
     from arena.results import export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
@@ -146,18 +180,20 @@ def leaderboard(
         export(folder, st)
     if format == "json":
         print(json.dumps({"tournament": st.name, "matches": len(st.records), "outside_schedule": st.outside,
-                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency)},
+                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency),
+                          "design_mixing": st.mixing,
+                          "pairs": render.clean(st.strength.pairs()) if st.strength is not None else {}},
                          indent=2))
     elif format == "csv":
         sys.stdout.write(render.to_csv(st.rows))
     elif format == "md":
-        sys.stdout.write(render.to_markdown(st.rows, f"{st.name} — leaderboard",
-                                            [tables.efficiency_line(st.efficiency)]))
+        sys.stdout.write(render.to_markdown(st.rows, f"{st.name} — leaderboard", render.notes_lines(st)))
     else:
         meta = st.meta
         console.print(render.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
                                                f"{meta.get('players', '?')} players, {len(st.records)} matches"))
-        console.print(tables.efficiency_line(st.efficiency))
+        for line in render.notes_lines(st):
+            console.print(line, markup=False, highlight=False)
         if st.outside:
             console.print(outside_note(st))
         order = [r["bot"] for r in st.rows]
@@ -267,6 +303,10 @@ def doctor(
     raise typer.Exit(0 if rep.passed else 1)
 
 
+from arena.sprt import command as _sprt_state  # noqa: E402
+from arena.sprt.command import sprt as _sprt  # noqa: E402 - `arena sprt` (docs/regression.md)
+
+app.command(name="sprt")(_sprt)
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help="game to play (see `arena games`)")],
@@ -342,6 +382,11 @@ def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
     try:
         app()
+    except SystemExit as e:
+        # `arena sprt`: a usage error (click exits 2) must not read as "inconclusive" (2) in CI
+        if e.code == 2 and sys.argv[1:2] == ["sprt"] and not _sprt_state.FINISHED:
+            sys.exit(3)
+        raise
     except CardArenaError as e:
         from rich.markup import escape
 

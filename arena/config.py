@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.errors import ConfigError
 from arena.specs import BotSpec, Clock, FaultPolicy, Limits
@@ -21,6 +21,8 @@ PRESETS = {
     "strict": {"policy": "forfeit", "disable_after": 3},
     "lenient": {"policy": "random", "disable_after": 20},
 }
+#: what ``preset: competition`` does to ``limits`` (with strict faults and paced forced moves)
+COMPETITION_LIMITS = {"sandbox": "required", "network": "deny"}
 
 
 class _Strict(BaseModel):
@@ -59,8 +61,9 @@ class LimitsModel(_Strict):
     max_rss_mb: Int = Field(2048, ge=16)
     cpu_s: Int | None = Field(None, ge=1)
     max_open_files: Int = Field(64, ge=8)
-    network: Literal["allow", "deny"] = "allow"
-    sandbox: Literal["none", "bwrap"] = "none"
+    max_disk_mb: Int = Field(256, ge=1)
+    network: Literal["allow", "deny"] = "deny"
+    sandbox: Literal["auto", "required", "bwrap", "unshare", "none"] = "auto"
     bot_user: str | None = None
 
 
@@ -97,11 +100,38 @@ class LineupsSample(_Strict):
     sample: SampleLineups
 
 
+SPRT_BATCH = 16  # mode: sprt — default execution.batch_size (matches per batch)
+
+
+class SprtModel(_Strict):
+    """``sprt:`` of a ``mode: sprt`` entry: is ``candidate`` stronger than ``baseline``? (docs/regression.md)"""
+
+    candidate: str
+    baseline: str
+    opponents: list[str] = []
+    design: Literal["replace", "pairs"] = "replace"
+    elo0: Num = 0.0
+    elo1: Num = 40.0
+    score0: Annotated[Num, Field(gt=0, lt=1)] | None = None
+    score1: Annotated[Num, Field(gt=0, lt=1)] | None = None
+    alpha: Annotated[Num, Field(gt=0, lt=0.5)] = 0.05
+    beta: Annotated[Num, Field(gt=0, lt=0.5)] = 0.05
+    max_matches: Int = Field(6000, ge=1)
+
+
 class RatingsModel(_Strict):
-    """TrueSkill settings (DESIGN "Ratings")."""
+    """TrueSkill settings (DESIGN "Ratings").
+
+    ``tau`` (TrueSkill's dynamics factor) is 0 by default: a bot is a fixed program whose
+    skill does not change during a tournament, and any ``tau`` > 0 makes μ forget old
+    results (it follows roughly the last few hundred matches), so its probabilities stop
+    meaning what they say (docs/ratings.md). ``tau: default`` is TrueSkill's own σ/100, for
+    entrants that learn; folders written before record their ``tau`` in tournament.json and
+    are re-rated with it.
+    """
 
     draw_probability: Annotated[Num, Field(ge=0, lt=1)] | Literal["auto"] = "auto"
-    tau: Annotated[Num, Field(ge=0)] | Literal["default"] = "default"
+    tau: Annotated[Num, Field(ge=0)] | Literal["default"] = 0.0
     fixed: list[str] = []
     mu: Num = 25.0
     sigma: Annotated[Num, Field(gt=0)] = 25.0 / 3
@@ -127,7 +157,10 @@ class TournamentModel(_Strict):
     bots: list[str] = Field(min_length=1)
     deals: Int = Field(ge=1)
     rotations: Literal["cyclic", "permutations"] = "cyclic"
-    lineups: Literal["all"] | LineupsSample = "all"
+    lineups: Literal["all", "gauntlet"] | LineupsSample = "all"
+    panel: list[str] = []  # lineups: gauntlet — the reference bots every other bot meets
+    mode: Literal["tournament", "sprt"] = "tournament"
+    sprt: SprtModel | None = None
     partners: Literal["self", "mixed"] = "self"
     salt: str | None = None
     ratings: RatingsModel = RatingsModel()
@@ -135,7 +168,31 @@ class TournamentModel(_Strict):
     clock: ClockModel = ClockModel()
     faults: FaultsModel = FaultsModel()
     limits: LimitsModel = LimitsModel()
+    preset: Literal["competition"] | None = None
     description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sprt_defaults(cls, raw: Any) -> Any:
+        """``mode: sprt``: ``bots`` default to candidate, baseline, opponents; ``deals`` (blocks) to
+        ``sprt.max_matches`` over the matches of a block (rounded down, at least 1)."""
+        if not isinstance(raw, dict) or raw.get("mode") != "sprt" or not isinstance(raw.get("sprt"), dict):
+            return raw
+        s = raw["sprt"]
+        out = dict(raw)
+        names = [s.get("candidate"), s.get("baseline"), *(s.get("opponents") or [])]
+        if "bots" not in out and all(isinstance(n, str) for n in names):
+            out["bots"] = list(dict.fromkeys(names))
+        players, cap = raw.get("players"), s.get("max_matches", 6000)
+        if "deals" not in out and isinstance(players, int) and isinstance(cap, int) and players >= 1:
+            per = 2 if s.get("design") == "pairs" else 2 * players
+            out["deals"] = max(1, cap // per)
+        ex = out.get("execution")
+        if isinstance(ex, dict) and "batch_size" not in ex or ex is None:
+            # small batches: a block is complete only when every seating reached it, so large
+            # batches would play far past the verdict before the driver can stop
+            out["execution"] = {**(ex or {}), "batch_size": SPRT_BATCH}
+        return out
 
     @field_validator("bots")
     @classmethod
@@ -201,13 +258,24 @@ class Tournament:
         """The fault policy (a preset expanded) as :class:`arena.specs.FaultPolicy`."""
         d = self.model.faults.model_dump()
         preset = d.pop("preset")
+        if self.model.preset == "competition":
+            preset = "strict"
         if preset:
             d.update(PRESETS[preset])
         return FaultPolicy(**d)
 
     def limits(self) -> Limits:
-        """The process limits as :class:`arena.specs.Limits`."""
-        return Limits(**self.model.limits.model_dump())
+        """The process limits as :class:`arena.specs.Limits` (``preset: competition``: sandbox
+        required, network denied)."""
+        d = self.model.limits.model_dump()
+        if self.model.preset == "competition":
+            d.update(COMPETITION_LIMITS)
+        return Limits(**d)
+
+    @property
+    def pace_forced(self) -> bool:
+        """Whether forced moves take as long as the seat's median decision (``preset: competition``)."""
+        return self.model.preset == "competition"
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -411,11 +479,20 @@ def load(path: str | Path) -> list[Tournament]:
         (YAML syntax, unknown key, wrong type, unknown bot or game, bad game option,
         too few bots for the players, duplicate names).
     """
+    path = Path(path)
+    return load_data(_read_yaml(path), path, path.resolve().parent)
+
+
+def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
+    """Merge and validate a tournaments file already read (``raw``: its mapping), as :func:`load`.
+
+    ``path`` names the source in messages (``bots: {from: DIR}`` resolves against its folder);
+    ``root``: the directory bots' relative paths resolve in. Also used by ``arena sprt``, which
+    builds one ``mode: sprt`` entry from its options.
+    """
     from engine import registry
     from engine.errors import CardArenaError
 
-    path = Path(path)
-    raw = _read_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
     folders = _submissions(raw, path)
@@ -425,7 +502,6 @@ def load(path: str | Path) -> list[Tournament]:
         bad = [x["loc"][1] for x in e.errors() if len(x["loc"]) > 1 and x["loc"][0] == "bots"]
         where = f" (bot {bad[0]!r} comes from {folders[bad[0]] / 'bot.yaml'})" if bad and bad[0] in folders else ""
         raise ConfigError(f"{path}: {_errors(e, model=FileModel)}{where}") from e
-    root = path.resolve().parent
     bots = {}
     for name, bm in fm.bots.items():
         if not re.match(BOT_NAME, name):
@@ -476,7 +552,9 @@ def load(path: str | Path) -> list[Tournament]:
             raise ConfigError(f"{where}: key {key!r}: {e}") from e
         teams = game.teams(tm.players)
         partnership = any(len(t) > 1 for t in teams)
-        if partnership:
+        if tm.mode == "sprt" or tm.lineups == "gauntlet":
+            _check_sprt_or_gauntlet(tm, where, partnership)
+        elif partnership:
             need = 2 if tm.partners == "self" else 4
             if len(tm.bots) < need:
                 raise ConfigError(f"{where}: key 'bots': partners: {tm.partners} needs at least "
@@ -486,8 +564,58 @@ def load(path: str | Path) -> list[Tournament]:
                               f"a lineup never holds one bot twice, so at least {tm.players} bots are needed")
         if tm.faults.preset and "policy" in (traw.get("faults") or {}):
             raise ConfigError(f"{where}: key 'faults': give either 'preset' or 'policy', not both")
+        if tm.preset == "competition":
+            fixed = [f"limits.{k}" for k in COMPETITION_LIMITS if k in (traw.get("limits") or {})]
+            fixed += [f"faults.{k}" for k in ("preset", "policy", "disable_after") if k in (traw.get("faults") or {})]
+            if fixed:
+                raise ConfigError(f"{where}: key 'preset': 'competition' sets {', '.join(fixed)} itself (sandbox "
+                                  "required, network deny, strict faults); remove them from the tournament, or "
+                                  "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
     return out
+
+
+def _check_sprt_or_gauntlet(tm: TournamentModel, where: str, partnership: bool) -> None:
+    """The keys of ``mode: sprt`` and ``lineups: gauntlet`` that the schema alone cannot check.
+
+    :raises ConfigError: naming the key.
+    """
+    if tm.mode == "sprt":
+        s = tm.sprt
+        if s is None:
+            raise ConfigError(f"{where}: key 'sprt': mode: sprt needs an 'sprt:' mapping with candidate and baseline")
+        if s.candidate == s.baseline:
+            raise ConfigError(f"{where}: key 'sprt.baseline': the candidate and the baseline are the same bot "
+                              f"{s.candidate!r}; give the baseline its own name (a copy of the entry under 'bots')")
+        for key, names in (("candidate", [s.candidate]), ("baseline", [s.baseline]), ("opponents", s.opponents)):
+            for n in names:
+                if n not in tm.bots:
+                    raise ConfigError(f"{where}: key 'sprt.{key}': {n!r} is not one of the entry's bots")
+        if s.design == "pairs" and tm.players != 2:
+            raise ConfigError(f"{where}: key 'sprt.design': 'pairs' is for two-player games; with "
+                              f"{tm.players} players use 'replace'")
+        if (s.score0 is None) != (s.score1 is None):
+            raise ConfigError(f"{where}: key 'sprt': give both score0 and score1 (score bounds), or neither")
+        lo, hi = (s.score0, s.score1) if s.score0 is not None else (s.elo0, s.elo1)
+        if not hi > lo:  # type: ignore[operator]
+            raise ConfigError(f"{where}: key 'sprt': the H1 bound must lie above the H0 bound, got {lo} and {hi}")
+        if tm.lineups != "all":
+            raise ConfigError(f"{where}: key 'lineups': an SPRT has its own schedule; remove 'lineups'")
+        return
+    if partnership and tm.partners == "mixed":
+        raise ConfigError(f"{where}: key 'lineups': gauntlet works with free-for-all games and partners: self")
+    if not tm.panel:
+        raise ConfigError(f"{where}: key 'panel': lineups: gauntlet needs the panel of reference bots")
+    for b in tm.panel:
+        if b not in tm.bots:
+            raise ConfigError(f"{where}: key 'panel': {b!r} is not one of the tournament's bots")
+    entrants = [b for b in tm.bots if b not in tm.panel]
+    if not entrants:
+        raise ConfigError(f"{where}: key 'panel': every bot is on the panel; a gauntlet needs entrants")
+    seats = 1 if partnership else tm.players - 1
+    if len(tm.panel) < seats:
+        raise ConfigError(f"{where}: key 'panel': {len(tm.panel)} panel bots for {seats} other seats; a lineup "
+                          "never holds one bot twice")
 
 
 def select(tournaments: list[Tournament], names: list[str] | None, all_: bool,

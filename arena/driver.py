@@ -5,9 +5,17 @@ writer of the journal (:mod:`arena.journal`). It opens the results folder and ch
 (:func:`prepare`), writes ``tournament.json`` (:func:`write_meta`), then hands batches
 (:class:`arena.executors.Batcher`) to an executor (inline, or Ray tasks set up by
 :mod:`arena.ray_setup`) and records each result as it arrives. Ids already recorded are
-dropped, so a retried batch cannot duplicate a match; a batch whose worker died is
+dropped, so a retried batch cannot duplicate a match; a batch that ended early is
 resubmitted for its unrecorded matches, the interrupted match counting one attempt
 (``attempts.jsonl``). Disabling bots is the fault ledger's call (:mod:`arena.faults`).
+
+Infrastructure faults are never results (issue 15): a match the arena could not finish —
+its worker, raylet or node died, its task stalled, it overran its wall budget while no bot
+was thinking — is retried, and after its attempts (``execution.max_retries``, and
+:data:`INFRA_RETRIES` more for deaths of the infrastructure) it is left *unrecorded*, so
+the next run plays it. A local Ray instance whose raylet or GCS died is replaced by a new
+one (:func:`arena.ray_setup.restart_local`); on a cluster the run goes on while the cluster
+does, else it stops with a message and the rest is played by the next run.
 """
 
 from __future__ import annotations
@@ -21,22 +29,34 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.executors import Batcher, Outcome, cpu_count, execute_inline, execute_ray
+from arena.executors import (
+    Batcher,
+    InfrastructureError,
+    Outcome,
+    cpu_count,
+    execute_inline,
+    execute_ray,
+)
 from arena.faults import FaultLedger, disabled_record
-from arena.journal import Journal, record_of
-from arena.ray_setup import init_ray
+from arena.journal import Journal, record_of, unwritable
+from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
 from arena.schedule import bot_commands, build_schedule, fingerprint_fields, tournament_settings
 from arena.specs import BotSpec, MatchSpec
 from engine import registry
 
+#: extra attempts of a match whose worker, raylet or node died (beyond ``execution.max_retries``)
+INFRA_RETRIES = 5
+
 
 @dataclass
 class RunSummary:
-    """What a run did: matches played now, already present, forfeits, faults, aborted.
+    """What a run did: matches played now, already present, forfeits, faults, unplayed.
 
     ``outside``: recorded matches that are not in the schedule as now configured (deals
     beyond a lowered ``deals``, a bot no longer listed): kept in the journal, not rated.
+    ``unplayed``: matches this run could not finish (infrastructure), not recorded, so the
+    next run plays them; ``restarts``: local Ray instances replaced after a death.
     """
 
     tournament: str
@@ -46,7 +66,9 @@ class RunSummary:
     outside: int = 0
     played: int = 0
     faults: Counter = field(default_factory=Counter)
-    aborted: int = 0
+    unplayed: list[str] = field(default_factory=list)
+    restarts: int = 0
+    sandbox: str = "none"
     disabled: list[str] = field(default_factory=list)
     seconds: float = 0.0
     batcher: Batcher | None = None
@@ -74,13 +96,32 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     return journal, specs
 
 
-def write_meta(tournament, folder: Path, specs: list[MatchSpec]) -> None:
+def sandbox_mode(tournament, address: str | None = None) -> str:
+    """The sandbox the bots get: ``bwrap`` | ``unshare`` | ``none`` on this machine (``auto`` and
+    ``required`` resolved by :func:`arena.process.effective_mode`); on a cluster the configured
+    mode, decided on each node.
+
+    :raises ArenaError: ``sandbox: required`` and no sandbox can start here.
+    """
+    from arena import process
+
+    limits = tournament.limits()
+    effective = getattr(process, "effective_mode", None)
+    if address or effective is None:
+        return str(limits.sandbox) + (" (decided on each node)" if address and limits.sandbox == "auto" else "")
+    return str(effective(limits))
+
+
+def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None) -> None:
     """``tournament.json``: the tournament as configured for this run.
 
     What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
     settings the next run is checked against (:func:`arena.schedule.tournament_settings`),
     and the schedule (``match id -> fingerprint``): the tables rate only the journal's
-    records of this schedule. Replaced atomically.
+    records of this schedule; ``sandbox``: the sandbox this run's bots get
+    (:func:`sandbox_mode`, shown in ``leaderboard.json`` and ``report.html``). Replaced atomically.
+
+    :raises JournalError: if the file cannot be written.
     """
     m = tournament.model
     meta = {"name": m.name, "game": m.game, "players": m.players, "options": m.options, "bots": m.bots,
@@ -88,10 +129,15 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec]) -> None:
             "lineups": m.lineups if isinstance(m.lineups, str) else m.lineups.model_dump(),
             "ratings": m.ratings.model_dump(), "rate_forfeits": tournament.fault_policy().rate_forfeits,
             "config": tournament.source, "settings": tournament_settings(tournament),
+            "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
             "schedule": {s.match_id: s.fingerprint for s in specs}}
     tmp = folder / "tournament.json.tmp"
-    tmp.write_text(json.dumps(meta, indent=2) + "\n")
-    os.replace(tmp, folder / "tournament.json")
+    try:
+        tmp.write_text(json.dumps(meta, indent=2) + "\n")
+        os.replace(tmp, folder / "tournament.json")
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise unwritable(folder / "tournament.json", e, "write the tournament's settings") from e
 
 
 def effective_workers(tournament, workers: int | None, address: str | None,
@@ -128,6 +174,7 @@ class Run:
         self.policy = tournament.fault_policy()
         self.on_result = on_result
         self.warn = warn
+        self.stop: Callable[[], bool] | None = None  # asked before each batch (run_tournament's stop)
         # the journal's records of the schedule as configured (prepare checked their fingerprints);
         # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
         scheduled = [MatchRecord.from_json(rec) for mid, rec in journal.records.items() if mid in self.by_id]
@@ -139,6 +186,7 @@ class Run:
         fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
         self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
         self.attempts: Counter[str] = Counter()
+        self.infra_attempts: Counter[str] = Counter()
         self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
         for rec in scheduled:
             for b, v in zip(rec.seats, rec.bot_versions):
@@ -184,6 +232,8 @@ class Run:
     def next_batch(self) -> list[MatchSpec] | None:
         """The next unjournaled specs (a disabled bot's journaled as ``disabled``); None at the end."""
         while True:
+            if self.stop is not None and self.stop():
+                return None
             batch = self.batcher.next()
             if batch is None:
                 return None
@@ -206,40 +256,40 @@ class Run:
             spec = self.by_id.get(res["match_id"])
             if spec is None or spec.match_id in self.journal:
                 return
-            if res["status"] == "aborted":
-                self.attempts[spec.match_id] += 1
+            if res["status"] == "aborted":  # over its wall budget while no bot was thinking
                 self.journal.attempt({**record_of(spec, res, self.game_version),
-                                      "attempt": self.attempts[spec.match_id]})
-                if self.attempts[spec.match_id] > self.max_retries:
-                    self.write(record_of(spec, res, self.game_version))
-                    self.summary.aborted += 1
-                else:
+                                      "attempt": self.attempts[spec.match_id] + 1})
+                if self.again(spec, infra=False):
                     self.batcher.push_retry([spec])
                 return
             if res.get("time_ms") is not None:
                 self.batcher.observe(spec.match_id, res["time_ms"] / 1000.0)
             self.write(record_of(spec, res, self.game_version), count_faults=True)
         elif out.failed_batch is not None:
-            self.failed(out.failed_batch, out.error)
+            self.failed(out.failed_batch, out.error, out.infra)
 
-    def failed(self, batch: list[MatchSpec], error: str) -> None:
+    def again(self, spec: MatchSpec, infra: bool) -> bool:
+        """Count one failed attempt of ``spec``; whether to try it again (else it stays
+        unrecorded in this run, and the next run plays it)."""
+        counter = self.infra_attempts if infra else self.attempts
+        counter[spec.match_id] += 1
+        if counter[spec.match_id] <= self.max_retries + (INFRA_RETRIES if infra else 0):
+            return True
+        self.summary.unplayed.append(spec.match_id)
+        return False
+
+    def failed(self, batch: list[MatchSpec], error: str, infra: bool = False) -> None:
         """A batch ended early: its first unrecorded match counts one attempt; the rest are retried."""
-        rest = [s for s in batch if s.match_id not in self.journal]
+        rest = [s for s in batch if s.match_id not in self.journal and s.match_id not in self.summary.unplayed]
         if not rest:
             return
         first = rest[0]
-        self.attempts[first.match_id] += 1
-        self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error,
-                              "attempt": self.attempts[first.match_id]})
-        if self.attempts[first.match_id] > self.max_retries:
-            res: dict[str, Any] = {"status": "aborted", "outcome": None, "faults": [], "time_ms": None,
-                   "move_ms": [], "actions": []}
-            self.write(record_of(first, res, self.game_version))
-            self.summary.aborted += 1
+        self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error, "infra": infra,
+                              "attempt": self.attempts[first.match_id] + self.infra_attempts[first.match_id] + 1})
+        if not self.again(first, infra):
             rest = rest[1:]
         if rest:
             self.batcher.push_retry(rest, front=True)
-
 
 def _stream(run: Run, tournament, inline: bool, workers: int, address: str | None) -> Iterator[Outcome]:
     """The executor's outcomes for ``run``'s pending matches (no Ray start-up when none are pending)."""
@@ -253,20 +303,30 @@ def _stream(run: Run, tournament, inline: bool, workers: int, address: str | Non
         return execute_inline(run.next_batch, bots, results_dir)
     ray = init_ray(workers, address, str(tournament.root))
     stall = max(s.wall_s for s in run.pending) + 30.0
-    return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
+    if address:  # a cluster: the arena cannot restart it
+        return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
+
+    def restart() -> Any:
+        restart_local(ray)
+        return ray
+
+    return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall, alive=local_alive, restart=restart)
 
 
 def run_tournament(tournament, results_root: str | Path = "results", *, inline: bool = False,
                    workers: int | None = None, address: str | None = None,
                    on_result: Callable[[MatchRecord, RunSummary], None] | None = None,
                    on_start: Callable[[RunSummary], None] | None = None,
-                   warn: Callable[[str], None] = lambda m: None) -> RunSummary:
+                   warn: Callable[[str], None] = lambda m: None,
+                   stop: Callable[[], bool] | None = None) -> RunSummary:
     """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
 
     :param inline: run in this process (no Ray).
     :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).
     :param address: join this Ray cluster instead of starting a local instance.
     :param on_result: called after each record is written (progress display).
+    :param stop: asked before each new batch; when true no batch starts (those in flight finish
+        and are recorded) — a sequential test that has decided (:mod:`arena.sprt`).
     :returns: :class:`RunSummary`.
     :raises BotSetupError: (before anything is played) if a bot's command, script, sandbox or
         ``bot_user`` access cannot work on this machine.
@@ -278,15 +338,30 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         from arena.process import preflight
 
         preflight(tournament.bots.values(), tournament.limits())
+    sandbox = sandbox_mode(tournament, address)
     journal, specs = prepare(tournament, results_root)
     try:
         n = effective_workers(tournament, workers, address, warn)
-        write_meta(tournament, journal.folder, specs)
+        write_meta(tournament, journal.folder, specs, sandbox)
         run = Run(tournament, journal, specs, n, on_result, warn)
+        run.stop = stop
+        run.summary.sandbox = sandbox
         if on_start:
             on_start(run.summary)
         for out in _stream(run, tournament, inline, n, address):
-            run.take(out)
+            if out.restarted:
+                run.summary.restarts += 1
+                warn(f"{run.name}: the local Ray instance died (raylet or GCS); a new one took over and the "
+                     "matches it was playing are played again")
+            else:
+                run.take(out)
+    except InfrastructureError as e:
+        s = run.summary
+        raise InfrastructureError(
+            f"{e}. {s.already + s.played} of {s.total} matches of {s.tournament} are recorded in {s.folder}/ and "
+            "nothing finished was lost; the matches in progress are not recorded. Remedies: check the cluster "
+            "(`ray status --address ...`), then run the same command again to play the rest "
+            "(docs/cluster.md)") from e
     finally:
         journal.close()
     run.summary.seconds = time.monotonic() - t0

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.batch import play_batch
+from arena.errors import ArenaError
 from arena.specs import BotSpec, MatchSpec
 
 MAX_BATCH = 256      # matches per batch, at most
@@ -40,12 +41,18 @@ def cpu_count() -> int:
 class Outcome:
     """What an executor reports: a result (a :meth:`MatchResult.to_json` dict), or a batch
     that ended early (``failed_batch``, with ``error`` saying why; ``infra`` when the
-    cause was the infrastructure — a dead worker, raylet or node — not the batch)."""
+    cause was the infrastructure — a dead worker, raylet or node — not the batch), or
+    ``restarted``: the local Ray instance died and a new one took over."""
 
     result: dict | None = None
     failed_batch: list[MatchSpec] | None = None
     error: str = ""
     infra: bool = False
+    restarted: bool = False
+
+
+class InfrastructureError(ArenaError):
+    """Ray failed as a whole (not one task) and the arena cannot replace it (a cluster)."""
 
 
 def execute_inline(batch_iter: Callable[[], list[MatchSpec] | None], bots: dict[str, BotSpec],
@@ -93,26 +100,41 @@ def _infra_error(ray: Any, e: BaseException) -> bool:
 
 
 def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots: dict[str, BotSpec],
-                results_dir: str, in_flight_max: int, stall_s: float) -> Iterator[Outcome]:
+                results_dir: str, in_flight_max: int, stall_s: float,
+                alive: Callable[[], bool] | None = None, restart: Callable[[], Any] | None = None,
+                ) -> Iterator[Outcome]:
     """Run batches as Ray generator tasks, at most ``in_flight_max`` at once.
 
     A task that yields nothing for ``stall_s`` seconds is cancelled (``force=True``) and
     reported as a failed batch (the backstop; match budgets are enforced inside the task).
     A task that fails because its worker, raylet or node died is reported with ``infra``.
+    With ``alive`` and ``restart`` (a local instance): when ``alive()`` turns false (checked
+    after every infrastructure error and every 2 s), every batch in flight is reported failed
+    (``infra``), ``restart()`` brings up a new instance (returns the ``ray`` module) and the
+    run goes on there (an :class:`Outcome` with ``restarted`` says so).
+
+    :raises InfrastructureError: when Ray itself fails (not one task) and cannot be restarted.
     """
     task = _remote_batch(ray)
     in_flight: dict[Any, tuple[list[MatchSpec], float]] = {}
     exhausted = False
+    checked = time.monotonic()
     while True:
-        while not exhausted and len(in_flight) < in_flight_max:
-            batch = batch_iter()
-            if batch is None:
-                exhausted = True
-                break
-            in_flight[task.remote(batch, bots, results_dir)] = (batch, time.monotonic())
-        if not in_flight:
-            return
-        ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
+        broken = False
+        try:
+            while not exhausted and len(in_flight) < in_flight_max:
+                batch = batch_iter()
+                if batch is None:
+                    exhausted = True
+                    break
+                in_flight[task.remote(batch, bots, results_dir)] = (batch, time.monotonic())
+            if not in_flight:
+                return
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
+        except Exception as e:  # noqa: BLE001 - Ray itself failed (submitting or waiting)
+            if alive is None or restart is None:
+                raise InfrastructureError(f"the Ray cluster failed ({type(e).__name__}: {str(e)[:300]})") from e
+            ready, broken = [], True
         now = time.monotonic()
         for gen in ready:
             batch, _t = in_flight.pop(gen)
@@ -122,8 +144,9 @@ def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots
                 yield Outcome(failed_batch=batch)  # the driver ignores it if every match is recorded
                 continue
             except Exception as e:  # noqa: BLE001 - worker died, task error
-                yield Outcome(failed_batch=batch, error=f"{type(e).__name__}: {str(e)[:500]}",
-                              infra=_infra_error(ray, e))
+                infra = _infra_error(ray, e)
+                broken = broken or infra
+                yield Outcome(failed_batch=batch, error=f"{type(e).__name__}: {str(e)[:500]}", infra=infra)
                 continue
             in_flight[gen] = (batch, now)
             yield Outcome(result=res)
@@ -132,6 +155,15 @@ def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots
                 ray.cancel(gen, force=True)
                 del in_flight[gen]
                 yield Outcome(failed_batch=batch, error=f"no result for {stall_s:.0f} s; task cancelled")
+        if alive is not None and restart is not None and (broken or now - checked > 2.0):
+            checked = now
+            if not alive():
+                for batch, _t in in_flight.values():
+                    yield Outcome(failed_batch=batch, error="the local Ray instance died", infra=True)
+                in_flight.clear()
+                ray = restart()
+                task = _remote_batch(ray)
+                yield Outcome(restarted=True)
 
 
 def auto_batch_size(pending: int, workers: int) -> int:

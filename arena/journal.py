@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -69,18 +69,23 @@ class Journal:
             # results reveal finished deals, which other rotations replay: arena-only (bot_user)
             os.chmod(self.folder, 0o700)
         except OSError as e:
-            raise JournalError(f"cannot use {self.folder} as a results folder: {e.strerror}") from e
-        self._lock: int | None = self._acquire_lock()
+            raise unwritable(self.folder, e, "use it as a results folder") from e
         self.path = self.folder / "matches.jsonl"
         self.attempts_path = self.folder / "attempts.jsonl"
         self.records: dict[str, dict[str, Any]] = {}
+        self._afd: int | None = None
+        try:
+            self._lock: int | None = self._acquire_lock()
+        except OSError as e:
+            raise unwritable(self.folder, e, "lock it") from e
         try:
             self._recover()
-        except BaseException:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except BaseException as e:
             os.close(self._lock)
+            if isinstance(e, OSError):
+                raise unwritable(self.path, e, "open it for writing") from e
             raise
-        self._fh = open(self.path, "ab")
-        self._afh: BinaryIO | None = None
 
     def _acquire_lock(self) -> int:
         path = self.folder / ".lock"
@@ -126,28 +131,35 @@ class Journal:
         """Write one match record (whole line, flushed).
 
         :returns: False (and writes nothing) if the id is already recorded.
+        :raises JournalError: if the line cannot be written (disk full, folder gone read-only):
+            the file is cut back to its last whole record first, so nothing recorded is lost.
         """
         mid = record["match_id"]
         if mid in self.records:
             return False
-        self._fh.write(orjson.dumps(record) + b"\n")
-        self._fh.flush()
+        _write_line(self._fd, orjson.dumps(record) + b"\n", self.path, len(self.records))
         self.records[mid] = record
         return True
 
     def attempt(self, record: dict[str, Any]) -> None:
-        """Append an unfinished attempt (aborted, retried) to ``attempts.jsonl``."""
-        if self._afh is None:
-            self._afh = open(self.attempts_path, "ab")
-        fh = self._afh
-        fh.write(orjson.dumps(record) + b"\n")
-        fh.flush()
+        """Append an unfinished attempt (aborted, retried) to ``attempts.jsonl``.
+
+        :raises JournalError: if it cannot be written (as :meth:`append`).
+        """
+        try:
+            if self._afd is None:
+                self._afd = os.open(self.attempts_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise unwritable(self.attempts_path, e, "open it for writing", len(self.records)) from e
+        _write_line(self._afd, orjson.dumps(record) + b"\n", self.attempts_path, len(self.records))
 
     def close(self) -> None:
-        """Flush and close the files and release the folder's lock."""
-        self._fh.close()
-        if self._afh is not None:
-            self._afh.close()
+        """Close the files and release the folder's lock."""
+        for fd in (self._fd, self._afd):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+        self._fd = -1
+        self._afd = None
         if self._lock is not None:
             os.close(self._lock)  # closing the descriptor releases the flock
             self._lock = None
@@ -170,9 +182,13 @@ class Journal:
                                    f"from it); {remedy}")
             return stored
         salt = configured if configured is not None else secrets.token_hex(16)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump({"salt": salt}, f)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump({"salt": salt}, f)
+        except OSError as e:
+            path.unlink(missing_ok=True)
+            raise unwritable(path, e, "write the tournament's salt") from e
         return salt
 
     # -------------------------------------------------------------- checks
@@ -240,6 +256,35 @@ class Journal:
         raise JournalError(
             f"tournament {first.tournament!r}: match {first.match_id} in {self.path} was played with "
             f"different settings (changed: {'; '.join(listed) or 'fingerprint'}); {self._remedy()}")
+
+
+def unwritable(path: Path, e: OSError, doing: str, recorded: int | None = None) -> JournalError:
+    """The one-paragraph error for a results folder or file the arena cannot write."""
+    kept = (f" The {recorded} match{'es' if recorded != 1 else ''} recorded so far are kept (an unfinished "
+            "line was cut off)." if recorded is not None else " Nothing was recorded there by this run.")
+    return JournalError(
+        f"cannot {doing}: {path}: {e.strerror or e}.{kept} Remedies: free disk space on that file system "
+        f"(`df {path.parent}`), make the folder writable, or give another --results folder; then run the "
+        "same command again to play the rest")
+
+
+def _write_line(fd: int, line: bytes, path: Path, recorded: int) -> None:
+    """Append ``line`` whole to ``fd`` or not at all (a failed write is cut off again).
+
+    :raises JournalError: naming ``path``, with the remedies (:func:`unwritable`).
+    """
+    start = os.lseek(fd, 0, os.SEEK_END)
+    view = memoryview(line)
+    try:
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except OSError as e:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:
+            pass
+        raise unwritable(path, e, "write a record", recorded) from e
 
 
 def _show_cmd(cmd: Any) -> str:

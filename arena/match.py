@@ -3,7 +3,11 @@
 :func:`play_match` deals the match with the engine, sends ``start`` to every seat and
 waits for ``ready`` (``startup_ms`` for a new process, ``move_ms`` otherwise), then asks
 the seat to move with ``act`` until the match is over and sends ``end``. A decision with
-one legal action is played by the arena unless the bot has ``ask_forced``.
+one legal action is played by the arena unless the bot has ``ask_forced``; with
+``MatchSpec.pace_forced`` (``preset: competition``) it then takes as long as that seat's
+median decision so far (the match's median before the seat has decided; nothing before any
+decision), so the time between a bot's action and its next ``act`` does not tell it that an
+opponent had a single legal move.
 
 Clock: each decision may use ``move_ms``; time beyond it comes out of the seat's bank; a
 decision times out when its wall time (from the write of ``act`` to the read of the
@@ -26,6 +30,7 @@ or ``aborted`` if none was.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -365,6 +370,24 @@ class _Match:
 
     # ------------------------------------------------------------ moves
 
+    def forced_delay_ms(self, seat: int) -> float:
+        """How long a forced move of ``seat`` takes when paced: the median of the seat's decisions
+        so far (ms), else the median of every seat's decisions in this match, else 0."""
+        own = self.move_ms[seat]
+        times = own if own else [t for ts in self.move_ms for t in ts]
+        return float(statistics.median(times)) if times else 0.0
+
+    def pace(self, seat: int) -> None:
+        """Wait :meth:`forced_delay_ms` before a forced move of ``seat``, keeping the pipes drained
+        and the housekeeping (other seats' processes, the wall budget) running."""
+        deadline = time.perf_counter() + self.forced_delay_ms(seat) / 1000.0
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return
+            self.pool.hub.pump(min(left, 0.05))
+            self.tick()
+
     def decide(self, seat: int, legal_actions: list, legal: list[str]) -> Any:
         """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
         move_index = len(self.actions)
@@ -456,6 +479,8 @@ class _Match:
                 legal = [fmt(a) for a in legal_actions]
                 if len(legal_actions) == 1 and not forced_ok[seat]:
                     action = legal_actions[0]
+                    if spec.pace_forced:
+                        self.pace(seat)
                 else:
                     action = self.decide(seat, legal_actions, legal)
                 self.actions.append(fmt(action))

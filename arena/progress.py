@@ -5,8 +5,9 @@ time and ETA. Under it, one line per bot that has faulted in this run: its first
 class, detail and last stderr line (:func:`arena.faults.fault_line`), so a bot that cannot
 start says why while the run goes on. Below, an interim leaderboard: incremental TrueSkill
 (:class:`arena.ratings.Rater`) over results in **arrival order**, labelled provisional —
-the final table is the ordered replay (``arena.results.standings``) and may differ in the
-numbers, but not in the rules: the board uses the tournament's rating configuration (mu,
+the final table (``arena.results.standings``) is ordered by the batch fit over all results
+(:mod:`arena.strength`) and shows TrueSkill in the ordered replay, so it may differ; with
+``tau: 0`` the board's TrueSkill converges to the final one. The rules are the same: the board uses the tournament's rating configuration (mu,
 sigma, tau, fixed, draw probability, ``faults.rate_forfeits``), rates a record through the
 same :meth:`arena.ratings.Rater.record`, counts matches/wins/score/faults through the same
 :func:`arena.tables.tally` and orders rows by the same :func:`arena.tables.row_order`.
@@ -15,6 +16,9 @@ Cost: the driver only appends each record to a pending list; the ratings are bro
 to date and the display drawn by rich's refresh thread at most ``refresh_per_second``
 times per second (4), so the workers' CPUs are not touched and the driver spends
 well under a millisecond per match.
+
+When the run ends only the bar stays on screen: the board and the fault lines would repeat
+the final tables printed under it (each table is printed once).
 """
 
 from __future__ import annotations
@@ -165,8 +169,9 @@ class ProvisionalBoard:
 
     def __rich__(self) -> Table:
         rows = self.rows()
-        t = Table(title=f"provisional leaderboard — {self.rated} matches, arrival order "
-                        "(the final table is the ordered replay)",
+        t = Table(title=f"provisional leaderboard — {self.rated} matches, TrueSkill in arrival order. "
+                        "Provisional: the final table, printed when the run ends, rates all results "
+                        "together and may order the bots differently; this board converges to it.",
                   title_style="italic dim", title_justify="left")
         for c in ("#", "bot", "μ", "σ", "μ−3σ", "matches", "wins"):
             t.add_column(c, justify="left" if c == "bot" else "right")
@@ -238,9 +243,15 @@ class _BoardProgress(Progress):
         self.notes = notes
         super().__init__(*columns, **kw)
 
+    #: set when the run ends: the last frame left on screen is the bar alone (the final
+    #: tables and the reliability section with the first faults are printed after it, once)
+    final = False
+
     def get_renderables(self):
         """The progress bars, the first faults, then the provisional leaderboard below them."""
-        if self.notes.lines():
+        if self.final:
+            yield self.make_tasks_table(self.tasks)
+        elif self.notes.lines():
             yield Group(self.make_tasks_table(self.tasks), self.notes, self.board)
         else:
             yield Group(self.make_tasks_table(self.tasks), self.board)
@@ -264,7 +275,7 @@ class LiveProgress:
         self.faults = 0
         self.board: ProvisionalBoard | None = None
         self.notes = FaultNotes()
-        self.progress: Progress | None = None
+        self.progress: _BoardProgress | None = None
         self.task: TaskID | None = None
 
     def __enter__(self) -> LiveProgress:
@@ -272,6 +283,7 @@ class LiveProgress:
 
     def __exit__(self, *exc) -> None:
         if self.progress is not None:
+            self.progress.final = True  # the board and fault notes would repeat the final tables
             self.progress.stop()
 
     def on_start(self, summary) -> None:

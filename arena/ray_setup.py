@@ -37,77 +37,212 @@ RUNTIME_EXCLUDES = ["results/", ".git/", ".venv/", "venv/", "bench/.venv-openspi
 
 
 def init_ray(workers: int, address: str | None = None, project_root: str | None = None) -> Any:
-    """Start (or join) Ray; returns the ``ray`` module.
+    """Start a private local Ray instance, or join a cluster; returns the ``ray`` module.
 
-    Local: ``num_cpus=workers``, loopback only, dashboard off. With ``address``
-    (``auto`` or ``HOST:PORT``): join the cluster and ship ``project_root`` as the job's
-    working directory (excluding results, .git and virtual environments). If
+    Local (no ``address``): always a new instance of this process's own (``address="local"``:
+    neither ``RAY_ADDRESS`` nor a cluster started on the machine with ``ray start`` is joined),
+    ``num_cpus=workers``, loopback only, dashboard off, its session files under a private
+    folder (mode 0700, :func:`private_dir`) and, unless ``RAY_AUTH_MODE`` or ``RAY_AUTH_TOKEN``
+    say otherwise, a fresh token of its own there (mode 0600) instead of ``~/.ray/auth_token``.
+    A start-up failure is retried once.
+
+    With ``address`` (``auto`` or ``HOST:PORT``): join the cluster and ship ``project_root``
+    as the job's working directory (excluding results, .git and virtual environments). If
     ``RAY_AUTH_MODE`` is unset and a token exists (``RAY_AUTH_TOKEN``,
     ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``), token mode is used; Ray reads this
     setting when it is imported, so it is decided before ``import ray``.
 
     Ray ignores ``SIGCHLD`` in the driver once started, which makes every later
     ``subprocess`` of this process report exit code 0; the default disposition is
-    restored after ``ray.init``.
+    restored after ``ray.init`` (:func:`restore_after_init`).
 
     :raises ArenaError: with remedies when a cluster cannot be reached (a refused
-        connection within ~5 s; a token mismatch after Ray's own retries).
+        connection within ~5 s; a token mismatch after Ray's own retries), or when the
+        local instance cannot start.
     """
     import logging
-    import signal
 
-    if address and not os.environ.get("RAY_AUTH_MODE") and _token_exists():
-        os.environ["RAY_AUTH_MODE"] = "token"  # effective only if ray is not imported yet
+    if address:
+        if not os.environ.get("RAY_AUTH_MODE") and _token_exists():
+            os.environ["RAY_AUTH_MODE"] = "token"  # effective only if ray is not imported yet
+    else:
+        _private_token()
     import ray
 
     if ray.is_initialized():
         return ray
     logging.getLogger("ray").setLevel(logging.ERROR)
     if address:
-        _probe_address(address)
-        before = _subreaper()
-        sigterm = signal.getsignal(signal.SIGTERM)
-        runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
-        try:
-            ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
-                     log_to_driver=False, logging_level=logging.ERROR)
-        except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
-            auth = os.environ.get("RAY_AUTH_MODE", "unset")
-            raise ArenaError(
-                f"cannot join the Ray cluster at {address!r}: {str(e)[:300]}. Remedies: check the address "
-                "(`ray status` on the head) and the firewall; if the cluster uses token authentication "
-                f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
-                "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
-        finally:
-            restore_after_init(before, sigterm)
-        return ray
-    before = _subreaper()
-    sigterm = signal.getsignal(signal.SIGTERM)
-    try:
-        ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-                 configure_logging=False, log_to_driver=False, logging_level=logging.ERROR)
-    except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
-        raise ArenaError(ray_start_failure(e)) from e
-    finally:
-        restore_after_init(before, sigterm)
-    _start_orphan_guard()
+        _join(ray, address, project_root)
+    else:
+        start_local(ray, workers)
     return ray
 
 
+def _join(ray: Any, address: str, project_root: str | None) -> None:
+    """``ray.init`` on the cluster at ``address`` (see :func:`init_ray`)."""
+    import logging
+    import signal
+
+    _probe_address(address)
+    before = _subreaper()
+    sigterm = signal.getsignal(signal.SIGTERM)
+    runtime_env = {"working_dir": project_root or os.getcwd(), "excludes": RUNTIME_EXCLUDES}
+    try:
+        ray.init(address=address, runtime_env=runtime_env, configure_logging=False,
+                 log_to_driver=False, logging_level=logging.ERROR)
+    except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors here
+        auth = os.environ.get("RAY_AUTH_MODE", "unset")
+        raise ArenaError(
+            f"cannot join the Ray cluster at {address!r}: {str(e)[:300]}. Remedies: check the address "
+            "(`ray status` on the head) and the firewall; if the cluster uses token authentication "
+            f"(RAY_AUTH_MODE here: {auth}), copy the head's token to ~/.ray/auth_token or set "
+            "RAY_AUTH_TOKEN, and leave RAY_AUTH_MODE unset or set it to token (docs/cluster.md)") from e
+    finally:
+        restore_after_init(before, sigterm)
+
+
+class _Local:
+    """The local instance of this process: its private folder and its guard (see :func:`start_local`)."""
+
+    dir: str | None = None
+    guard: Any = None
+    procs: list[tuple[int, float]] = []
+    workers: int = 1
+
+
+def private_dir() -> str:
+    """This process's private folder for Ray's session files and token (mode 0700, made once).
+
+    Under ``/tmp`` (Unix socket paths inside it must stay short), removed at exit and by the
+    orphan guard after a ``kill -9`` of the driver.
+    """
+    if _Local.dir is None or not os.path.isdir(_Local.dir):
+        import atexit
+        import tempfile
+
+        base = tempfile.gettempdir()
+        _Local.dir = tempfile.mkdtemp(prefix="cardarena-ray-", dir=base if len(base) <= 20 else "/tmp")
+        atexit.register(_remove_private_dir)
+    return _Local.dir
+
+
+def _remove_private_dir() -> None:
+    import shutil
+
+    if _Local.dir is not None:
+        try:
+            import ray
+
+            if ray.is_initialized():
+                ray.shutdown()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+        shutil.rmtree(_Local.dir, ignore_errors=True)
+        _Local.dir = None
+
+
+def _private_token() -> None:
+    """A token of this run's own (mode 0600 in :func:`private_dir`) for the local instance,
+    unless ``RAY_AUTH_MODE`` is set to something else or ``RAY_AUTH_TOKEN`` gives one."""
+    import secrets
+
+    mode = os.environ.get("RAY_AUTH_MODE")
+    if (mode and mode.lower() != "token") or os.environ.get("RAY_AUTH_TOKEN"):
+        return
+    path = os.path.join(private_dir(), "auth_token")
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+    os.environ["RAY_AUTH_TOKEN_PATH"] = path
+    os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def start_local(ray: Any, workers: int) -> None:
+    """Start the private local instance (one retry on failure) and its orphan guard.
+
+    :raises ArenaError: with remedies if Ray cannot start twice in a row.
+    """
+    import logging
+    import signal
+
+    os.environ.pop("RAY_ADDRESS", None)  # never joined by a local run; bots must not see it either
+    _Local.workers = workers
+    error: Exception | None = None
+    for _attempt in range(2):
+        before = _subreaper()
+        sigterm = signal.getsignal(signal.SIGTERM)
+        try:
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                     _temp_dir=os.path.join(private_dir(), "r"), configure_logging=False, log_to_driver=False,
+                     logging_level=logging.ERROR)
+            error = None
+            break
+        except Exception as e:  # noqa: BLE001 - Ray raises many kinds of errors at start-up
+            error = e
+            _kill_recorded(_children())
+            try:
+                ray.shutdown()
+            except Exception:  # noqa: BLE001
+                pass
+        finally:
+            restore_after_init(before, sigterm)
+    if error is not None:
+        raise ArenaError(ray_start_failure(error)) from error
+    _start_orphan_guard()
+
+
 def ray_start_failure(e: BaseException) -> str:
-    """The one-paragraph message for a local Ray that did not start (``e`` its error)."""
+    """The one-paragraph message for a local Ray that did not start twice in a row (``e`` its error)."""
     first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-    return (f"Ray could not start on this machine ({type(e).__name__}: {first}). Nothing was played. "
-            "Remedies: run without Ray with `arena run --inline` (on 1-2 cores it is also the faster "
-            "way for small tournaments); check free space and permissions of Ray's temporary folder "
-            "(/tmp/ray, or RAY_TMPDIR) and that RAY_ADDRESS is not set to a cluster that is gone; "
-            "Ray's own logs are in /tmp/ray/session_latest/logs")
+    folder = os.path.dirname(private_dir())
+    return (f"Ray could not start on this machine ({type(e).__name__}: {first}). Nothing recorded was lost. "
+            "Remedies: run without Ray with `arena run --inline` (on 1-2 cores it is also the faster way for "
+            "small tournaments); the machine may be overloaded or short of memory (run again, or with fewer "
+            f"--workers); check free space and permissions of {folder} (or TMPDIR)")
+
+
+def local_alive() -> bool:
+    """Whether the local instance's raylet and GCS still run (True when unknown, e.g. on a cluster)."""
+    import psutil
+
+    names = ("raylet", "gcs_server")
+    for pid, created in _Local.procs:
+        try:
+            p = psutil.Process(pid)
+            if not any(n in p.name() for n in names):
+                continue
+            if abs(p.create_time() - created) >= 0.5 or p.status() == psutil.STATUS_ZOMBIE:
+                return False
+        except psutil.NoSuchProcess:
+            return False
+        except psutil.Error:
+            continue
+    return True
+
+
+def restart_local(ray: Any) -> None:
+    """Replace a broken local instance (its raylet or GCS died) by a new one.
+
+    :raises ArenaError: if the new instance cannot start.
+    """
+    try:
+        ray.shutdown()
+    except Exception:  # noqa: BLE001 - the old instance is broken
+        pass
+    _kill_recorded(_Local.procs)
+    if _Local.guard is not None:
+        _Local.guard.kill()  # not its EOF: that would also remove the private folder, still in use
+        _Local.guard.wait()
+        _Local.guard = None
+    start_local(ray, _Local.workers)
 
 
 _GUARD_CODE = """
-import sys, psutil
+import shutil, sys, psutil
 procs = []
-for item in sys.argv[1:]:
+for item in sys.argv[2:]:
     pid, created = item.split(":")
     procs.append((int(pid), float(created)))
 sys.stdin.buffer.read()  # returns at EOF: the driver has exited, however it ended
@@ -118,9 +253,35 @@ for pid, created in procs:
             p.kill()
     except psutil.Error:
         pass
+if sys.argv[1] != "-":
+    shutil.rmtree(sys.argv[1], ignore_errors=True)
 """
 
-_GUARD = None
+
+def _children() -> list[tuple[int, float]]:
+    """``(pid, creation time)`` of every descendant of this process now."""
+    import psutil
+
+    out = []
+    for c in psutil.Process().children(recursive=True):
+        try:
+            out.append((c.pid, c.create_time()))
+        except psutil.Error:
+            continue
+    return out
+
+
+def _kill_recorded(procs: list[tuple[int, float]]) -> None:
+    """Kill the recorded processes still running (pid and creation time must match)."""
+    import psutil
+
+    for pid, created in procs:
+        try:
+            p = psutil.Process(pid)
+            if abs(p.create_time() - created) < 0.5:
+                p.kill()
+        except psutil.Error:
+            pass
 
 
 def _start_orphan_guard() -> None:
@@ -130,27 +291,20 @@ def _start_orphan_guard() -> None:
     agents (dashboard and runtime-environment agents) survive as orphans (measured with
     Ray 2.60). A small guard process, in its own session, holds the read end of a pipe
     whose write end only the driver has; at EOF it kills the processes Ray started
-    (identified by pid and creation time, taken right after ``ray.init``).
+    (identified by pid and creation time, taken right after ``ray.init``) and removes the
+    private folder (:func:`private_dir`) of a driver that could not.
     """
-    global _GUARD
     import subprocess
     import sys
 
-    import psutil
-
-    if _GUARD is not None:
+    guard = _Local.guard
+    _Local.procs = [p for p in _children() if guard is None or p[0] != guard.pid]
+    if guard is not None or not _Local.procs:
         return
-    me = psutil.Process()
-    items = []
-    for c in me.children(recursive=True):
-        try:
-            items.append(f"{c.pid}:{c.create_time()}")
-        except psutil.Error:
-            continue
-    if not items:
-        return
-    _GUARD = subprocess.Popen([sys.executable, "-c", _GUARD_CODE, *items], stdin=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    items = [f"{pid}:{created}" for pid, created in _Local.procs]
+    _Local.guard = subprocess.Popen([sys.executable, "-c", _GUARD_CODE, _Local.dir or "-", *items],
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def _prctl(option: int, arg: Any) -> int:

@@ -19,7 +19,15 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from arena.ratings import RatingResult
-from arena.tables import FAULT_CLASSES, efficiency_line, fault_lines
+from arena.tables import (
+    FAULT_CLASSES,
+    efficiency_line,
+    fault_lines,
+    latency_text,
+    mixing_line,
+    order_notes,
+    rank_text,
+)
 
 
 def _f(x: Any, fmt: str = ".2f") -> str:
@@ -28,21 +36,44 @@ def _f(x: Any, fmt: str = ".2f") -> str:
     return format(x, fmt)
 
 
+def _strength(r: dict[str, Any]) -> str:
+    if r.get("strength") is None:
+        return "–"
+    return f"{r['strength']:+.0f} [{r['strength_low']:+.0f}, {r['strength_high']:+.0f}]"
+
+
 def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:
-    """A rich table: rank, bot, μ, σ, μ−3σ, matches, wins, mean rank, score [95% CI], faults."""
+    """A rich table: #, bot, rank (interval), strength [95%], P(>next), μ, σ, matches, wins,
+    mean rank (1 = first), score [95% CI], faults."""
     t = Table(title=title, title_justify="left")
     cols: tuple[tuple[str, Literal["left", "right"]], ...] = (
-        ("#", "right"), ("bot", "left"), ("μ", "right"), ("σ", "right"), ("μ−3σ", "right"), ("matches", "right"),
-        ("wins", "right"), ("mean rank", "right"), ("score [95% CI]", "right"), ("P(>next)", "right"),
-        ("faults", "right"))
+        ("#", "right"), ("bot", "left"), ("rank", "right"), ("strength [95%]", "right"), ("P(>next)", "right"),
+        ("μ", "right"), ("σ", "right"), ("matches", "right"), ("wins", "right"), ("mean rank", "right"),
+        ("score [95% CI]", "right"), ("faults", "right"))
     for col, just in cols:
-        t.add_column(col, justify=just, no_wrap=col in ("bot", "score [95% CI]"))
+        t.add_column(col, justify=just, no_wrap=col in ("bot", "score [95% CI]", "strength [95%]", "rank"))
     for r in rows:
-        t.add_row(str(r["rank"]), r["bot"], _f(r["mu"]), _f(r["sigma"]), _f(r["conservative"]),
-                  str(r["matches"]), str(r["wins"]), _f(r["mean_rank"]),
+        t.add_row(str(r["rank"]), r["bot"], rank_text(r), _strength(r), _f(r.get("p_above_next"), ".2f"),
+                  _f(r["mu"]), _f(r["sigma"]), str(r["matches"]), str(r["wins"]), _f(r["mean_rank"]),
                   f"{_f(r['score'], '.3f')} [{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}]",
-                  _f(r.get("p_above_next"), ".2f"), str(r["faults"]))
+                  str(r["faults"]))
     return t
+
+
+def notes_lines(st: Any) -> list[str]:
+    """The lines printed under the leaderboard (console and Markdown): how it is ordered, the
+    order notes (:func:`arena.tables.order_notes`), the duplicate efficiency and the design's mixing."""
+    out = []
+    if st.strength is not None:
+        out.append("Ordered by strength (Plackett–Luce fit over all results; Elo points, 0 = field average). "
+                   "rank: the ranks the bot could hold (95%); P(>next): probability it is stronger than the "
+                   "next row. μ, σ: TrueSkill.")
+    out += order_notes(st.rows)
+    out.append(efficiency_line(st.efficiency))
+    mix = mixing_line(st.mixing)
+    if mix:
+        out.append(mix)
+    return out
 
 
 def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Sequence[str]) -> Table:
@@ -72,19 +103,20 @@ def reliability_table(rel: dict[str, dict[str, Any]]) -> RenderableType:
     for c in FAULT_CLASSES:
         t.add_column(c, justify="right")
     t.add_column("moves", justify="right")
-    t.add_column("p50 ms", justify="right")
-    t.add_column("p99 ms", justify="right")
+    t.add_column("p50", justify="right")
+    t.add_column("p99", justify="right")
     for b, r in rel.items():
         t.add_row(b, *(str(r["faults"].get(c, 0)) for c in FAULT_CLASSES), str(r["moves"]),
-                  _f(r["p50_ms"], ".1f"), _f(r["p99_ms"], ".1f"))
+                  latency_text(r["p50_ms"]), latency_text(r["p99_ms"]))
     lines = fault_lines(rel)
     if not lines:
         return t
     return Group(t, Text("\n".join(["First fault of each faulting bot:", *lines])))
 
 
-COLUMNS = ("rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_rank",
-           "score", "score_low", "score_high", "p_above_next", "faults", "forfeits")
+COLUMNS = ("rank", "bot", "rank_low", "rank_high", "strength", "strength_low", "strength_high", "p_above_next",
+           "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_rank",
+           "score", "score_low", "score_high", "faults", "forfeits")
 
 
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
@@ -100,13 +132,14 @@ def to_csv(rows: Sequence[dict[str, Any]]) -> str:
 def to_markdown(rows: Sequence[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> str:
     """The leaderboard as a Markdown table; ``notes`` are paragraphs under it."""
     lines = [f"# {title}", "",
-             "| # | bot | μ | σ | μ−3σ | matches | wins | mean rank | score [95% CI] | P(>next) | faults |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| # | bot | rank | strength [95%] | P(>next) | μ | σ | matches | wins | mean rank | score [95% CI] "
+             "| faults |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['rank']} | {r['bot']} | {_f(r['mu'])} | {_f(r['sigma'])} | {_f(r['conservative'])} | "
-                     f"{r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | {_f(r['score'], '.3f')} "
-                     f"[{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | "
-                     f"{_f(r.get('p_above_next'))} | {r['faults']} |")
+        lines.append(f"| {r['rank']} | {r['bot']} | {rank_text(r)} | {_strength(r)} | {_f(r.get('p_above_next'))} | "
+                     f"{_f(r['mu'])} | {_f(r['sigma'])} | {r['matches']} | {r['wins']} | {_f(r['mean_rank'])} | "
+                     f"{_f(r['score'], '.3f')} [{_f(r['score_low'], '.3f')}, {_f(r['score_high'], '.3f')}] | "
+                     f"{r['faults']} |")
     for n in notes:
         lines += ["", n]
     return "\n".join(lines) + "\n"
@@ -136,7 +169,11 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
                   "rows": [dict(r) for r in rows]})
     (folder / "leaderboard.json").write_text(json.dumps(doc, indent=2) + "\n")
     (folder / "leaderboard.csv").write_text(to_csv(rows))
-    notes = [efficiency_line(meta["duplicate_efficiency"])] if "duplicate_efficiency" in meta else []
+    notes = list(meta.get("order_notes") or [])
+    if "duplicate_efficiency" in meta:
+        notes.append(efficiency_line(meta["duplicate_efficiency"]))
+    if mixing_line(meta.get("design_mixing") or {}):
+        notes.append(mixing_line(meta["design_mixing"]))
     (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

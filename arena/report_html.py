@@ -229,6 +229,7 @@ section{background:#fff;border:1px solid #e2e8f0;border-radius:12px;padding:16px
 section h2{margin:0 0 10px;font-size:17px}
 section h2 small{font-weight:400;color:#64748b;font-size:13px;margin-left:6px}
 .note{color:#475569;font-size:13px;margin:10px 2px 0}
+.alert{background:#fee2e2;border:2px solid #b91c1c;color:#7f1d1d;border-radius:10px;padding:10px 14px;font-size:15px}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th{background:HEADER_BG;color:#fff;font-weight:600;font-size:12.5px;padding:8px 9px;text-align:right;
 white-space:nowrap}
@@ -272,29 +273,68 @@ def _ci_bar(r: dict[str, Any], colour: str) -> str:
 
 def leaderboard_html(rows: Sequence[dict[str, Any]], colours: dict[str, str]) -> str:
     """The leaderboard as an HTML table (one ``<tr data-bot=…>`` per bot)."""
-    head = ("<tr><th>#</th><th class=l>bot</th><th>μ</th><th>σ</th><th>μ−3σ</th><th>matches</th><th>wins</th>"
-            "<th>win rate</th><th>mean rank</th><th class=l>score [95% CI]</th><th>P(&gt;next)</th>"
-            "<th>faults</th></tr>")
+    head = ("<tr><th>#</th><th class=l>bot</th><th>rank</th><th>strength [95%]</th><th>P(&gt;next)</th>"
+            "<th>μ</th><th>σ</th><th>matches</th><th>wins</th><th>win rate</th><th>mean rank</th>"
+            "<th class=l>score [95% CI]</th><th>faults</th></tr>")
     body = []
     for r in rows:
         c = colours[r["bot"]]
         faults = f'<span class="bad">{r["faults"]}</span>' if r["faults"] else "0"
+        strength = ('<span class="muted">–</span>' if r.get("strength") is None else
+                    f'{r["strength"]:+.0f} [{r["strength_low"]:+.0f}, {r["strength_high"]:+.0f}]')
         body.append(
             f'<tr data-bot="{_e(r["bot"])}"><td>{r["rank"]}</td>'
             f'<td class="l bot"><span class="sw" style="background:{c}"></span>{_e(r["bot"])}</td>'
-            f'<td>{_num(r["mu"])}</td><td>{_num(r["sigma"])}</td><td>{_num(r["conservative"])}</td>'
+            f'<td>{_e(tables.rank_text(r))}</td><td>{strength}</td><td>{_num(r.get("p_above_next"))}</td>'
+            f'<td>{_num(r["mu"])}</td><td>{_num(r["sigma"])}</td>'
             f'<td>{r["matches"]}</td><td>{r["wins"]}</td><td>{_num(r["win_rate"], ".1%")}</td>'
             f'<td>{_num(r["mean_rank"])}</td>'
             f'<td class=l>{_num(r["score"], ".3f")} [{_num(r["score_low"], ".3f")}, {_num(r["score_high"], ".3f")}]'
-            f'{_ci_bar(r, c)}</td><td>{_num(r.get("p_above_next"))}</td><td>{faults}</td></tr>')
+            f'{_ci_bar(r, c)}</td><td>{faults}</td></tr>')
     return f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def how_to_read_html(rows: Sequence[dict[str, Any]], players: Any) -> str:
+    """The "How to read this table" section: each column in plain words, with one example
+    taken from the table itself (the first two rows)."""
+    example = ""
+    if len(rows) >= 2 and rows[0].get("strength") is not None and rows[1].get("strength") is not None:
+        a, b = rows[0], rows[1]
+        p = a.get("p_above_next")
+        same = tables.rank_text(a) != str(a["rank"])
+        example = (f"<p><b>Example.</b> {_e(a['bot'])} is first with strength {a['strength']:+.0f}; "
+                   f"{_e(b['bot'])} follows with {b['strength']:+.0f}. P(&gt;next) = {_num(p)}: "
+                   + ("the results do not settle which of the two is stronger, so both show the rank range "
+                      f"{_e(tables.rank_text(a))}." if same else
+                      f"{_e(a['bot'])} is very likely the stronger, and its rank is {_e(tables.rank_text(a))} "
+                      "for sure.")
+                   + "</p>")
+    return (
+        '<section id="how-to-read"><h2>How to read this table</h2>'
+        "<ul>"
+        "<li><b>#</b> — the place in the table. The order comes from all results fitted together, whoever "
+        "played whom and in whatever order the matches finished.</li>"
+        "<li><b>rank</b> — the places the bot could really hold: “3” means surely third; “2–4” means the "
+        "results cannot tell it apart from its neighbours (95% confidence).</li>"
+        "<li><b>strength</b> — how strong the bot plays, in Elo points; 0 is the average of this field. A bot "
+        "100 points above another wins about 64% of their head-to-head decisions, 200 points about 76%. "
+        "The brackets hold the 95% range.</li>"
+        "<li><b>P(&gt;next)</b> — the chance that the bot really is stronger than the one in the next row.</li>"
+        "<li><b>μ, σ</b> — the TrueSkill rating (μ the estimate, σ its uncertainty), kept as the published "
+        "rating.</li>"
+        f"<li><b>mean rank</b> — the bot's average finishing place in its matches: 1 = first, "
+        f"{_e(players)} = last.</li>"
+        "<li><b>score</b> — the share of the other sides the bot beat per match (a tie counts half), with "
+        "its 95% range. It does not look at who the opponents were, so when bots met different opponents "
+        "it can disagree with the order; a note under the table says where.</li>"
+        "</ul>" + example + "</section>")
 
 
 def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> str:
     """The reliability table (faults by class, moves, move latency p50/p99) as HTML, followed by
     one line per faulting bot explaining its first fault (:func:`arena.tables.fault_lines`)."""
     head = ("<tr><th class=l>bot</th>" + "".join(f"<th>{c}</th>" for c in tables.FAULT_CLASSES)
-            + "<th>moves</th><th>p50 ms</th><th>p99 ms</th></tr>")
+            + "<th>moves</th><th>p50</th><th>p99</th></tr>")
     body = []
     for b in [*order, *(x for x in rel if x not in order)]:
         r = rel.get(b)
@@ -303,7 +343,8 @@ def reliability_html(rel: dict[str, dict[str, Any]], order: Sequence[str]) -> st
         cells = "".join(f'<td>{f"<span class=bad>{n}</span>" if n else "0"}</td>'
                         for n in (r["faults"].get(c, 0) for c in tables.FAULT_CLASSES))
         body.append(f'<tr data-bot="{_e(b)}"><td class="l bot">{_e(b)}</td>{cells}<td>{r["moves"]}</td>'
-                    f'<td>{_num(r["p50_ms"], ".1f")}</td><td>{_num(r["p99_ms"], ".1f")}</td></tr>')
+                    f'<td>{_e(tables.latency_text(r["p50_ms"]))}</td><td>{_e(tables.latency_text(r["p99_ms"]))}</td>'
+                    '</tr>')
     lines = tables.fault_lines(rel)
     notes = ('<ul id="first-faults">' + "".join(f"<li>{_e(x)}</li>" for x in lines) + "</ul>") if lines else ""
     return f'<table id="reliability"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>{notes}'
@@ -324,6 +365,33 @@ def _card(k: str, v: str, s: str = "") -> str:
     return f'<div class="card"><div class="k">{_e(k)}</div><div class="v">{v}</div><div class="s">{s}</div></div>'
 
 
+def _cards(st: Standings, eff: dict[str, Any]) -> str:
+    """The summary cards at the top of the page (game, matches, bots, efficiency, design mixing, sandbox)."""
+    meta = st.meta
+    counts = {s: sum(1 for r in st.records if r.status == s) for s in ("ok", "forfeit", "aborted")}
+    f = eff.get("factor")
+    if f is None or f != f:
+        eff_v, eff_s = '<span class="muted">–</span>', f"{eff.get('blocks', 0)} complete blocks"
+    else:
+        eff_v = "∞" if math.isinf(f) else f"{f:.2f}×"
+        eff_s = f"{eff['blocks']} blocks of {eff['block_size']}"
+    partners = meta.get("partners", "self")
+    sandbox = meta.get("sandbox")
+    return "".join([
+        _card("game", _e(meta.get("game", "?")), f"{meta.get('players', '?')} players"
+              + (f", partners: {_e(partners)}" if partners == "mixed" else "")),
+        _card("matches", str(len(st.records)), f"{counts['ok']} ok · {counts['forfeit']} forfeit · "
+              f"{counts['aborted']} aborted"),
+        _card("bots", str(len(st.rows)), f"{len(st.ratings.history)} rated matches"),
+        _card("duplicate efficiency", eff_v, eff_s),
+        _card("design mixing", _e(f"{st.mixing['min']}–{st.mixing['max']}") if st.mixing.get("possible") else "–",
+              f"distinct opponents per bot (median {st.mixing.get('median', 0):g}) of "
+              f"{st.mixing.get('possible', 0)}" if st.mixing.get("possible") else ""),
+        _card("sandbox", _e(str(sandbox or "unknown")),
+              "bots were NOT sandboxed" if sandbox == "none" else "what the bots ran in"),
+    ])
+
+
 def render(st: Standings, generated: str | None = None) -> str:
     """The whole page for the standings ``st`` of one tournament folder."""
     rows = st.rows
@@ -333,27 +401,14 @@ def render(st: Standings, generated: str | None = None) -> str:
     r_cfg = meta.get("ratings") or {}
     prior = (float(r_cfg.get("mu", 25.0)), float(r_cfg.get("sigma", 25.0 / 3)))
     eff = st.efficiency or tables.duplicate_efficiency(st.records)
-    counts = {s: sum(1 for r in st.records if r.status == s) for s in ("ok", "forfeit", "aborted")}
-    n_rated = len(st.ratings.history)
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-    f = eff.get("factor")
-    if f is None or f != f:
-        eff_v, eff_s = '<span class="muted">–</span>', f"{eff.get('blocks', 0)} complete blocks"
-    else:
-        eff_v = "∞" if math.isinf(f) else f"{f:.2f}×"
-        eff_s = f"{eff['blocks']} blocks of {eff['block_size']}"
     partners = meta.get("partners", "self")
-    cards = "".join([
-        _card("game", _e(meta.get("game", "?")), f"{meta.get('players', '?')} players"
-              + (f", partners: {_e(partners)}" if partners == "mixed" else "")),
-        _card("matches", str(len(st.records)), f"{counts['ok']} ok · {counts['forfeit']} forfeit · "
-              f"{counts['aborted']} aborted"),
-        _card("bots", str(len(rows)), f"{n_rated} rated matches"),
-        _card("duplicate efficiency", eff_v, eff_s),
-        _card("draw probability", f"{st.ratings.draw_probability:.3f}",
-              f"{r_cfg.get('draw_probability', 'auto')}; mpmath fallbacks {st.ratings.fallbacks}"),
-    ])
+    cards = _cards(st, eff)
+    unsandboxed = (
+        '<p class="alert" id="sandbox-none"><b>sandbox: none</b> — the bots of this tournament ran without a '
+        "sandbox: each could read the results folder (the deal secret), other processes and the network, so "
+        "its results cannot be trusted as a competition's (docs/security.md).</p>"
+        if meta.get("sandbox") == "none" else "")
 
     series = rating_series(st.ratings.history, order, prior)
     score, matches = crosstable_matrix(st.cross, order)
@@ -369,16 +424,20 @@ def render(st: Standings, generated: str | None = None) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(st.name)} — cardarena report</title>",
         f"<style>{CSS}</style></head><body><main>",
-        f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · TrueSkill, ordered replay · "
+        f"<header><h1>{_e(st.name)}</h1><p>cardarena tournament report · "
         f"generated {_e(generated)}</p></header>",
+        unsandboxed,
         f'<div class="cards">{cards}</div>',
         '<section id="leaderboard-section"><h2>Leaderboard</h2>',
         leaderboard_html(rows, colours),
         f'<p class="note" id="efficiency">{_e(tables.efficiency_line(eff))}</p>',
-        '<p class="note">Sorted by μ−3σ. Score: the seat reward in [0, 1] (beating every other side = 1, ties '
-        'half), with a bootstrap 95% interval over duplicate blocks; P(&gt;next): probability that '
-        'the bot\'s TrueSkill skill is above the next row\'s, Φ((μ₁−μ₂)/√(σ₁²+σ₂²)).'
-        + (f" Anchors held at the prior: {_e(', '.join(fixed))}." if fixed else "") + "</p></section>",
+        (f'<p class="note" id="mixing">{_e(tables.mixing_line(st.mixing))}</p>' if st.mixing else ""),
+        "".join(f'<p class="note order-note">{_e(n)}</p>' for n in tables.order_notes(rows)),
+        '<p class="note">Sorted by strength (a Plackett–Luce fit of all results; the ranges come from a '
+        'bootstrap over duplicate deals). Score: the seat reward in [0, 1] (beating every other side = 1, ties '
+        'half), with a bootstrap 95% interval over duplicate blocks.'
+        + (f" Anchors held at the prior: {_e(', '.join(fixed))}." if fixed else "") + "</p>",
+        how_to_read_html(rows, meta.get("players", "?")) + "</section>",
         '<section id="rating-section"><h2>TrueSkill rating over the matches <small>μ with a ±σ band, in replay order</small></h2>',
         _img(rating_png, "TrueSkill rating of each bot over the matches, mu with a band of plus or minus sigma",
              "plot rating"),
@@ -398,7 +457,8 @@ def render(st: Standings, generated: str | None = None) -> str:
         f'<section id="reliability-section" style="margin-top:16px"><h2>Reliability</h2>'
         f"{reliability_html(st.rel, order)}"
         '<p class="note">Faults by class; move latency over every decision the bot made (forced moves '
-        "excluded).</p></section>",
+        "excluded, as `arena doctor` measures; a warm bot often answers in microseconds). p50: the median "
+        "decision, p99: the slowest 1%.</p></section>",
         report_links([r["bot"] for r in rows]),
         "<footer>cardarena · self-contained report: no scripts, no external resources</footer>",
         "</main></body></html>",

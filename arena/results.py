@@ -18,6 +18,7 @@ from arena.errors import ArenaError
 from arena.journal import read_records
 from arena.ratings import rate
 from arena.record import MatchRecord
+from arena.strength import strength
 from arena.tables import Standings
 
 __all__ = ["Standings", "export", "load_meta", "outside_note", "rated_records", "standings"]
@@ -72,9 +73,11 @@ def standings(folder: str | Path) -> Standings:
     ratings = rate(records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
                    fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),
                    rate_forfeits=meta.get("rate_forfeits", False))
-    rows = tables.leaderboard(records, bots, ratings)
+    fit = strength(records, bots, rate_forfeits=meta.get("rate_forfeits", False))
+    rows = tables.leaderboard(records, bots, ratings, fit)
     return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
-                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside))
+                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside),
+                     fit, tables.mixing(records, bots))
 
 
 def outside_note(st: Standings) -> str:
@@ -95,10 +98,17 @@ def export(folder: str | Path, st: Standings) -> None:
               "forfeit": sum(1 for r in st.records if r.status == "forfeit"),
               "aborted": sum(1 for r in st.records if r.status == "aborted"),
               "outside_schedule": st.outside}
-    meta = {"game": st.meta["game"], "players": st.meta["players"], **counts,
-            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records)}
-    render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
-    report_html.write_report(folder, st)
+    meta = {"game": st.meta["game"], "players": st.meta["players"], "sandbox": st.meta.get("sandbox"), **counts,
+            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records),
+            "design_mixing": st.mixing, "order_notes": tables.order_notes(st.rows),
+            "pairs": st.strength.pairs() if st.strength is not None else {}}
     from arena.bot_pages import write_class_pages
 
-    write_class_pages(folder, st)
+    try:
+        render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+        report_html.write_report(folder, st)
+        write_class_pages(folder, st)
+    except OSError as e:
+        raise ArenaError(f"cannot write the tables into {folder}: {e.strerror or e} ({e.filename}). The "
+                         f"{len(st.records)} recorded matches are kept in matches.jsonl. Remedies: free disk space "
+                         f"or make the folder writable, then run `arena leaderboard {folder} --write`") from e

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import random
+import math
 from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
@@ -37,9 +37,10 @@ class Lineup:
 
 
 def _ffa_lineups(bots: list[str], players: int, rotations: str, lineups, salt: str) -> list[Lineup]:
-    subsets = [tuple(sorted(c)) for c in itertools.combinations(sorted(bots), players)]
-    if not isinstance(lineups, str):  # {sample: {per_bot: M}}
-        subsets = _balanced_sample(subsets, sorted(bots), lineups.sample.per_bot, players, salt)
+    if isinstance(lineups, str):
+        subsets = [tuple(sorted(c)) for c in itertools.combinations(sorted(bots), players)]
+    else:  # {sample: {per_bot: M}}
+        subsets = mixing_sample(sorted(bots), lineups.sample.per_bot, players, salt)
     out = []
     for sub in subsets:
         if rotations == "cyclic":
@@ -50,21 +51,67 @@ def _ffa_lineups(bots: list[str], players: int, rotations: str, lineups, salt: s
     return out
 
 
-def _balanced_sample(subsets, bots, per_bot: int, players: int, salt: str):
-    """A deterministic, balanced design: lineups drawn (from the salt) favouring bots seen least."""
-    rng = random.Random(h64(salt, "lineups"))
-    pool = list(subsets)
-    rng.shuffle(pool)
-    target = -(-per_bot * len(bots) // players)
-    chosen = []
-    seen = {b: 0 for b in bots}
-    while pool and len(chosen) < target:
-        pool.sort(key=lambda s: sum(seen[b] for b in s))
-        pick = pool.pop(0)
-        chosen.append(pick)
-        for b in pick:
-            seen[b] += 1
-    return sorted(chosen)
+def mixing_sample(bots: list[str], per_bot: int, players: int, salt: str) -> list[tuple[str, ...]]:
+    """The ``sample`` design: about ``per_bot`` lineups per bot, meeting as many distinct opponents as possible.
+
+    Lineups are built one at a time, one bot at a time, from the salt (``H(salt, "lineups")``):
+    each place goes to a bot among those with the fewest appearances so far (appearances stay
+    within one of each other, and rotations balance the seats), choosing the one that has met
+    the lineup's bots least often (ties broken at random). With ``per_bot · (players − 1)``
+    opponent slots a bot meets close to that many distinct opponents when the field allows it;
+    a lineup is never drawn twice. When the budget covers every lineup, every lineup is played.
+
+    :returns: the lineups (sorted bot tuples), sorted.
+    """
+    import numpy as np
+
+    n = len(bots)
+    target = -(-per_bot * n // players)
+    if target >= math.comb(n, players):
+        return [tuple(c) for c in itertools.combinations(bots, players)]
+    rng = np.random.default_rng(h64(salt, "lineups"))
+    met = np.zeros((n, n), dtype=np.int64)
+    seen = np.zeros(n, dtype=np.int64)
+    chosen: set[tuple[int, ...]] = set()
+    big = np.iinfo(np.int64).max
+    while len(chosen) < target:
+        pick: list[int] = []
+        acc = seen * (16 * n * n * players)  # fewest appearances first, then fewest meetings
+        noise = rng.integers(0, 4 * n, size=(players, n))
+        for place in range(players):
+            score = acc + noise[place]
+            score[pick] = big
+            best = int(np.argmin(score))
+            if place == players - 1 and tuple(sorted(pick + [best])) in chosen:  # never a lineup twice
+                best = next(int(b) for b in np.argsort(score) if tuple(sorted(pick + [int(b)])) not in chosen)
+            pick.append(best)
+            acc = acc + met[best] * (4 * n)
+        key = tuple(sorted(pick))
+        chosen.add(key)
+        seen[list(key)] += 1
+        idx = np.array(key)
+        met[np.ix_(idx, idx)] += 1
+        met[idx, idx] -= 1
+    return sorted(tuple(bots[i] for i in c) for c in chosen)
+
+
+def design_mixing(lineups: list[Lineup] | list[tuple[str, ...]], bots: list[str]) -> dict[str, float]:
+    """How well a design mixes the field: distinct opponents per bot (``min``, ``median``, of ``possible``).
+
+    :param lineups: the lineups played (a lineup's bots, or :class:`Lineup`).
+    :returns: ``{"min", "median", "max", "possible"}`` (``possible`` = other bots in the field).
+    """
+    opp: dict[str, set[str]] = {b: set() for b in bots}
+    for lu in lineups:
+        names = lu.bots if isinstance(lu, Lineup) else lu
+        for b in names:
+            opp.setdefault(b, set()).update(x for x in names if x != b)
+    counts = sorted(len(v) for v in opp.values())
+    if not counts:
+        return {"min": 0, "median": 0.0, "max": 0, "possible": 0}
+    mid = len(counts) // 2
+    median = counts[mid] if len(counts) % 2 else (counts[mid - 1] + counts[mid]) / 2
+    return {"min": counts[0], "median": median, "max": counts[-1], "possible": max(0, len(bots) - 1)}
 
 
 def _self_partner_lineups(bots: list[str], teams: list[list[int]]) -> list[Lineup]:
@@ -105,15 +152,32 @@ def _mixed_partner_lineups(bots: list[str], teams: list[list[int]]) -> list[Line
     return out
 
 
+def _gauntlet_lineups(bots: list[str], panel: list[str], players: int, teams: list[list[int]],
+                      rotations: str) -> list[Lineup]:
+    """``lineups: gauntlet``: every entrant (a bot not on the panel) with each choice of panel bots
+    for the other seats — never two entrants together, so the cost grows linearly with entrants."""
+    entrants = sorted(b for b in bots if b not in panel)
+    if any(len(t) > 1 for t in teams):  # partners: self — entrant against each panel bot
+        return [lu for e in entrants for p in sorted(panel) for lu in _self_partner_lineups([e, p], teams)]
+    out = []
+    for e in entrants:
+        for others in itertools.combinations(sorted(panel), players - 1):
+            out.extend(_ffa_lineups([e, *others], players, rotations, "all", ""))
+    return out
+
+
 def lineups_for(bots: list[str], players: int, teams: list[list[int]], rotations: str = "cyclic",
-                lineups="all", partners: str = "self", salt: str = "") -> list[Lineup]:
+                lineups="all", partners: str = "self", salt: str = "",
+                panel: list[str] | None = None) -> list[Lineup]:
     """Every lineup of a tournament with its seatings (DESIGN "Schedule").
 
     :param teams: ``Game.teams(players)``; a partnership game has a side of two seats.
     :raises ValueError: if there are too few bots for one lineup.
     """
     partnership = any(len(t) > 1 for t in teams)
-    if partnership and partners == "self":
+    if lineups == "gauntlet":
+        out = _gauntlet_lineups(bots, panel or [], players, teams, rotations)
+    elif partnership and partners == "self":
         out = _self_partner_lineups(bots, teams)
     elif partnership:
         out = _mixed_partner_lineups(bots, teams)
@@ -177,6 +241,8 @@ def tournament_settings(tournament) -> dict:
         out["partners"] = m.partners
     elif m.players > 2:
         out["rotations"] = m.rotations
+    if getattr(m, "mode", "tournament") == "sprt":  # the test's design and hypotheses (arena/sprt)
+        out["sprt"] = {k: v for k, v in m.sprt.model_dump().items() if k != "max_matches"}
     return json.loads(json.dumps(out))  # as read back from tournament.json (tuples become lists)
 
 
@@ -189,9 +255,12 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
     from engine import registry
 
     m = tournament.model
+    if getattr(m, "mode", "tournament") == "sprt":
+        return build_sprt_schedule(tournament, salt)
     game = registry.get_game(m.game)
     teams = game.teams(m.players)
-    lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt)
+    lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt,
+                      getattr(m, "panel", None))
     clock, faults, limits = tournament.clock(), tournament.fault_policy(), tournament.limits()
     specs = []
     for d in range(m.deals):
@@ -209,7 +278,8 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
                     teams=tuple(tuple(t) for t in teams),
                     bot_seeds=tuple(bot_seed(salt, mid, s) for s in range(m.players)),
                     fingerprint=fp, clock=clock, faults=faults, limits=limits,
-                    wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds)))
+                    wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds),
+                    pace_forced=bool(getattr(tournament, "pace_forced", False))))
     specs.sort(key=replay_key)
     return specs
 
@@ -224,7 +294,8 @@ def split_by_schedule(records, schedule: dict[str, str]) -> tuple[list[dict], li
     :param schedule: ``match id -> fingerprint`` of the tournament as configured.
     :returns: ``(inside, outside)``, each in the order given.
     """
-    inside, outside = [], []
+    inside: list[dict] = []
+    outside: list[dict] = []
     for rec in records:
         fp = schedule.get(rec.get("match_id"))
         (inside if fp is not None and fp == rec.get("fingerprint") else outside).append(rec)
@@ -255,3 +326,116 @@ def batches(specs: list[MatchSpec], size: int) -> list[list[MatchSpec]]:
             out.append(ms[i:i + size])
     out.sort(key=lambda b: (b[0].deal_index, b[0].rotation, b[0].match_id.split("/")[1]))
     return out
+
+
+# ---------------------------------------------------------------------------- mode: sprt
+# The schedule of an SPRT (arena/sprt/, docs/regression.md): duplicate replacement (default)
+# or head-to-head game pairs.
+#
+# A test is a sequence of **blocks**, one per deal ``d`` (block index = deal index):
+#
+# * ``replace`` — duplicate replacement, any number of players. For every rotation ``r``
+#   (the focal seat, ``0..players-1``) the deal is played twice: the candidate in seat ``r``
+#   and the same deal, the same opponents in the same seats, the same bot seeds, with the
+#   baseline in seat ``r``. The other seats hold the ``opponents`` (cycled from seat ``r+1``
+#   on; default: the baseline itself). The block score is ``(1 + mean reward of the candidate
+#   − mean reward of the baseline in the focal seat) / 2`` in [0, 1]: 0.5 means no difference.
+#   Lineup keys: the candidate's name and the baseline's name; ``2·players`` matches per block.
+# * ``pairs`` — two players only: the deal with the candidate in seat 0 and again in seat 1
+#   against the baseline (fastchess' game pairs). The block score is the candidate's mean
+#   reward. Lineup key ``<candidate>+<baseline>``; 2 matches per block.
+#
+# Match ids follow the tournament's: ``<test>/<key>/d<deal>/r<rot>``.
+# Seeds: the deal seed is the tournament's (``H(salt, game, deal)``); in ``replace`` the bot
+# seeds are keyed by ``(test, deal, rotation, seat)`` without the focal bot, so candidate and
+# baseline matches of a block send the same seed to each seat.
+
+DESIGNS = ("replace", "pairs")
+
+
+@dataclass(frozen=True)
+class SprtDesign:
+    """Who plays an SPRT and how (the part of ``sprt:`` that shapes the schedule).
+
+    :ivar candidate, baseline: bot names.
+    :ivar opponents: bots of the other seats in ``replace`` (cycled; empty: the baseline).
+    :ivar design: ``replace`` | ``pairs``.
+    """
+
+    candidate: str
+    baseline: str
+    opponents: tuple[str, ...] = ()
+    design: str = "replace"
+
+    def seatings(self, players: int) -> list[tuple[str, tuple[str, ...], int]]:
+        """Per match of a block: ``(lineup key, seats, rotation)``, in the order of the block.
+
+        :raises ValueError: for an unknown design, or ``pairs`` with other than 2 players.
+        """
+        c, b = self.candidate, self.baseline
+        if self.design == "pairs":
+            if players != 2:
+                raise ValueError(f"design 'pairs' is for two-player games; {players} players need 'replace'")
+            return [(f"{c}+{b}", (c, b), 0), (f"{c}+{b}", (b, c), 1)]
+        if self.design != "replace":
+            raise ValueError(f"unknown design {self.design!r}; expected one of {', '.join(DESIGNS)}")
+        others = self.opponents or (b,)
+        out = []
+        for focal, key in ((c, c), (b, b)):
+            for r in range(players):
+                seats = [""] * players
+                seats[r] = focal
+                for j in range(players - 1):
+                    seats[(r + 1 + j) % players] = others[j % len(others)]
+                out.append((key, tuple(seats), r))
+        return out
+
+    def per_block(self, players: int) -> int:
+        """Matches per block."""
+        return 2 if self.design == "pairs" else 2 * players
+
+    def bots(self) -> list[str]:
+        """Every bot the test runs (candidate, baseline, opponents), once each, in that order."""
+        return list(dict.fromkeys([self.candidate, self.baseline, *self.opponents]))
+
+
+def design_of(model) -> SprtDesign:
+    """The :class:`SprtDesign` of a ``mode: sprt`` tournament model (:class:`arena.config.TournamentModel`)."""
+    s = model.sprt
+    return SprtDesign(s.candidate, s.baseline, tuple(s.opponents), s.design)
+
+
+def build_sprt_schedule(tournament, salt: str) -> list[MatchSpec]:
+    """Every match of the test up to its cap (``deals`` blocks), ordered by (deal, rotation, key).
+
+    The driver plays them in that order and stops early once the test decides
+    (:mod:`arena.sprt.runner`); ids, tokens and fingerprints as in :func:`build_schedule`.
+    """
+    from engine import registry
+
+    m = tournament.model
+    game = registry.get_game(m.game)
+    teams = tuple(tuple(t) for t in game.teams(m.players))
+    design = design_of(m)
+    clock, faults, limits = tournament.clock(), tournament.fault_policy(), tournament.limits()
+    block = design.seatings(m.players)
+    specs = []
+    for d in range(m.deals):
+        ds = deal_seed(salt, m.game, d)
+        for key, seats, r in block:
+            mid = f"{m.name}/{key}/d{d:05d}/r{r:02d}"
+            if design.design == "replace":
+                seeds = tuple(bot_seed(salt, f"{m.name}/d{d:05d}/r{r:02d}", s) for s in range(m.players))
+            else:
+                seeds = tuple(bot_seed(salt, mid, s) for s in range(m.players))
+            cmds = bot_commands(seats, tournament.bots)
+            fp = fingerprint(fingerprint_fields(m.game, game.version, m.options, m.players, ds, seats, cmds,
+                                                asdict(clock)))
+            specs.append(MatchSpec(
+                match_id=mid, tournament=m.name, token=f"{h64(salt, 'token', mid):016x}", game=m.game,
+                options=dict(m.options), players=m.players, deal_index=d, deal_seed=ds, rotation=r,
+                lineup=tuple(sorted(set(seats))), seats=seats, teams=teams, bot_seeds=seeds, fingerprint=fp,
+                clock=clock, faults=faults, limits=limits, wall_s=m.execution.match_wall_s,
+                bot_commands=tuple(cmds)))
+    specs.sort(key=lambda s: (s.deal_index, s.rotation, s.match_id.split("/")[1]))
+    return specs

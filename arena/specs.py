@@ -2,7 +2,7 @@
 
 The driver (``arena/driver.py``) builds these from the validated config
 (``arena/config.py``); a worker receives them and builds the bot processes itself
-(``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process.py``).
+(``arena/batch.py`` -> ``arena/match.py`` -> ``arena/process/``).
 """
 
 from __future__ import annotations
@@ -53,16 +53,20 @@ class Limits:
     :ivar max_rss_mb: resident memory limit in MiB (cgroup memory.max or RSS polling).
     :ivar cpu_s: RLIMIT_CPU seconds per process (None: no limit).
     :ivar max_open_files: RLIMIT_NOFILE.
-    :ivar network: ``allow`` | ``deny``.
-    :ivar sandbox: ``none`` | ``bwrap``.
+    :ivar max_disk_mb: size cap of the bot's private ``/tmp`` (holding its working folder)
+        and ``/dev/shm`` in a sandbox, MiB each.
+    :ivar network: ``deny`` (an empty network namespace) | ``allow``.
+    :ivar sandbox: ``auto`` | ``required`` | ``bwrap`` | ``unshare`` | ``none``
+        (:mod:`arena.process.sandbox`).
     :ivar bot_user: run bots as this user when the arena is root (None: same user).
     """
 
     max_rss_mb: int = 2048
     cpu_s: int | None = None
     max_open_files: int = 64
-    network: str = "allow"
-    sandbox: str = "none"
+    max_disk_mb: int = 256
+    network: str = "deny"
+    sandbox: str = "auto"
     bot_user: str | None = None
 
 
@@ -99,6 +103,7 @@ class MatchSpec:
     :ivar bot_seeds: per seat, the ``seed`` sent in ``start``.
     :ivar wall_s: wall budget of the whole match, seconds.
     :ivar bot_commands: per seat ``{"cmd": [...], "version": ...}`` (recorded; part of the fingerprint).
+    :ivar pace_forced: forced moves take as long as the seat's median decision (``preset: competition``).
     """
 
     match_id: str
@@ -120,6 +125,7 @@ class MatchSpec:
     limits: Limits = field(default_factory=Limits)
     wall_s: float = 600.0
     bot_commands: tuple = ()
+    pace_forced: bool = False
 
 
 @dataclass

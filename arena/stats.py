@@ -1,16 +1,16 @@
 """Statistics shared by reports, strength measurements and regression tests.
 
+* :func:`block_weights` — the bootstrap's resampling of whole duplicate blocks, as weights
+  (used by :mod:`arena.batchfit`).
 * :func:`bootstrap_ci` — percentile bootstrap of a mean score over duplicate blocks
   (resampling whole blocks keeps the pairing that duplicate deals create).
-* :class:`SPRT` — a sequential probability ratio test on paired results (the
-  generalised SPRT with a normal approximation used by chess testers such as
-  fishtest/fastchess): H0 score = ``p0`` vs H1 score = ``p1``.
+* :class:`SPRT` — a sequential probability ratio test on paired results with score
+  hypotheses (H0 score = ``p0`` vs H1 score = ``p1``): the GSPRT of :mod:`arena.gsprt`.
 * :func:`duplicate_efficiency` — how many unpaired games one duplicate block is worth.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +21,21 @@ import numpy as np
 def mean(xs: Sequence[float]) -> float:
     """Arithmetic mean (``nan`` for an empty sequence)."""
     return sum(xs) / len(xs) if xs else float("nan")
+
+
+def block_weights(n_blocks: int, n_boot: int, seed: int = 0) -> np.ndarray:
+    """How often each duplicate block is drawn in each bootstrap replicate.
+
+    A replicate draws ``n_blocks`` blocks with replacement (whole blocks: a deal's matches
+    over its rotations stay together, keeping the pairing that duplicate deals create).
+
+    :returns: ``(n_boot, n_blocks)`` integer counts, each row summing to ``n_blocks``.
+    """
+    rng = np.random.default_rng(seed)
+    if n_blocks == 0:
+        return np.zeros((n_boot, 0), dtype=np.int64)
+    idx = rng.integers(0, n_blocks, size=(n_boot, n_blocks)) + np.arange(n_boot)[:, None] * n_blocks
+    return np.bincount(idx.ravel(), minlength=n_boot * n_blocks).reshape(n_boot, n_blocks)
 
 
 def bootstrap_ci(blocks: Mapping[object, Sequence[float]] | Sequence[Sequence[float]], level: float = 0.95,
@@ -64,13 +79,13 @@ def prob_above(a_blocks: Sequence[float], b_blocks: Sequence[float], n_boot: int
 
 @dataclass
 class SPRT:
-    """Sequential probability ratio test on paired scores in [0, 1].
+    """Sequential test on paired scores in [0, 1] with score hypotheses (``bench/strength.py``).
 
-    H0: expected score ``p0`` (default 0.5, equal strength); H1: ``p1`` (default 0.55).
-    Each observation is the mean score of one duplicate pair/block. The log-likelihood
-    ratio uses the normal approximation with the sample variance (GSPRT):
-    ``LLR = n (p1 - p0) (2 x̄ - p0 - p1) / (2 s²)``. Bounds ``log(β/(1-α))`` and
-    ``log((1-β)/α)``.
+    H0: mean block score ``p0`` (default 0.5, equal strength); H1: ``p1`` (default 0.55). The
+    statistic is the GSPRT of :mod:`arena.gsprt` (``kind="score"``): the log-likelihood
+    ratio of the empirical block-score distribution fitted under each mean — no normal
+    approximation, no variance floor. ``arena sprt`` uses the same test with normalized-Elo
+    hypotheses by default (``docs/regression.md``).
 
     :ivar alpha, beta: error rates (default 0.05 each).
     """
@@ -81,42 +96,36 @@ class SPRT:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        from arena.gsprt import GSPRT
+
         self.xs: list[float] = []
+        self._test = GSPRT(self.p0, self.p1, self.alpha, self.beta, kind="score")
 
     @property
     def lower(self) -> float:
         """Accept-H0 bound of the LLR."""
-        return math.log(self.beta / (1 - self.alpha))
+        return self._test.lower
 
     @property
     def upper(self) -> float:
         """Accept-H1 bound of the LLR."""
-        return math.log((1 - self.beta) / self.alpha)
+        return self._test.upper
 
     def add(self, x: float) -> str | None:
-        """Record one paired result; returns ``"H0"``, ``"H1"`` or ``None`` (continue)."""
+        """Record one paired result; returns ``"H0"``, ``"H1"`` or ``None`` (continue).
+
+        The first crossing is final (later results are kept in ``xs`` but not tested).
+        """
         self.xs.append(float(x))
-        return self.decision()
+        return self._test.add(x)
 
     def llr(self) -> float:
-        """Current log-likelihood ratio (0 with fewer than 2 results or zero variance)."""
-        n = len(self.xs)
-        if n < 2:
-            return 0.0
-        m = sum(self.xs) / n
-        var = sum((x - m) ** 2 for x in self.xs) / (n - 1)
-        if var <= 1e-12:
-            var = 1e-3
-        return n * (self.p1 - self.p0) * (2 * m - self.p0 - self.p1) / (2 * var)
+        """The log-likelihood ratio at the last tested result (0 before any)."""
+        return self._test.last_llr if self._test.n else 0.0
 
     def decision(self) -> str | None:
-        """``"H1"`` if the LLR crossed the upper bound, ``"H0"`` the lower, else ``None``."""
-        llr = self.llr()
-        if llr >= self.upper:
-            return "H1"
-        if llr <= self.lower:
-            return "H0"
-        return None
+        """``"H1"`` or ``"H0"`` once a bound was crossed, else ``None``."""
+        return self._test.verdict
 
 
 def duplicate_efficiency(blocks: Sequence[Sequence[float]]) -> float:

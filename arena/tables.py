@@ -24,6 +24,8 @@ from arena import stats
 from arena.faults import fault_line, first_fault
 from arena.ratings import RatingResult
 from arena.record import MatchRecord
+from arena.schedule import design_mixing
+from arena.strength import Strength
 
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
 
@@ -45,6 +47,8 @@ class Standings:
     rel: dict
     efficiency: dict[str, Any] = field(default_factory=dict)
     outside: int = 0
+    strength: Strength | None = None  #: the batch fit that orders the rows
+    mixing: dict[str, Any] = field(default_factory=dict)  #: :func:`mixing`
 
 
 def _block(rec: MatchRecord) -> tuple[str, int]:
@@ -151,25 +155,83 @@ def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
     return 0.5 * (1.0 + math.erf((a["mu"] - b["mu"]) / (d * math.sqrt(2.0))))
 
 
-def leaderboard(records: Sequence[MatchRecord], bots: Sequence[str], ratings: RatingResult) -> list[dict[str, Any]]:
-    """Rows sorted by μ−3σ (ties by μ, score, fewer faults, then name, :func:`row_order`): rank, bot, mu, sigma, conservative, matches,
-    wins, win_rate, mean_rank, score, score_low, score_high, faults, p_above_next."""
+def leaderboard(records: Sequence[MatchRecord], bots: Sequence[str], ratings: RatingResult,
+                strength: Strength | None = None) -> list[dict[str, Any]]:
+    """The table's rows, best first: rank, bot, strength (with ``strength_low/high``, ``rank_low/high``),
+    mu, sigma, conservative, matches, wins, win_rate, mean_rank (1 = first), score, score_low,
+    score_high, faults, forfeits, p_above_next.
+
+    With ``strength`` (:func:`arena.strength.strength`, the batch fit) the rows follow it:
+    rated bots by strength, and the rank interval and P(>next) come from the same fit; bots
+    without rated results follow by :func:`row_order`. Without it (the live board's rules)
+    the rows are sorted by :func:`row_order` and P(>next) is TrueSkill's (:func:`skill_above`).
+    """
     st = bot_stats(records, bots)
+    srows = strength.rows() if strength is not None else {}
     rows = []
     for b in bots:
         mu, sigma = ratings.ratings.get(b, (25.0, 25.0 / 3))
         s = st[b]
-        rows.append({"bot": b, "mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma,
+        rows.append({"bot": b, **srows.get(b, {}), "mu": mu, "sigma": sigma, "conservative": mu - 3 * sigma,
                      "matches": s["matches"], "wins": s["wins"], "win_rate": s["win_rate"],
-                     "mean_rank": s["mean_rank"], "score": s["score"], "score_low": s["score_low"],
+                     "mean_rank": s["mean_rank"] + 1, "score": s["score"], "score_low": s["score_low"],
                      "score_high": s["score_high"], "faults": s["faults"], "forfeits": s["forfeits"]})
-    rows.sort(key=row_order)
+    if strength is not None:
+        pos = {b: i for i, b in enumerate(strength.order())}
+        rated = sorted((r for r in rows if r.get("strength") is not None), key=lambda r: pos[r["bot"]])
+        rows = rated + sorted((r for r in rows if r.get("strength") is None), key=row_order)
+    else:
+        rows.sort(key=row_order)
     for i, r in enumerate(rows):
         r["rank"] = i + 1
     for i, r in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
-        r["p_above_next"] = skill_above(r, nxt) if nxt else None
+        if nxt is None:
+            r["p_above_next"] = None
+        elif strength is None:
+            r["p_above_next"] = skill_above(r, nxt)
+        else:
+            both = r.get("strength") is not None and nxt.get("strength") is not None
+            r["p_above_next"] = strength.p_stronger(r["bot"], nxt["bot"]) if both else None
     return rows
+
+
+def order_notes(rows: Sequence[dict[str, Any]], limit: int = 5) -> list[str]:
+    """Sentences for under the table where a bot stands above the next one with a lower score
+    or fewer wins in as many matches: the rating weighs each result by who the opponents were,
+    the score and the wins do not."""
+    out = []
+    for a, b in zip(rows, rows[1:]):
+        sa, sb = a.get("score"), b.get("score")
+        lower_score = isinstance(sa, float) and isinstance(sb, float) and math.isfinite(sa) and sb > sa
+        fewer_wins = a["matches"] == b["matches"] and b["wins"] > a["wins"]
+        if a.get("strength") is None or b.get("strength") is None or not (lower_score or fewer_wins):
+            continue
+        what = (f"a lower score ({sa:.3f} vs {sb:.3f})" if lower_score else
+                f"fewer wins ({a['wins']} vs {b['wins']})")
+        out.append(f"{a['bot']} stands above {b['bot']} with {what}: they met different opponents, and the "
+                   "rating counts each result by the strength of the bots it was against.")
+    if len(out) > limit:
+        out = [*out[:limit], f"… and {len(out) - limit} more such pairs."]
+    return out
+
+
+def mixing(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, Any]:
+    """The design's mixing over the rated records: distinct opponents per bot (``min``,
+    ``median``, ``max``) of ``possible`` (:func:`arena.schedule.design_mixing`)."""
+    lineups = {r.lineup: tuple(dict.fromkeys(r.seats)) for r in records if r.finished}
+    return design_mixing(list(lineups.values()), list(bots))
+
+
+def mixing_line(mix: dict[str, Any]) -> str:
+    """One line for beside the duplicate efficiency, e.g. ``Design mixing: each bot met 22–24 ...``."""
+    if not mix or not mix.get("possible"):
+        return ""
+    lo, med, hi = mix["min"], mix["median"], mix["max"]
+    span = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    med_s = f"{med:g}"
+    return (f"Design mixing: each bot met {span} distinct opponents (median {med_s}) of the "
+            f"{mix['possible']} others")
 
 
 def crosstable(records: Sequence[MatchRecord]) -> dict[str, dict[str, dict[str, float]]]:
@@ -320,3 +382,22 @@ def efficiency_line(eff: dict[str, Any]) -> str:
             f"(variance of block-paired vs unpaired results; {eff['blocks']} blocks of {eff['block_size']} matches)")
 
 
+def rank_text(r: dict[str, Any]) -> str:
+    """The row's rank interval: ``"3"``, ``"2–4"``, or ``"–"`` without a batch fit."""
+    lo, hi = r.get("rank_low"), r.get("rank_high")
+    if lo is None or hi is None:
+        return "–"
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def latency_text(ms: float | None) -> str:
+    """A decision time at a resolution that shows it: ``83 µs``, ``2.35 ms``, ``41.2 ms``, ``1203 ms``."""
+    if ms is None or ms != ms:
+        return "–"
+    if ms < 1:
+        return f"{ms * 1000:.0f} µs"
+    if ms < 10:
+        return f"{ms:.2f} ms"
+    if ms < 100:
+        return f"{ms:.1f} ms"
+    return f"{ms:.0f} ms"

@@ -78,13 +78,14 @@ def run(n: int, game: str, cpus: tuple[int, int] | None) -> dict[str, float]:
     proc = BotProcess(spec, Limits(), new_workdir("echo"), 0)
     hub = Hub()
     hub.add(proc)
-    if cpus is not None:
-        os.sched_setaffinity(0, {cpus[0]})
-        os.sched_setaffinity(proc.pid, {cpus[1]})
     try:
         proc.send(encode_start(game=game, options={}, players=2, seat=0, teams=[[0], [1]],
                                match="m", seed=1, move_ms=1000, bank_ms=0))
         parse_ready(hub.wait_line(proc, time.perf_counter() + 10)[0])
+        if cpus is not None:
+            os.sched_setaffinity(0, {cpus[0]})
+            for pid in [proc.pid, *proc.descendants()]:  # in a sandbox the bot is a descendant
+                os.sched_setaffinity(pid, {cpus[1]})
         raw_line = encode_act(1, obs, legal, 1000, 10000)
         raw: list[float] = []
         arena: list[float] = []

@@ -7,9 +7,31 @@ same first-hand cards.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from engine.seeds import hand_rng
+
+#: the audit's deck arranger (see :func:`forced_orders`); ``None`` in play.
+_ARRANGE: ContextVar[Callable[[list[int], int, int], list[int] | None] | None] = ContextVar(
+    "engine_deal_arrange", default=None)
+
+
+@contextmanager
+def forced_orders(arrange: Callable[[list[int], int, int], list[int] | None]) -> Iterator[None]:
+    """Audit hook: while active, :func:`shuffled` returns ``arrange(cards, deal_seed, hand_index)``
+    instead of the seeded shuffle whenever that is not ``None``.
+
+    The conformance suite deals explicit physical deals through each game's own dealing
+    code with it (``tests/conformance.py``, exactness over physical deals); play never uses it.
+    ``arrange`` must return a permutation of ``cards``.
+    """
+    token = _ARRANGE.set(arrange)
+    try:
+        yield
+    finally:
+        _ARRANGE.reset(token)
 
 
 def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]:
@@ -18,6 +40,13 @@ def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]
     :returns: a new list (a permutation of ``cards``); deterministic in the arguments.
     """
     deck = list(cards)
+    arrange = _ARRANGE.get()
+    if arrange is not None:
+        forced = arrange(deck, deal_seed, hand_index)
+        if forced is not None:
+            if sorted(forced) != sorted(deck):
+                raise ValueError("forced_orders: the arranged deck is not a permutation of the cards")
+            return list(forced)
     hand_rng(deal_seed, hand_index).shuffle(deck)
     return deck
 

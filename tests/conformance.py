@@ -3,7 +3,9 @@
 Functions here take a ``Game``, a player count and options and assert the engine
 contract: random playouts never crash, the legal set is never empty before the end,
 same seed + same actions = same match, ``public_action`` matches the observation, and
-the determinization audit (a)-(e). ``tests/test_conformance.py`` runs them on every
+the determinization audit (a)-(e), and (f): samples against the exact distribution over
+physical deals, enumerated through the game's own dealing code (:class:`PhysicalDeals`,
+:func:`chi2_physical_deals`). ``tests/test_conformance.py`` runs them on every
 registered game over ``Game.configs``; game test files may call them with more options.
 """
 
@@ -17,6 +19,12 @@ from math import comb, prod
 
 from engine.core import Game, State
 from engine.errors import IllegalActionError, InconsistentObservationError
+from tests.conformance_physical import (  # noqa: F401 - audit (f), part of the suite's interface
+    PhysicalDeals,
+    chi2_physical_deals,
+    exact_physical_distribution,
+    world_signature,
+)
 
 MAX_STEPS = 20000
 

@@ -90,7 +90,7 @@ def test_run_inline_then_leaderboard_formats(tmp_path):
     """))
     out = arena("run", str(cfg), "-t", "duel", "--inline", "--quiet", "--results", str(tmp_path / "res"))
     assert out.returncode == 0, out.stderr
-    assert "duel" in out.stdout and "greedy" in out.stdout and "μ−3σ" in out.stdout
+    assert "duel" in out.stdout and "greedy" in out.stdout and "strength [95%]" in out.stdout and "μ" in out.stdout
     folder = tmp_path / "res" / "duel"
     assert sum(1 for _ in open(folder / "matches.jsonl")) == 20
     js = arena("leaderboard", str(folder), "--format", "json")

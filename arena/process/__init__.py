@@ -6,6 +6,7 @@ One module per job, lowest first (each imports only those before it, plus
 * :mod:`~arena.process.stderr` — bounded stderr captures and the excerpts of fault messages;
 * :mod:`~arena.process.workdirs` — working-directory roots and folders, stale-root sweep;
 * :mod:`~arena.process.reaping` — subreaper, SIGCHLD under Ray, orphan sweep, ``kill_all``;
+* :mod:`~arena.process.sandbox` — which sandbox applies (``auto``), bwrap/unshare argv;
 * :mod:`~arena.process.launch` — argv and environment of a bot, the wrapper chain;
 * :mod:`~arena.process.preflight` — checks before a batch starts anything;
 * :mod:`~arena.process.bot` — :class:`BotProcess`, one running bot;
@@ -26,16 +27,7 @@ from arena.process.bot import (
     BotProcess,
 )
 from arena.process.hub import Hub
-from arena.process.launch import (
-    PROJECT_ROOT,
-    SANDBOX_TMPFS,
-    bot_env,
-    hide_from_sandbox,
-    prlimit_available,
-    resolve_argv,
-    sandbox_binds,
-    wrapper_argv,
-)
+from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapper_argv
 from arena.process.preflight import (
     BotSetupError,
     check_access,
@@ -53,6 +45,18 @@ from arena.process.reaping import (
     pid_running,
     sigchld_ignored,
     sweep_orphans,
+)
+from arena.process.sandbox import (
+    MODES,
+    PROJECT_ROOT,
+    SANDBOX_TMPFS,
+    SandboxUnavailable,
+    effective_mode,
+    hidden_paths,
+    hide_from_sandbox,
+    sandbox_binds,
+    unsandboxed_warning,
+    warn_if_unsandboxed,
 )
 from arena.process.stderr import (
     FAULT_TAIL_CHARS,
@@ -76,7 +80,8 @@ from arena.process.workdirs import (
 )
 
 __all__ = [
-    "CHUNK", "FAULT_TAIL_CHARS", "MAX_QUEUED_LINES", "PROJECT_ROOT", "PR_SET_CHILD_SUBREAPER",
+    "MODES", "SandboxUnavailable", "effective_mode", "hidden_paths", "unsandboxed_warning",
+    "warn_if_unsandboxed", "CHUNK", "FAULT_TAIL_CHARS", "MAX_QUEUED_LINES", "PROJECT_ROOT", "PR_SET_CHILD_SUBREAPER",
     "RECENT_BYTES", "ROOT_PREFIX", "SANDBOX_TMPFS", "STALE_ROOT_AGE_S", "STDERR_DRAIN_S",
     "STDERR_HEAD", "STDERR_TAIL", "TERM_GRACE_S", "TICK_S", "BotProcess", "BotSetupError", "Hub",
     "StderrLog", "bot_env", "check_access", "check_command", "check_sandbox", "clear_caches",

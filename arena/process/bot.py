@@ -8,9 +8,10 @@ wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working dire
 Memory is limited by resident size: the RSS of the process and its descendants is polled
 (by :meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``.
 Killing (:meth:`BotProcess.kill`) sends SIGTERM to the group and to every known
-descendant (also those that started their own session), then SIGKILL after a short grace,
-and reaps the leader and any orphan re-parented to the arena (see
-:mod:`arena.process.reaping`).
+descendant (also those that started their own session; in a sandbox, to the processes
+inside it only), then SIGKILL after a short grace, and reaps the leader and any orphan
+re-parented to the arena (see :mod:`arena.process.reaping`). The grace ends as soon as no
+target is running any more: zombies have died (:func:`~arena.process.reaping.pid_running`).
 """
 
 from __future__ import annotations
@@ -27,16 +28,11 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from arena.errors import BotCrashed, BotFault, ProtocolError
-from arena.process.launch import (
-    bot_env,
-    prlimit_available,
-    resolve_argv,
-    sandbox_binds,
-    wrapper_argv,
-)
+from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapper_argv
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
+from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
-from arena.process.workdirs import remove_workdir
+from arena.process.workdirs import open_root_for_other_users, remove_workdir
 from arena.protocol import MAX_LINE_BYTES
 from arena.specs import BotSpec, Limits
 
@@ -101,22 +97,10 @@ class BotProcess:
         self.returncode: int | None = None
         self.rss_peak_mb = 0.0
         self._killed = False
+        self._ns_pid: int | None = None
         make_subreaper()
         try:
-            bot_argv = resolve_argv(spec)
-            binds = sandbox_binds(spec, bot_argv) if limits.sandbox == "bwrap" else ()
-            argv = wrapper_argv(limits, workdir, binds) + bot_argv
-            if limits.bot_user and os.geteuid() == 0:
-                pw = pwd.getpwnam(limits.bot_user)
-                os.chown(workdir, pw.pw_uid, pw.pw_gid)
-            self.started = time.perf_counter()
-            try:
-                self.proc = subprocess.Popen(
-                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
-                    bufsize=0)
-            except OSError as e:
-                raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
+            self.proc = self._spawn()
         except BaseException:
             remove_workdir(workdir)  # the process owns its directory, even when it never started
             raise
@@ -129,7 +113,28 @@ class BotProcess:
             os.set_blocking(fd, False)
         if not prlimit_available():
             self._apply_limits_late()
-        log.debug("spawned %s pid %d: %s", spec.name, self.pid, argv)
+        log.debug("spawned %s pid %d in sandbox %s", spec.name, self.pid, self.mode)
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """Start the wrapper chain and the bot (``self.mode``: the effective sandbox)."""
+        spec, limits, workdir = self.spec, self.limits, self.workdir
+        self.mode = effective_mode(limits)
+        bot_argv = resolve_argv(spec)
+        binds = sandbox_binds(spec, bot_argv) if self.mode != "none" else []
+        argv = wrapper_argv(limits, workdir, binds, self.mode) + bot_argv
+        if limits.bot_user and os.geteuid() == 0:
+            pw = pwd.getpwnam(limits.bot_user)
+            os.chown(workdir, pw.pw_uid, pw.pw_gid)
+            if self.mode == "none":
+                open_root_for_other_users()
+        self.started = time.perf_counter()
+        try:
+            return subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
+                bufsize=0)
+        except OSError as e:
+            raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
 
     # ------------------------------------------------------------ limits and state
 
@@ -165,6 +170,8 @@ class BotProcess:
         rc = self.returncode
         if rc is None:
             return "closed its stdout"
+        if self.mode != "none" and rc > 128:
+            rc = 128 - rc  # a sandbox exits with 128 + N when the bot was killed by signal N
         if rc < 0:
             try:
                 return f"killed by {signal.Signals(-rc).name}"
@@ -223,13 +230,19 @@ class BotProcess:
                     f"bot {self.name!r} used {mb:.0f} MiB resident memory; the limit is {limit} MiB"))
 
     def cpu_seconds(self) -> float:
-        """CPU time used so far by the leader (user + system), seconds; 0 if unknown."""
-        try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return 0.0
+        """CPU time used so far by the bot (user + system), seconds; 0 if unknown: the
+        leader's, or in a sandbox the busiest of the sandbox's processes (the leader is then
+        the sandbox tool, and RLIMIT_CPU counts per process)."""
+        pids = [self.pid] if self.mode == "none" else [self.pid, *self.descendants()]
+        best = 0.0
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                best = max(best, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+            except (OSError, IndexError, ValueError):
+                pass
+        return best
 
     def _tag(self, fault: BotFault) -> BotFault:
         fault.process = self  # type: ignore[attr-defined]
@@ -339,10 +352,44 @@ class BotProcess:
                 return
             self.stderr.feed(data)
 
-    def reset_workdir(self) -> None:
-        """Empty the working directory (a fresh, empty directory for every match)."""
-        for entry in os.scandir(self.workdir):
+    def visible_workdir(self) -> str:
+        """The working directory as the arena reaches it: in a sandbox it lives in the
+        sandbox's own ``/tmp``, reached through ``/proc/<pid>/root`` of a process of the
+        sandbox (one in another mount namespace than the arena's); else :attr:`workdir`."""
+        if self.mode == "none":
+            return self.workdir
+        if self._ns_pid is None or not os.path.exists(f"/proc/{self._ns_pid}"):
+            self._ns_pid = None
             try:
+                mine = os.stat("/proc/self/ns/mnt").st_ino
+                for pid in [self.pid, *self.descendants()]:
+                    if os.stat(f"/proc/{pid}/ns/mnt").st_ino != mine:
+                        self._ns_pid = pid
+                        break
+            except OSError:
+                pass
+        if self._ns_pid is None:
+            return self.workdir
+        return f"/proc/{self._ns_pid}/root{self.workdir}"
+
+    def reset_workdir(self) -> None:
+        """Empty the working directory (a fresh, empty directory for every match).
+
+        A process that has not answered a ``start`` yet is left alone: its folder is new (and
+        its sandbox may still be mounting it). Mount points are never entered.
+        """
+        if self.fresh:
+            return
+        try:
+            where = self.visible_workdir()
+            dev = os.stat(where).st_dev
+            entries = list(os.scandir(where))
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_dev != dev:  # a mount point
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
@@ -365,7 +412,9 @@ class BotProcess:
             return
         self._killed = True
         targets = set(self.descendants()) | set(self._known)
-        self._signal_all(signal.SIGTERM, targets)
+        # in a sandbox the leader is the sandbox tool: terminated first, it would take the bot
+        # down at once with SIGKILL, before the bot's own SIGTERM handler could run
+        self._signal_all(signal.SIGTERM, targets, leader=self.mode == "none")
         deadline = time.monotonic() + TERM_GRACE_S
         while time.monotonic() < deadline:
             if not self.alive() and not any(pid_running(p) for p in targets):
@@ -386,8 +435,8 @@ class BotProcess:
         TRACKER.ended(self)
         remove_workdir(self.workdir)
 
-    def _signal_all(self, sig: int, pids: set[int]) -> None:
-        if self.returncode is None:
+    def _signal_all(self, sig: int, pids: set[int], leader: bool = True) -> None:
+        if leader and self.returncode is None:
             try:
                 os.killpg(self.pid, sig)
             except (ProcessLookupError, PermissionError):

@@ -1,41 +1,46 @@
 """Launching a bot: its argv, its environment, and the wrapper commands exec-ed before it.
 
 Limits are applied without ``preexec_fn`` (unsafe in threaded processes such as Ray
-workers) by exec-ing small wrappers in front of the command: ``setpriv`` (parent-death
-signal, ``bot_user``), ``prlimit`` (open files, CPU seconds), ``env --default-signal``
-(signal dispositions reset: ignored signals survive ``exec``), ``unshare -n``
-(``network: deny``) or ``bwrap`` (``sandbox: bwrap``). Each wrapper execs the next, so the
-bot keeps the pid that the arena spawned.
+workers) by exec-ing small wrappers in front of the command (:func:`wrapper_argv`):
+``prlimit`` (open files, CPU seconds), ``setpriv`` (parent-death signal), the sandbox
+(:mod:`arena.process.sandbox`), ``setpriv`` again (``bot_user``, no capabilities),
+``env --default-signal`` (ignored signals survive ``exec``). Each wrapper execs the next.
 """
 
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 
+from arena.process.sandbox import (
+    PROJECT_ROOT,
+    SANDBOX_TMPFS,
+    effective_mode,
+    hide_from_sandbox,
+    inner_setpriv,
+    sandbox_argv,
+    sandbox_binds,
+)
 from arena.specs import BotSpec, Limits
+
+__all__ = ["PROJECT_ROOT", "PY_NAMES", "SANDBOX_TMPFS", "bot_env", "hide_from_sandbox", "interpreter_kind",
+           "on_path", "prlimit_available", "resolve_argv", "sandbox_binds", "script_index", "wrapper_argv"]
 
 #: command names that run under the arena's own interpreter.
 PY_NAMES = ("python", "python3")
-
-#: the project holding ``engine``/``bots`` (an editable install's source folder): bound into the
-#: sandbox so Python bots importing the SDK or the engine still run when it lies under /tmp.
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class _LaunchState:
     """What launching remembers across bots (one object instead of module globals).
 
-    :ivar hidden: folders covered by an empty tmpfs in every later sandbox (results folders).
     :ivar env_resets: whether ``env --default-signal`` works (None: not checked yet).
     """
 
     def __init__(self) -> None:
-        self.hidden: set[str] = set()
         self.env_resets: bool | None = None
 
 
@@ -115,102 +120,43 @@ def bot_env(spec: BotSpec, workdir: str) -> dict[str, str]:
 
 
 
-#: folders the sandbox replaces by private, empty tmpfs mounts.
-SANDBOX_TMPFS = ("/tmp", "/dev/shm")
+def wrapper_argv(limits: Limits, workdir: str, binds: Sequence[str] = (), mode: str | None = None) -> list[str]:
+    """The wrapper commands exec-ed before the bot, outermost first: ``prlimit`` (open files,
+    CPU seconds), ``setpriv --pdeathsig KILL`` (the bot dies with the arena), the sandbox of
+    ``mode`` (:func:`arena.process.sandbox.sandbox_argv`), the inner ``setpriv``
+    (``bot_user``, no capabilities), ``env --default-signal``.
 
-
-def hide_from_sandbox(path: str) -> None:
-    """Hide ``path`` (a results folder: journal, logs, secret) from every later ``bwrap`` sandbox.
-
-    It is covered by an empty tmpfs inside the sandbox, so a bot cannot read the finished
-    matches of the deal it is playing (other rotations and lineups replay the same deals).
+    :param binds: folders bound read-only into the sandbox after its private ``/tmp`` and
+        ``/dev/shm`` are mounted (see :func:`arena.process.sandbox.sandbox_binds`).
+    :param mode: ``bwrap`` | ``unshare`` | ``none``; default :func:`effective_mode` of ``limits``.
+    :raises ValueError: if the sandbox's tool is missing, or ``bot_user`` names no user.
+    :raises SandboxUnavailable: ``sandbox: required`` and no sandbox can start.
     """
-    _STATE.hidden.add(os.path.abspath(path))
-
-
-
-def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
-    """The folders bound read-only into a ``bwrap`` sandbox so that the bot can still run
-    when they lie under a folder the sandbox hides (:data:`SANDBOX_TMPFS`, e.g. a project,
-    venv or interpreter under ``/tmp``): the interpreter's ``sys.prefix`` and
-    ``sys.base_prefix``, the bot's ``cwd`` (project root), the directory of the resolved
-    command ``argv[0]`` and of every existing file argument (the script). Symbolic links
-    are followed (both the link's folder and its target's are bound). Folders elsewhere are
-    already visible (read-only) and are not listed.
-
-    :returns: absolute paths, parents before children, without duplicates.
-    """
-    cands: list[str] = [sys.prefix, sys.base_prefix, PROJECT_ROOT]
-    if spec is not None:
-        cands.append(os.path.abspath(spec.cwd))
-    for i, a in enumerate(argv):
-        if not a or not os.path.isabs(a):
-            continue
-        if i == 0 or os.path.isfile(a):
-            cands.append(os.path.dirname(a))
-            cands.append(os.path.dirname(os.path.realpath(a)))
-    out: set[str] = set()
-    for c in cands:
-        for p in (os.path.abspath(c), os.path.realpath(c)):
-            if os.path.isdir(p) and any(p == t or p.startswith(t + os.sep) for t in SANDBOX_TMPFS):
-                out.add(p)
-    return sorted(out, key=lambda p: (p.count(os.sep), p))
-
-
-
-def wrapper_argv(limits: Limits, workdir: str, binds: Iterable[str] = ()) -> list[str]:
-    """The wrapper commands exec-ed before the bot (see the module docstring).
-
-    :param binds: folders bound read-only into a ``bwrap`` sandbox after its private
-        ``/tmp`` and ``/dev/shm`` are mounted (see :func:`sandbox_binds`); the working
-        directory is bound read-write last.
-    :raises ValueError: if ``sandbox: bwrap`` or ``network: deny`` is asked for and the tool
-        is missing, or ``bot_user`` names no user.
-    """
+    if mode is None:
+        mode = effective_mode(limits)
     out: list[str] = []
-    if limits.sandbox == "bwrap":
-        bwrap = shutil.which("bwrap")
-        if not bwrap:
-            raise ValueError("sandbox: bwrap needs bubblewrap (apt-get install bubblewrap)")
-        out += [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for t in SANDBOX_TMPFS:
-            out += ["--tmpfs", t]
-        for b in binds:
-            out += ["--ro-bind", b, b]
-        for h in sorted(_STATE.hidden):
-            if os.path.isdir(h):
-                out += ["--tmpfs", h]
-        out += ["--bind", workdir, workdir, "--chdir", workdir, "--unshare-pid", "--unshare-ipc",
-                "--die-with-parent", "--new-session"]
-        if limits.network == "deny":
-            out.append("--unshare-net")
-        out.append("--")
-    elif limits.network == "deny":
-        unshare = shutil.which("unshare")
-        if not unshare:
-            raise ValueError("network: deny needs unshare (util-linux)")
-        out += [unshare, "--net", "--"]
-    setpriv = shutil.which("setpriv")
-    if setpriv:
-        out += [setpriv, "--pdeathsig", "KILL"]
-        if limits.bot_user and os.geteuid() == 0:
-            try:
-                pw = pwd.getpwnam(limits.bot_user)
-            except KeyError:
-                raise ValueError(f"bot_user {limits.bot_user!r} is not a user of this machine") from None
-            out += [f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups"]
-        out.append("--")
     prlimit = shutil.which("prlimit")
     if prlimit:
         out += [prlimit, f"--nofile={limits.max_open_files}:{limits.max_open_files}"]
         if limits.cpu_s:
             out.append(f"--cpu={limits.cpu_s}:{limits.cpu_s}")
         out.append("--")
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        out += [setpriv, "--pdeathsig", "KILL", "--"]
+    if mode == "none" and limits.sandbox in ("auto", "required"):
+        limits = replace(limits, network="allow")  # no namespaces here at all (warned at start)
+    out += sandbox_argv(limits, mode, workdir, binds)
+    out += inner_setpriv(limits, mode)
+    env = [shutil.which("env") or "/usr/bin/env"]
+    if mode != "none":
+        env += ["-u", "PWD", "-u", "OLDPWD"]  # set by the sandbox's chdir, not the bot's
     if _env_resets_signals():
         # ignored signals survive exec: a Ray worker ignores SIGCHLD, which breaks bots' wait()
-        out += [shutil.which("env") or "/usr/bin/env", "--default-signal", "--"]
+        env.append("--default-signal")
+    if len(env) > 1:
+        out += [*env, "--"]
     return out
-
 
 
 def prlimit_available() -> bool:

@@ -20,11 +20,17 @@ from arena.process.launch import (
     interpreter_kind,
     on_path,
     resolve_argv,
-    sandbox_binds,
     script_index,
     wrapper_argv,
 )
 from arena.process.reaping import default_sigchld
+from arena.process.sandbox import (
+    REMEDY,
+    SandboxUnavailable,
+    effective_mode,
+    sandbox_binds,
+    warn_if_unsandboxed,
+)
 from arena.process.workdirs import new_workdir, remove_workdir
 from arena.specs import BotSpec, Limits
 
@@ -183,52 +189,56 @@ def check_access(spec: BotSpec, limits: Limits) -> str | None:
 
 
 def check_sandbox(limits: Limits) -> str | None:
-    """Can the sandbox of ``limits`` (``sandbox: bwrap``, ``network: deny``, ``bot_user``)
-    start on this machine? Runs ``true`` through the same wrappers as a bot, once per
-    process and set of options.
+    """Can the sandbox of ``limits`` start on this machine (:func:`effective_mode`, then
+    ``network: deny`` and ``bot_user``)? Runs ``true`` through the same wrappers as a bot,
+    once per process, set of options and tool found on ``PATH``.
 
     :returns: None if it starts (or no sandboxing is asked for), else a one-line reason
         with the wrapper's own error (e.g. user namespaces disabled) and remedies.
     """
-    if limits.sandbox != "bwrap" and limits.network != "deny" and not (limits.bot_user and os.geteuid() == 0):
+    try:
+        mode = effective_mode(limits)
+    except SandboxUnavailable as e:
+        return str(e)
+    net = limits.network == "deny" and limits.sandbox not in ("auto", "required")
+    if mode == "none" and not net and not (limits.bot_user and os.geteuid() == 0):
         return None
-    key = (limits.sandbox, limits.network, limits.bot_user, os.geteuid(), shutil.which("bwrap"),
+    key = (mode, limits.network, limits.bot_user, os.geteuid(), shutil.which("bwrap"),
            shutil.which("unshare"))
-    if key in _CACHE.sandbox:
-        return _CACHE.sandbox[key]
+    if key not in _CACHE.sandbox:
+        _CACHE.sandbox[key] = _run_probe(limits, mode)
+    return _CACHE.sandbox[key]
+
+
+def _run_probe(limits: Limits, mode: str) -> str | None:
     true = shutil.which("true") or "/bin/true"
     wd = new_workdir("sandbox-probe")
     try:
         try:
-            argv = wrapper_argv(limits, wd, sandbox_binds(None, [true])) + [true]
+            argv = wrapper_argv(limits, wd, sandbox_binds(None, [true]), mode) + [true]
             if limits.bot_user and os.geteuid() == 0:
                 pw = pwd.getpwnam(limits.bot_user)
                 os.chown(wd, pw.pw_uid, pw.pw_gid)
         except ValueError as e:
-            reason: str | None = f"the sandbox cannot start: {e}"
-        else:
-            try:
-                with default_sigchld():
-                    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.PIPE, cwd=wd, env={"PATH": os.environ.get("PATH", os.defpath),
-                                                                            "HOME": wd}, timeout=30)
-                rc, err = r.returncode, r.stderr.decode("utf-8", "replace").strip()
-            except (OSError, subprocess.SubprocessError) as e:
-                rc, err = -1, str(e)
-            reason = None
-            if rc != 0:
-                tool = os.path.basename(argv[0])
-                opts = f"sandbox: {limits.sandbox}, network: {limits.network}, bot_user: {limits.bot_user}"
-                err = " | ".join(err.splitlines()[-3:]) or "no message"
-                reason = (f"the sandbox cannot start on this machine ({opts}): {tool} failed with exit code "
-                          f"{rc}: {err}. Remedies: enable unprivileged user namespaces "
-                          "(sysctl kernel.unprivileged_userns_clone=1, or run the arena as root / in a "
-                          "container with CAP_SYS_ADMIN), or set limits.sandbox: none and network: allow")
+            return f"the sandbox cannot start: {e}"
+        try:
+            with default_sigchld():
+                r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, cwd=wd, env={"PATH": os.environ.get("PATH", os.defpath),
+                                                                        "HOME": wd}, timeout=30)
+            rc, err = r.returncode, r.stderr.decode("utf-8", "replace").strip()
+        except (OSError, subprocess.SubprocessError) as e:
+            rc, err = -1, str(e)
     finally:
         remove_workdir(wd)
-    _CACHE.sandbox[key] = reason
-    return reason
-
+    if rc == 0:
+        return None
+    tool = mode if mode != "none" else "unshare"
+    opts = f"sandbox: {limits.sandbox}, network: {limits.network}, bot_user: {limits.bot_user}"
+    err = " | ".join(err.splitlines()[-3:]) or "no message"
+    return (f"the sandbox cannot start on this machine ({opts}): {tool} failed with exit code "
+            f"{rc}: {err}. Remedies: {REMEDY}; or set limits.sandbox: auto (which runs "
+            "unsandboxed, loudly, when no sandbox can start)")
 
 
 def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
@@ -238,6 +248,7 @@ def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
 
     :raises BotSetupError: naming every problem found (one line each).
     """
+    warn_if_unsandboxed(limits)
     problems: list[str] = []
     todo = list(dict.fromkeys(bots))  # each bot once, in order
     for b in todo:

@@ -17,14 +17,15 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 #: batch -> executors/ray_setup -> driver) and tables (record -> journal -> ratings/stats ->
 #: tables -> render/report_html -> results -> progress); cli on the roof.
 FLOORS: dict[int, set[str]] = {
-    0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links"},
-    1: {"config", "schedule", "process", "journal", "scaffold"},
-    2: {"faults", "ratings", "replay"},
+    0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt"},
+    1: {"config", "schedule", "process", "journal", "scaffold", "batchfit"},
+    2: {"faults", "ratings", "replay", "strength"},
     3: {"match", "tables", "replay_html"},
     4: {"batch", "render", "report_html", "bot_pages"},
     5: {"executors", "ray_setup", "results", "doctor"},
     6: {"driver", "progress", "play"},
-    7: {"cli"},
+    7: {"sprt"},  # arena sprt: runs a test through the driver, reads its blocks (docs/regression.md)
+    8: {"cli"},
 }
 FLOOR = {m: f for f, ms in FLOORS.items() for m in ms}
 

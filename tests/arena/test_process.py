@@ -264,6 +264,23 @@ def test_sandbox_binds_only_what_the_private_tmp_hides(tmp_path):
         assert sys.prefix in binds
 
 
+def test_a_bot_reached_through_a_link_in_its_bound_folder_starts(tmp_path):
+    # a config folder under /tmp with `bots -> <project>/bots`: binding onto the link itself made
+    # bubblewrap fail ("Can't bind mount ... No such file or directory") and every match crash
+    os.symlink(os.path.join(ROOT, "bots"), tmp_path / "bots")
+    script = str(tmp_path / "bots" / "random_bot.py")
+    binds = sandbox_binds(BotSpec("b", ("python", script), cwd=str(tmp_path)), ["/usr/bin/python3", script])
+    assert str(tmp_path) in binds and str(tmp_path / "bots") not in binds
+    proc, hub = spawn(BotSpec("linked", (sys.executable, script), cwd=str(tmp_path)))
+    try:
+        proc.send(start_line())
+        line, _ = hub.wait_line(proc, time.perf_counter() + 30)
+        assert orjson.loads(line)["type"] == "ready"
+    finally:
+        proc.kill()
+        remove_workdir(proc.workdir)
+
+
 def test_preflight_passes_for_runnable_bots():
     preflight([RANDOM, bot("greedy", "python", "bots/greedy_bot.py")], Limits())
     with pytest.raises(BotSetupError, match="no_such_bot.py"):

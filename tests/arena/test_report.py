@@ -204,7 +204,7 @@ def test_report_html_is_self_contained_with_rows_and_plots(tmp_path):
     assert '<table id="reliability">' in page
     rel = page[page.index('<table id="reliability">'):]
     gamma = re.search(r'<tr data-bot="gamma">(.*?)</tr>', rel).group(1)
-    assert f"<td>{st.rel['gamma']['p50_ms']:.1f}</td>" in gamma and st.rel["gamma"]["p50_ms"] == 13.0
+    assert "<td>13.0 ms</td>" in gamma and st.rel["gamma"]["p50_ms"] == 13.0  # ms with a decimal (arena.tables.latency_text)
     assert tables.efficiency_line(st.efficiency) in page
     assert 'id="teams"' not in page  # not a mixed-partners tournament
 
@@ -377,3 +377,22 @@ def test_startup_watch_spares_bots_that_started_or_failed_differently():
     for n in (0, None):
         w = StartupWatch(n)
         assert all(w.add(R(startup_record(seats, {"a"}, deal=d))) == [] for d in range(5))
+
+
+def test_latency_keeps_its_resolution_below_a_millisecond():
+    """A warm bot answers in tens of microseconds: shown as µs, never rounded to 0.0 ms."""
+    from arena.tables import latency_text
+    assert [latency_text(x) for x in (0.083, 0.9994, 2.349, 41.25, 1203.4, None)] == \
+        ["83 µs", "999 µs", "2.35 ms", "41.2 ms", "1203 ms", "–"]
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_the_sandbox_mode_is_in_leaderboard_json_and_loud_in_report_html_when_none(tmp_path, mode):
+    folder = make_folder(tmp_path / "demo", demo_records()[:6])
+    meta = json.loads((folder / "tournament.json").read_text())
+    (folder / "tournament.json").write_text(json.dumps({**meta, "sandbox": mode}))
+    export(folder, standings(folder))
+    assert json.loads((folder / "leaderboard.json").read_text())["sandbox"] == mode
+    page = (folder / "report.html").read_text()
+    assert ('id="sandbox-none"' in page) == (mode == "none")
+    assert re.search(rf'<div class="k">sandbox</div><div class="v">{mode}</div>', page)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from itertools import combinations
 from math import comb
 from pathlib import Path
 
@@ -413,6 +414,189 @@ def test_chi2_last_card_two_players():
     while not (st.tno == 2 and st.seq == 1):
         st.apply(st.legal_actions()[0])
     assert cf.chi2_uniformity(G, st, st.current_player(), seed=1)
+
+
+# ---------------------------------------------------------------- exact over physical deals (ruling CA-R4)
+
+def physical_deal_weights(state, seat: int) -> Counter:
+    """Brute force: the other seats' current hands (values, sorted) of every physical deal of
+    this hand consistent with ``seat``'s observation, each weighted by its number of physical deals.
+
+    ``seat``'s dealt cards stay where they are (the other copies of its values are the same
+    cards under other names for every deal alike). Every other seat's dealt hand runs over
+    every set of 6 of the remaining physical cards, counted by value: a multiset of values
+    stands for ``prod C(copies left, d_v)`` sets; the undealt pile is the rest (one way). A
+    dealt hand is only tried if it holds the values its seat played (the others fail the
+    replay anyway). Each deal is built, the hand's actions replayed (the true bids: the
+    cards do not depend on them), and it counts if ``seat``'s observation is reproduced.
+    """
+    from itertools import combinations_with_replacement
+
+    n = state.num_players
+    obs = state.observation(seat)
+    start = state.hand_start()
+    history = state.hand_history()
+    own = [c // 7 for c in range(42) if start.hands[seat] >> c & 1]
+    avail = [7 - own.count(v) for v in range(6)]
+    others = [p for p in range(n) if p != seat]
+    played = {p: Counter() for p in range(n)}
+    s = start.clone()
+    for a in history:
+        if a < BID:
+            played[s.cur][a] += 1
+        s.apply(a)
+    out: Counter = Counter()
+
+    def deal(i: int, left: list[int], hands: dict, weight: int) -> None:
+        if i == len(others):
+            values = [own if p == seat else hands[p] for p in range(n)]
+            st = G.state_from_hands(values, dealer=start.dealer, **state.m.options)
+            for a in history:
+                st.apply(a)
+            if st.observation(seat) == obs:
+                key = tuple(tuple(sorted(c // 7 for c in range(42) if st.hands[p] >> c & 1)) for p in others)
+                out[key] += weight
+            return
+        p = others[i]
+        must = played[p]
+        fixed = [v for v in range(6) for _ in range(must[v])]
+        for extra in combinations_with_replacement(range(6), 6 - len(fixed)):
+            d = Counter(fixed) + Counter(extra)
+            if any(d[v] > left[v] for v in d):
+                continue
+            w = weight
+            for v, k in d.items():
+                w *= comb(left[v], k)
+            deal(i + 1, [left[v] - d[v] for v in range(6)], {**hands, p: sorted(d.elements())}, w)
+
+    deal(0, avail, {}, 1)
+    return out
+
+
+def sampled_hands(state, seat: int, samples: int, seed: int, weighted: bool = True) -> Counter:
+    """The other seats' current hands (values, sorted) of ``samples`` worlds of ``seat``'s infoset;
+    ``weighted=False`` keeps every draw of the unweighted sampler (the construction before CA-R4's revision)."""
+    info = G.infoset(json.loads(json.dumps(state.observation(seat))))
+    rng = random.Random(seed)
+    others = [p for p in range(state.num_players) if p != seat]
+    got: Counter = Counter()
+    for _ in range(samples):
+        if weighted:
+            w = info.sample(rng)
+        else:
+            a, ch = info.sampler.sample(rng)
+            w = info.world(a, ch, rng)
+        got[tuple(tuple(sorted(c // 7 for c in range(42) if w.hands[p] >> c & 1)) for p in others)] += 1
+    return got
+
+
+def chi2_physical(exact: Counter, got: Counter) -> float:
+    """χ² p-value of ``got`` against ``exact`` (categories expecting fewer than 5 pooled)."""
+    from scipy.stats import chisquare
+
+    assert set(got) <= set(exact), f"sampled hands no physical deal gives: {set(got) - set(exact)}"
+    samples = sum(got.values())
+    total = sum(exact.values())
+    f_obs, f_exp, po, pe = [], [], 0, 0.0
+    for key, w in exact.items():
+        e = samples * w / total
+        if e < 5:
+            po += got[key]
+            pe += e
+        else:
+            f_obs.append(got[key])
+            f_exp.append(e)
+    if pe:
+        f_obs.append(po)
+        f_exp.append(pe)
+    return float(chisquare(f_obs, f_exp).pvalue)
+
+
+def _pos_2p() -> tuple:
+    # the opponent (seat 1) played 0, 0, 5 into trick 1 and a 2 into trick 2; seat 0 to play
+    st = G.state_from_hands([[1, 1, 3, 4, 4, 5], [0, 0, 5, 2, 0, 3]], dealer=1)
+    run(st, ["bid 1", "bid 2", "play 4", "play 0", "play 4", "play 0", "play 5", "play 5"])
+    run(st, ["play 3", "play 2"])
+    return st, 0
+
+
+def _pos_3p() -> tuple:
+    # A-S1's hand after the first four plays of trick 2; seat 0 observes
+    st = s1_state()
+    run(st, S1_BIDS + S1_PLAYS[:13])
+    return st, 0
+
+
+def _pos_7p() -> tuple:
+    # seven players, nothing undealt; trick 2, second round under way: seat 3 observes
+    st = G.state_from_hands([[0, 0, 0, 1, 2, 3], [0, 1, 1, 4, 5, 5], [2, 2, 3, 4, 4, 5], [0, 1, 3, 3, 4, 5],
+                             [0, 1, 2, 3, 5, 5], [0, 2, 2, 4, 4, 5], [1, 1, 2, 3, 3, 4]], dealer=6)
+    run(st, ["bid 1"] * 7)
+    for _ in range(7 * 3 + 7 + 4):
+        st.apply(st.legal_actions()[0])
+    return st, 3
+
+
+PHYSICAL_POSITIONS = {"2p-trick2": _pos_2p, "3p-trick2": _pos_3p, "7p-trick2": _pos_7p}
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.slow) if k.startswith("7p") else k
+                                  for k in sorted(PHYSICAL_POSITIONS)])
+def test_samples_are_uniform_over_physical_deals(name):
+    state, seat = PHYSICAL_POSITIONS[name]()
+    exact = physical_deal_weights(state, seat)
+    assert len(exact) >= 3
+    got = sampled_hands(state, seat, samples=6000, seed=7)
+    p = chi2_physical(exact, got)
+    assert p > 0.001, f"{name}: χ² rejects uniformity over physical deals (p = {p:.3g})"
+
+
+def test_unweighted_draws_fail_the_physical_test():
+    # the construction before CA-R4's revision (every draw kept) is detectably biased here
+    state, seat = _pos_2p()
+    exact = physical_deal_weights(state, seat)
+    got = sampled_hands(state, seat, samples=6000, seed=7, weighted=False)
+    assert chi2_physical(exact, got) < 1e-6
+
+
+def test_copy_odds_toy_deck_one_in_five():
+    # copies A1 A2 B1 B2 (ids 0, 1 and 7, 8); the opponent was dealt two and played an A (pinned
+    # to A1). Brute force: 5 two-card deals hold an A, one of them two, so P(still holds an A) = 1/5.
+    from scipy.stats import binomtest
+
+    from engine.games.argute.actions import copy_odds
+    from engine.sampling import Sampler, SamplingProblem
+
+    deals = [d for d in combinations([0, 1, 7, 8], 2) if {0, 1} & set(d)]
+    assert len(deals) == 5 and sum(1 for d in deals if {0, 1} <= set(d)) == 1
+    sampler = Sampler(SamplingProblem([1, 7, 8], [1, 2], [0b11] * 3, ["hand 1", "undealt"]))
+    played = [[1, 0, 0, 0, 0, 0], [0] * 6]
+    assert copy_odds([[1], [7, 8]], played) == 2 and copy_odds([[7], [1, 8]], played) == 1
+    rng = random.Random(3)
+    raw = kept = raw_a = kept_a = 0
+    while kept < 4000:
+        a, _ = sampler.sample(rng)
+        holds_a = a[0][0] < 7
+        raw += 1
+        raw_a += holds_a
+        odds = copy_odds(a, played)
+        if odds == 1 or rng.randrange(odds) == 0:
+            kept += 1
+            kept_a += holds_a
+    assert binomtest(raw_a, raw, 1 / 3).pvalue > 0.001  # the draw alone: 1/3
+    assert binomtest(kept_a, kept, 1 / 5).pvalue > 0.001  # weighted: 1/5
+    assert binomtest(kept_a, kept, 1 / 3).pvalue < 1e-6
+
+
+def test_conformance_physical_deal_audit_passes_and_catches_the_old_draw(monkeypatch):
+    # the generic audit (f) of tests/conformance.py, independent of the infoset, on Argute
+    from engine.core import InfoSet
+    from engine.games.argute.infoset import ArguteInfoSet
+
+    assert cf.chi2_physical_deals(G, 2, {}, seed=0)
+    monkeypatch.setattr(ArguteInfoSet, "sample", InfoSet.sample)  # every draw kept (before CA-R4's revision)
+    with pytest.raises(AssertionError, match="χ² rejects"):
+        cf.chi2_physical_deals(G, 2, {}, seed=0)
 
 
 def test_rules_copy_matches_shared():

@@ -13,6 +13,7 @@ mechanic, not the follow-suit trick of :mod:`engine.tricks`, so :func:`trick_win
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import comb
 
 from engine.errors import ActionParseError
 
@@ -79,6 +80,27 @@ def win_test(scores: Sequence[int], target: int) -> bool:
     top = max(scores)
     return top >= target and list(scores).count(top) == 1
 
+
+
+def copy_odds(holdings: Sequence[Sequence[int]], played: Sequence[Sequence[int]]) -> int:
+    """How many times more often a uniform draw of the unseen copies gives these holdings than
+    the physical deals behind them do (``infoset`` module docstring, ruling CA-R4).
+
+    :param holdings: per location, the physical card ids it holds now.
+    :param played: per location, per value, how many cards of that value its seat played this hand.
+    :returns: ``prod C(c + p, p)`` over locations and values, ``c`` the held copies and ``p`` the played ones (>= 1).
+    """
+    odds = 1
+    for cards, done in zip(holdings, played, strict=True):
+        if not any(done):
+            continue
+        held = [0] * VALUES
+        for c in cards:
+            held[c // COPIES] += 1
+        for c, p in zip(held, done):
+            if c and p:
+                odds *= comb(c + p, p)
+    return odds
 
 
 def format_argute(action: object) -> str:

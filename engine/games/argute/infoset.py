@@ -1,4 +1,22 @@
-"""Argute information sets: :class:`ArguteInfoSet` (``docs/rules/argute.md`` §1.4)."""
+"""Argute information sets: :class:`ArguteInfoSet` (``docs/rules/argute.md`` §1.4, ruling CA-R4).
+
+**Exact over physical deals.** Copies of a value are distinct physical cards. The one
+sampler (:mod:`engine.sampling`) draws the unseen copies uniformly into the opponents'
+*current* hands and the undealt pile. A world in which opponent ``o`` now holds ``c``
+further copies of a value ``v`` it has played ``p`` times this hand stands for
+``C(c + p, p)`` times fewer physical deals than that draw gives it: ``o`` was dealt
+``c + p`` copies of ``v``, and any ``p`` of them may be the ones it played, while the
+sampler pins the played copies and counts only the ``c`` held ones. (Copies A1 A2 B1 B2,
+the opponent dealt two, it plays an A: five deals fit, one with A A, so P(it still holds
+an A) = 1/5; the uniform draw over the unseen A2 B1 B2 gives 1/3.) :meth:`ArguteInfoSet.sample`
+therefore keeps a draw with probability ``1 / prod C(c + p, p)`` (:func:`copy_odds`, an
+exact integer draw) and draws again otherwise: the kept worlds are uniform over physical
+deals up to renaming copies of a value (which copy is where is never observable). The
+acceptance rate measured over random first-hand positions is about 0.7 (2 players) to
+0.3 (5–7 players) on average, 0.01 at the worst position found (7 players).
+:meth:`ArguteInfoSet.problem` and :meth:`~engine.core.InfoSet.count` remain the unweighted
+draw (every assignment of it is consistent).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
-from engine.games.argute.actions import BID, COPIES, DECK, HAND_SIZE, VALUES, parse_argute
+from engine.games.argute.actions import (
+    BID,
+    COPIES,
+    DECK,
+    HAND_SIZE,
+    VALUES,
+    copy_odds,
+    parse_argute,
+)
 from engine.games.argute.state import ArguteState, _Match
 from engine.sampling import SamplingProblem
 
@@ -23,10 +49,11 @@ class ArguteInfoSet(InfoSet):
     lowest physical copies of their value; the other copies are unseen and go to the
     opponents' hands (their current sizes) and the undealt pile (``42 - 6n``), with no
     further constraint (no suits). Each opponent who has already bid this hand has a
-    hidden choice, its bid, uniform over 0..3.
+    hidden choice, its bid, uniform over 0..3. :meth:`sample` weights the draws to be
+    exact over physical deals (module docstring).
     """
 
-    __slots__ = ("game", "n", "opps", "bidders", "start_hands", "moves", "unseen", "caps")
+    __slots__ = ("game", "n", "opps", "bidders", "start_hands", "moves", "unseen", "caps", "played")
 
     def __init__(self, game: Argute, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -70,6 +97,26 @@ class ArguteInfoSet(InfoSet):
         self.unseen = [COPIES * v + k for v in range(VALUES) for k in range(ptr[v], COPIES)]
         sizes = [int(x) for x in obs["hand_sizes"]]
         self.caps = [sizes[o] for o in self.opps] + [len(DECK) - HAND_SIZE * n]
+        counts = [[0] * VALUES for _ in range(n)]
+        for p, a in moves:
+            if a is not None and a < BID:
+                counts[p][a] += 1
+        #: per location of :meth:`problem` (opponents, then undealt: none), the values its seat played this hand
+        self.played = [counts[o] for o in self.opps] + [[0] * VALUES]
+
+    def sample(self, rng: random.Random) -> ArguteState:
+        """A world uniform over the physical deals consistent with the observation, up to renaming
+        copies of a value: draws of the sampler kept with probability ``1 / copy_odds`` (module docstring).
+
+        :raises InconsistentObservationError: if no world exists.
+        """
+        sampler = self.sampler
+        played = self.played
+        while True:
+            assignment, choices = sampler.sample(rng)
+            odds = copy_odds(assignment, played)
+            if odds == 1 or rng.randrange(odds) == 0:
+                return self.world(assignment, choices, rng)
 
     def problem(self) -> SamplingProblem:
         """Locations ``hand <o>`` per opponent then ``undealt``; one bid choice per opponent who bid."""

@@ -63,7 +63,7 @@ class ArguteState(SnapshotState):
     """
 
     __slots__ = ("m", "hands", "bids", "phase", "cur", "dealer", "tno", "leader", "seq", "totals",
-                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt", "start")
+                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt")
     m: _Match
     hands: list[int]
     bids: list[int]

@@ -11,6 +11,7 @@ import sys
 import time
 
 MODE = sys.argv[1]
+PROCESS_TOKEN = os.urandom(8).hex()
 ARG = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
 out = sys.stdout.buffer
 
@@ -136,7 +137,8 @@ for line in sys.stdin.buffer:
         with open(os.path.join(os.environ["HOME"], "seen.txt"), "w") as f:
             f.write(json.dumps(msg["observation"]))
     elif MODE == "info":
-        reply["info"] = {"acts": acts, "pid": os.getpid()}
+        # a process identity: in a sandbox (own pid namespace) every process may be pid 2
+        reply["info"] = {"acts": acts, "pid": f"{os.getpid()}:{PROCESS_TOKEN}"}
     elif MODE == "big_info":
         reply["info"] = {"pad": "x" * 5000}
     elif MODE == "env":

@@ -1,0 +1,365 @@
+"""The order-independent batch fit: Plackett–Luce over all rated results, with a block bootstrap.
+
+Model (the Plackett–Luce model with ties of Turner, Firth et al., "Modelling rankings in R:
+the PlackettLuce package", 2020; for two sides it is Bradley–Terry with Davidson's ties):
+
+* each bot has a log-strength ``θ``; a side's log-strength is the **sum** of its members'
+  (teams as in TrueSkill: a ``partners: mixed`` side of two bots);
+* a match's ranking is built from the top: among the sides not yet placed, the next group
+  of ``k`` tied sides ``T`` is chosen with probability proportional to
+  ``δ_k · exp(mean of the sides' log-strengths in T)`` (``δ_1 = 1``), over every group of
+  at most ``D`` remaining sides, ``D`` = the largest tie seen. Two sides without ties:
+  ``P(A beats B) = 1 / (1 + exp(θ_B − θ_A))``.
+
+The fit is the maximum of the log-likelihood with a tiny ridge penalty ``λ/2 ‖β‖²``
+(:data:`RIDGE`), which only keeps the estimate finite for a bot that lost (or won) every
+match; it is concave, so Newton's method converges from 0. The likelihood is a conditional
+logit: every candidate group is a sparse row of a design matrix (:class:`Design`).
+
+Uncertainty comes from a bootstrap that resamples whole **duplicate blocks** (one deal of one
+lineup, every rotation — the matches that share a deal, :func:`arena.stats.block_weights`):
+each replicate is the same fit with block weights, started from the full fit and iterated
+with the full fit's Hessian (exact Newton for a replicate that does not settle).
+:class:`BatchFit` turns the replicates into 95% intervals, P(A stronger than B) for every
+pair, and rank intervals — all from the one estimate, so they agree with its order.
+Why this is written here and not taken from ``choix``: see ``docs/ratings.md``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from arena import stats
+
+RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)
+ELO = 400 / math.log(10)  #: Elo points per unit of log-strength
+Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
+
+
+@lru_cache(maxsize=512)
+def _template(ranks: tuple[int, ...], max_tie: int) -> tuple[tuple[tuple[tuple[int, ...], ...], int], ...]:
+    """The stages of one ranking pattern: per stage, its candidate side groups and the chosen one.
+
+    :param ranks: dense side ranks (0 = first; equal = tied).
+    :returns: ``((candidates, chosen index), ...)``; a stage with one candidate is left out.
+    """
+    remaining = list(range(len(ranks)))
+    out = []
+    for r in sorted(set(ranks)):
+        group = tuple(i for i in remaining if ranks[i] == r)
+        cands = [c for k in range(1, min(max_tie, len(remaining)) + 1) for c in itertools.combinations(remaining, k)]
+        if len(cands) > 1:
+            out.append((tuple(cands), cands.index(group)))
+        remaining = [i for i in remaining if ranks[i] != r]
+    return tuple(out)
+
+
+def dense_ranks(ranks: Sequence[int]) -> tuple[int, ...]:
+    """``ranks`` renumbered 0, 1, 2, ... keeping ties (``(0, 2, 2) -> (0, 1, 1)``)."""
+    order = {r: i for i, r in enumerate(sorted(set(ranks)))}
+    return tuple(order[r] for r in ranks)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The likelihood's layout: candidate rows grouped by stage (contiguous).
+
+    :ivar x: ``(C, P)`` sparse design: row = a candidate group, columns = bots then tie
+        parameters ``log δ_2 .. log δ_D``.
+    :ivar pad: ``(C,)`` 0 for a candidate row, ``-inf`` for a padding row: stage ``s`` holds
+        rows ``s·width .. s·width + width − 1``.
+    :ivar width: rows per stage.
+    :ivar chosen: ``(S,)`` the row that happened; :ivar block: ``(S,)`` the stage's block id.
+    :ivar n_bots, max_tie, n_blocks: sizes.
+    """
+
+    x: sp.csr_matrix
+    pad: np.ndarray
+    width: int
+    chosen: np.ndarray
+    block: np.ndarray
+    n_bots: int
+    max_tie: int
+    n_blocks: int
+
+    @property
+    def n_stages(self) -> int:
+        """Stages (choices) of the likelihood."""
+        return len(self.chosen)
+
+    @property
+    def stage(self) -> np.ndarray:
+        """``(C,)`` the stage of each row."""
+        return np.repeat(np.arange(self.n_stages), self.width)
+
+    @property
+    def n_params(self) -> int:
+        """Bots plus tie parameters."""
+        return self.n_bots + self.max_tie - 1
+
+
+def build_design(sides: Sequence[Sequence[Sequence[int]]], ranks: Sequence[Sequence[int]], blocks: Sequence[int],
+                 n_bots: int) -> Design:
+    """The design of a set of results.
+
+    :param sides: per result, per side, the bot indices on it (every side of one result the
+        same size; results may differ in side count and size).
+    :param ranks: per result, per side, its rank (ties equal).
+    :param blocks: per result, its duplicate block id (0 .. n_blocks−1).
+    :param n_bots: number of bots (indices ``0 .. n_bots−1``).
+    :raises ValueError: if a result's sides and ranks disagree in length or a side is empty.
+    """
+    groups: dict[tuple[tuple[int, ...], int], list[int]] = {}
+    pats = []
+    for i, (s, r) in enumerate(zip(sides, ranks)):
+        if len(s) != len(r) or any(len(x) == 0 for x in s):
+            raise ValueError(f"result {i}: {len(s)} sides for {len(r)} ranks, or an empty side")
+        pat = dense_ranks(r)
+        pats.append(pat)
+        groups.setdefault((pat, len(s[0])), []).append(i)
+    max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
+    rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
+    c = 0
+    blocks_a = np.asarray(blocks, dtype=np.int64)
+    for (pat, size), idx in groups.items():
+        mem = np.array([sides[i] for i in idx], dtype=np.int64)  # (m, K, size)
+        m = len(idx)
+        for cands, ch in _template(pat, int(max_tie)):
+            base = c + np.arange(m) * len(cands)
+            start.append(base)
+            chosen.append(base + ch)
+            sblock.append(blocks_a[idx])
+            for j, grp in enumerate(cands):
+                for q in grp:
+                    for t in range(size):
+                        rows.append(base + j)
+                        cols.append(mem[:, q, t])
+                        vals.append(np.full(m, 1.0 / len(grp)))
+                if len(grp) > 1:
+                    rows.append(base + j)
+                    cols.append(np.full(m, n_bots + len(grp) - 2))
+                    vals.append(np.ones(m))
+            c += m * len(cands)
+    n_params = n_bots + int(max_tie) - 1
+    cat = _cat
+    st = cat(start, np.int64)
+    lens = np.diff(np.append(st, c))
+    width = int(lens.max()) if len(lens) else 1
+    # pad every stage to `width` rows (padding rows score -inf) so stages are a reshape away
+    stage_of = np.repeat(np.arange(len(st)), lens)
+    pos = np.arange(c) - st[stage_of]
+    remap = stage_of * width + pos
+    row_i = cat(rows, np.int64)
+    x = sp.csr_matrix((cat(vals, float), (remap[row_i], cat(cols, np.int64))), shape=(len(st) * width, n_params))
+    pad = np.full(len(st) * width, -np.inf)
+    pad[remap] = 0.0
+    chosen_rows = cat(chosen, np.int64)
+    n_blocks = int(blocks_a.max()) + 1 if len(blocks_a) else 0
+    return Design(x, pad, width, remap[chosen_rows], cat(sblock, np.int64), n_bots, int(max_tie), n_blocks)
+
+
+def _cat(xs: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
+
+
+def _softmax(d: Design, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-stage softmax of ``scores`` (``(C,)`` or ``(C, B)``): probabilities and per-stage log-normaliser."""
+    sc = scores + (d.pad if scores.ndim == 1 else d.pad[:, None])
+    sh = sc.reshape((-1, d.width) + sc.shape[1:])
+    mx = sh.max(axis=1)
+    sh -= mx[:, None]
+    np.exp(sh, out=sh)
+    z = sh.sum(axis=1)
+    sh /= z[:, None]
+    return sc, mx + np.log(z)
+
+
+def _objective(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
+    s = d.x @ beta
+    _, lz = _softmax(d, s)
+    return float(np.dot(w, s[d.chosen] - lz) - 0.5 * lam * beta @ beta)
+
+
+def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian of the penalised log-likelihood with stage weights ``w``."""
+    p, _ = _softmax(d, d.x @ beta)
+    wc = np.repeat(w, d.width)
+    r = -wc * p
+    r[d.chosen] += w
+    g = d.x.T @ r - lam * beta
+    xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ d.x  # (S, P) stage means
+    h = (d.x.T @ sp.diags(wc * p) @ d.x - xp.T @ sp.diags(w) @ xp).toarray()
+    h += lam * np.eye(len(beta))
+    return np.asarray(g).ravel(), h
+
+
+def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
+           tol: float = 1e-10, max_iter: int = 100, free: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
+
+    :param free: fit only the first ``free`` parameters (the others stay as given).
+
+    :returns: ``(beta, information)``: the parameters (bots, then ``log δ``) and the negative
+        Hessian at them.
+    """
+    w = np.ones(d.n_stages) if w is None else w
+    beta = np.zeros(d.n_params) if beta is None else beta.copy()
+    f = _objective(d, w, beta, lam)
+    for _ in range(max_iter):
+        g, h = _grad_hess(d, w, beta, lam)
+        step = np.zeros_like(beta)
+        step[:free] = np.linalg.solve(h[:free, :free], g[:free])
+        t = 1.0
+        while True:
+            nb = beta + t * step
+            nf = _objective(d, w, nb, lam)
+            if nf >= f - 1e-12 or t < 1e-8:
+                break
+            t /= 2
+        beta, f_old, f = nb, f, nf
+        if np.max(np.abs(t * step)) < 1e-8 or abs(f - f_old) < tol:
+            break
+    return beta, _grad_hess(d, w, beta, lam)[1]
+
+
+def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
+              lam: float = RIDGE, max_iter: int = 60, chunk_cells: int = 4_000_000) -> np.ndarray:
+    """Refit ``n_boot`` times with whole duplicate blocks resampled (:func:`arena.stats.block_weights`).
+
+    Each replicate starts at ``beta`` and iterates ``θ ← θ + info⁻¹ g_b(θ)`` (the full fit's
+    Hessian) until its steps are below 1e-5; a replicate that does not settle in ``max_iter``
+    steps gets an exact Newton fit. The tie parameters stay at the full fit's values (a
+    replicate without a rare tie order would send its ``δ`` to 0; they are nearly orthogonal
+    to the differences between bots).
+
+    :returns: ``(n_boot, P)`` replicate parameters.
+    """
+    bw = stats.block_weights(d.n_blocks, n_boot, seed)  # (B, n_blocks)
+    nb = d.n_bots
+    inv = np.linalg.inv(info[:nb, :nb])
+    out = np.empty((n_boot, len(beta)))
+    per = max(1, chunk_cells // max(1, d.x.shape[0]))
+    xt = d.x.T.tocsr()
+    for lo in range(0, n_boot, per):
+        w = bw[lo:lo + per][:, d.block].T.astype(float)  # (S, b)
+        bb = np.tile(beta, (w.shape[1], 1)).T  # (P, b)
+        live = np.arange(w.shape[1])
+        for _ in range(max_iter):
+            wl = w[:, live]
+            p, _ = _softmax(d, d.x @ bb[:, live])
+            r = -np.repeat(wl, d.width, axis=0) * p
+            r[d.chosen] += wl
+            step = inv @ (xt @ r - lam * bb[:, live])[:nb]
+            bb[:nb, live] += step
+            live = live[np.max(np.abs(step), axis=0) >= 1e-5]
+            if not len(live):
+                break
+        for i in live:
+            bb[:, i] = newton(d, w[:, i], bb[:, i], lam, free=nb)[0]
+        out[lo:lo + per] = bb.T
+    return out
+
+
+@dataclass(frozen=True)
+class BatchFit:
+    """A batch fit and its bootstrap, in log-strength units (``θ``, mean 0 over the rated bots).
+
+    :ivar theta: ``(n,)`` estimates (``nan`` for a bot without rated results).
+    :ivar boot: ``(B, n)`` bootstrap replicates of ``theta`` (centred the same way).
+    :ivar tie: ``{k: δ_k}`` tie parameters (empty without ties).
+    :ivar rated: ``(n,)`` whether the bot has rated results.
+    :ivar blocks: duplicate blocks resampled.
+    """
+
+    theta: np.ndarray
+    boot: np.ndarray
+    tie: dict[int, float]
+    rated: np.ndarray
+    blocks: int
+
+    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Per bot, the percentile bootstrap interval of ``θ`` (relative to the field's mean)."""
+        a = (1 - level) / 2
+        lo, hi = np.quantile(self.boot, [a, 1 - a], axis=0)
+        return lo, hi
+
+    def diff_sd(self) -> np.ndarray:
+        """``(n, n)`` bootstrap standard deviation of ``θ_i − θ_j``."""
+        if len(self.boot) < 2:
+            return np.full((len(self.theta),) * 2, np.inf)
+        cov = np.cov(self.boot, rowvar=False).reshape(len(self.theta), len(self.theta))
+        v = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+        return np.sqrt(np.maximum(v, 0.0))
+
+    def z(self) -> np.ndarray:
+        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)."""
+        d = self.theta[:, None] - self.theta[None, :]
+        sd = self.diff_sd()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(sd > 0, d / np.where(sd > 0, sd, 1.0), np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0)))
+        if self.blocks < 2:
+            z = np.zeros_like(z)  # one block: no measure of the variation, nothing separates
+        z[~self.rated, :] = 0.0
+        z[:, ~self.rated] = 0.0
+        return z
+
+    def p_stronger(self) -> np.ndarray:
+        """``(n, n)`` P(θ_i > θ_j): the normal approximation ``Φ(z)`` with the bootstrap's sd."""
+        return 0.5 * (1 + _erf(self.z() / math.sqrt(2)))
+
+    def p_win(self) -> np.ndarray:
+        """``(n, n)`` the model's expected score of i against j head to head (a tie counts half)."""
+        t = self.theta
+        d2 = self.tie.get(2, 0.0)
+        a = np.exp(t - np.nanmax(t)) if self.rated.any() else np.ones_like(t)
+        num = a[:, None] + 0.5 * d2 * np.sqrt(a[:, None] * a[None, :])
+        return num / (a[:, None] + a[None, :] + d2 * np.sqrt(a[:, None] * a[None, :]))
+
+    def order(self) -> np.ndarray:
+        """Bot indices best first: rated bots by ``θ`` (descending), then the unrated."""
+        key = np.where(self.rated, -self.theta, np.inf)
+        return np.argsort(key, kind="stable")
+
+    def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per bot, the 1-based rank interval ``[1 + #bots surely above, #rated − #bots surely below]``.
+
+        "Surely" = the 95% interval of the difference excludes 0 (``|z| > 1.96``); the
+        true rank of a bot falls inside unless some other bot is placed surely on the
+        wrong side of it. Unrated bots get ``(0, 0)``.
+        """
+        z = self.z()
+        n = int(self.rated.sum())
+        above = (z.T > Z95).sum(axis=1)  # j surely above i: z[j, i] > 1.96
+        below = (z > Z95).sum(axis=1)
+        lo = np.where(self.rated, 1 + above, 0)
+        hi = np.where(self.rated, n - below, 0)
+        return lo, hi
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    from scipy.special import erf
+    return erf(x)
+
+
+def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE) -> BatchFit:
+    """Fit ``d`` and bootstrap it; ``θ`` centred on the rated bots' mean."""
+    beta, info = newton(d, lam=lam)
+    boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot else np.empty((0, len(beta)))
+    rated = np.zeros(d.n_bots, bool)
+    rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
+    theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()
+    if rated.any():
+        theta -= theta[rated].mean()
+        bt -= bt[:, rated].mean(axis=1, keepdims=True)
+    theta[~rated] = np.nan
+    bt[:, ~rated] = np.nan
+    tie = {k: float(np.exp(beta[d.n_bots + k - 2])) for k in range(2, d.max_tie + 1)}
+    return BatchFit(theta, np.nan_to_num(bt, nan=0.0) if (~rated).any() else bt, tie, rated, d.n_blocks)

@@ -1,0 +1,1 @@
+"""``arena sprt``: is the candidate stronger than the baseline? (GSPRT on duplicate blocks)."""

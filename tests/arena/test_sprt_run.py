@@ -1,0 +1,168 @@
+"""`arena sprt` end to end with real bots (the CLI in a subprocess, as CI would run it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GREEDY = "python bots/greedy_bot.py"
+RANDOM = "python bots/random_bot.py"
+
+
+def _arena(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "arena.cli", "sprt", *args], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def _ids(folder: Path) -> Counter:
+    return Counter(json.loads(line)["match_id"] for line in (folder / "matches.jsonl").read_text().splitlines()
+                   if line.strip())
+
+
+@pytest.mark.slow
+def test_greedy_beats_random_in_agram_three_players(tmp_path):
+    p = _arena("agram", "-n", "3", "--candidate", GREEDY, "--baseline", RANDOM, "--inline", "--elo1", "100",
+               "--max-matches", "1200", "--results", str(tmp_path), "--format", "json", "--name", "g")
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert r["verdict"] == "H1" and r["llr"] >= r["upper"] and r["est"]["score"] > 0.5
+    assert "LLR" in p.stderr and "nElo" in p.stderr  # live progress
+    assert r["blocks"] * 6 == r["matches"] and r["blocks"] < 200
+
+
+@pytest.mark.slow
+def test_random_against_a_renamed_copy_of_random_is_never_h1(tmp_path):
+    p = _arena("agram", "-n", "3", "--candidate", RANDOM, "--baseline", RANDOM, "--inline", "--elo1", "100",
+               "--max-matches", "240", "--results", str(tmp_path), "--name", "same")
+    assert p.returncode in (1, 2), p.stdout + p.stderr[-2000:]
+    assert "### SPRT `candidate` vs `baseline`" in p.stdout  # the markdown block for a pull request
+
+
+def test_candidate_that_crashes_at_start_exits_3_with_the_cause(tmp_path):
+    crash = "python -c \"import sys; sys.stderr.write('cannot load weights.bin\\n'); sys.exit(2)\""
+    p = _arena("agram", "-n", "3", "--candidate", crash, "--baseline", RANDOM, "--inline", "--max-matches", "120",
+               "--results", str(tmp_path), "--format", "json")
+    assert p.returncode == 3, p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert r["verdict"] == "error" and "cannot load weights.bin" in r["reason"] and "candidate" in r["reason"]
+    assert "cannot load weights.bin" in p.stderr
+    # it stopped at the start-up rule: no more than a few rounds of batches were played
+    assert sum(_ids(tmp_path / "sprt").values()) < 120
+
+
+@pytest.mark.slow
+def test_bad_input_exits_3(tmp_path):
+    p = _arena("agram", "-n", "3", "--candidate", GREEDY, "--baseline", RANDOM, "--opponents", "nosuchbot",
+               "--results", str(tmp_path))
+    assert p.returncode == 3 and "nosuchbot" in p.stderr
+    p = _arena("agram", "-n", "3", "--candidate", GREEDY, "--baseline", RANDOM, "--design", "pairs",
+               "--results", str(tmp_path))
+    assert p.returncode == 3 and "pairs" in p.stderr and "two-player" in p.stderr
+    p = _arena("agram", "-n", "3", "--candidate", "python bots/no_such_bot.py", "--baseline", RANDOM, "--inline",
+               "--results", str(tmp_path))
+    assert p.returncode == 3 and "no_such_bot.py" in p.stderr
+    p = _arena("agram", "--players", "0", "--candidate", GREEDY, "--baseline", RANDOM)  # a usage error: 3, not 2
+    assert p.returncode == 3
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_resumes_and_finishes_exactly_once(tmp_path):
+    args = ["agram", "-n", "3", "--candidate", GREEDY, "--baseline", RANDOM, "--inline", "--elo1", "100",
+            "--max-matches", "1200", "--results", str(tmp_path), "--name", "k", "--format", "json"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "sprt", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    journal = tmp_path / "k" / "matches.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 40):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _ids(tmp_path / "k")
+    assert 40 <= sum(before.values()) and max(before.values()) == 1
+    p = _arena(*args)
+    assert p.returncode == 0, p.stderr[-2000:]
+    first = json.loads(p.stdout)
+    after = _ids(tmp_path / "k")
+    assert max(after.values()) == 1  # every match exactly once
+    assert set(before) <= set(after) and first["played"] == sum(after.values()) - sum(before.values())
+    # a third run plays nothing and repeats the verdict at the same block
+    p = _arena(*args)
+    again = json.loads(p.stdout)
+    assert p.returncode == 0 and again["played"] == 0 and _ids(tmp_path / "k") == after
+    assert (again["blocks"], again["llr"]) == (first["blocks"], first["llr"])
+
+
+@pytest.mark.slow
+def test_changed_candidate_command_is_refused_in_the_same_folder(tmp_path):
+    args = ["agram", "-n", "3", "--baseline", RANDOM, "--inline", "--max-matches", "12", "--results",
+            str(tmp_path), "--name", "c"]
+    p = _arena(*args, "--candidate", GREEDY)
+    assert p.returncode in (0, 1, 2), p.stderr[-2000:]
+    p = _arena(*args, "--candidate", "python ./bots/greedy_bot.py")
+    assert p.returncode == 3
+    assert "greedy_bot.py" in p.stderr and "changed" in p.stderr
+
+
+@pytest.mark.slow
+def test_pairs_design_and_ray(tmp_path):
+    """Two players, head-to-head game pairs, on a real local Ray instance."""
+    p = _arena("sedma", "-n", "2", "--candidate", GREEDY, "--baseline", RANDOM, "--design", "pairs", "--workers",
+               "2", "--elo1", "100", "--max-matches", "600", "--results", str(tmp_path), "--format", "json")
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert r["verdict"] == "H1" and r["matches"] == 2 * r["blocks"]
+    assert max(_ids(tmp_path / "sprt").values()) == 1
+
+
+def test_yaml_entry_and_gauntlet_config(tmp_path):
+    from arena import config as cfg
+    from arena.schedule import build_schedule
+
+    f = tmp_path / "t.yaml"
+    f.write_text(f"""
+bots:
+  new: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+  old: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+  ref1: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+  ref2: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+  other: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+tournaments:
+  - name: reg
+    game: agram
+    players: 3
+    mode: sprt
+    sprt: {{candidate: new, baseline: old, opponents: [ref1, ref2], max_matches: 60}}
+  - name: g
+    game: agram
+    players: 3
+    bots: [new, other, ref1, ref2]
+    lineups: gauntlet
+    panel: [ref1, ref2]
+    deals: 2
+""")
+    reg, g = cfg.load(f)
+    assert reg.model.deals == 10 and reg.model.bots == ["new", "old", "ref1", "ref2"]
+    specs = build_schedule(reg, "salt")
+    assert len(specs) == 60
+    by = {(s.match_id.split("/")[1], s.deal_index, s.rotation): s for s in specs}
+    c, b = by[("new", 3, 1)], by[("old", 3, 1)]
+    assert c.seats == ("ref2", "new", "ref1") and b.seats == ("ref2", "old", "ref1")
+    assert c.bot_seeds == b.bot_seeds and c.deal_seed == b.deal_seed and c.token != b.token
+    gs = build_schedule(g, "salt")
+    keys = {s.match_id.split("/")[1] for s in gs}
+    assert keys == {"new+ref1+ref2", "other+ref1+ref2"}  # never two entrants in one lineup
+    bad = f.read_text().replace("panel: [ref1, ref2]", "panel: [ref1]")
+    f.write_text(bad)
+    with pytest.raises(cfg.ConfigError, match="panel"):
+        cfg.load(f)

@@ -1,0 +1,211 @@
+"""Issue 15: a spy bot (``spy_bot.py``, a real process speaking protocol v1) tries each leak
+through the real match path (:func:`arena.batch.play_batch`).
+
+Every test is run three ways: ``auto`` (the default ``limits``: bubblewrap here), ``unshare``
+(the util-linux fallback, forced) — the leak must fail — and ``none`` (``sandbox: none,
+network: allow``) — the same spy must observe the leak, which shows that the test can see it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import replace
+
+import psutil
+import pytest
+
+from arena.batch import play_batch
+from arena.process import effective_mode
+from arena.specs import Clock, Limits
+from tests.arena.conftest import RANDOM, leftovers, spec
+from tests.conftest import require
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPY = os.path.join(HERE, "spy_bot.py")
+MODES = ["auto", "unshare", "none"]
+CLOCK = Clock(move_ms=15000, bank_ms=0, startup_ms=10000)
+
+
+def limits_for(mode: str, **kw) -> Limits:
+    """The limits of a test run: the defaults (plus ``kw``), ``unshare`` forced, or no sandbox."""
+    if mode == "none":
+        return Limits(sandbox="none", network="allow", **kw)
+    if mode == "unshare":
+        require(bool(shutil.which("unshare")), "util-linux unshare is not installed")
+        lim = Limits(sandbox="unshare", **kw)
+    else:
+        lim = Limits(**kw)
+    require(effective_mode(lim) != "none", "no sandbox can start on this machine")
+    return lim
+
+
+def spy_run(tmp_path, mode: str, leak: str, arg: str = "", **limits) -> tuple[list[str], object]:
+    """Play one match spy vs random; return the spy's ``SPY ...`` stderr lines and the result."""
+    from arena.specs import BotSpec
+
+    results = tmp_path / "results" / "t"
+    results.mkdir(parents=True, exist_ok=True)
+    bots = {"spy": BotSpec("spy", (sys.executable, SPY, leak, arg), cwd=HERE), "random": RANDOM}
+    s = replace(spec(["spy", "random"], deal=0, clock=CLOCK), limits=limits_for(mode, **limits))
+    (r,) = play_batch([s], bots, str(results))
+    log = results / "logs" / "spy"
+    text = "".join(p.read_text() for p in log.iterdir()) if log.is_dir() else ""
+    lines = [x for x in text.splitlines() if x.startswith("SPY ")]
+    assert not leftovers()
+    return lines, r
+
+
+def verdict(lines: list[str], leak: str) -> str:
+    (line,) = [x for x in lines if x.split()[2] == leak]
+    return line.split()[1]
+
+
+def expect(mode: str) -> str:
+    return "LEAK" if mode == "none" else "BLOCKED"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_process_scan_does_not_show_the_opponent(tmp_path, mode):
+    lines, r = spy_run(tmp_path, mode, "proc_scan")
+    assert r.status == "ok", r.faults
+    assert verdict(lines, "proc_scan") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_environment_of_other_processes_is_unreadable(tmp_path, mode):
+    # another process of the arena's user whose environment holds a secret (a shell with
+    # tokens, the arena's own parent): the bot must not read it
+    marker = uuid.uuid4().hex
+    neighbour = subprocess.Popen(["sleep", "60"], env={**os.environ, "CARDARENA_SPY_MARKER": marker})
+    try:
+        lines, _ = spy_run(tmp_path, mode, "environ", marker)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+    assert verdict(lines, "environ") == expect(mode), lines
+
+
+@pytest.mark.parametrize("name", ["secret.json", "matches.jsonl", "tournament.json"])
+@pytest.mark.parametrize("mode", MODES)
+def test_results_folder_is_unreadable(tmp_path, mode, name):
+    results = tmp_path / "results" / "t"
+    results.mkdir(parents=True)
+    (results / name).write_text('{"salt": "SPY-SECRET"}\n')
+    lines, _ = spy_run(tmp_path, mode, "read", str(results / name))
+    assert verdict(lines, "read") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_of_the_arena_is_unreadable(tmp_path, mode):
+    lines, _ = spy_run(tmp_path, mode, "mem_arena", str(os.getpid()))
+    assert verdict(lines, "mem_arena") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_of_the_opponent_is_unreadable(tmp_path, mode):
+    lines, _ = spy_run(tmp_path, mode, "mem_opponent")
+    assert verdict(lines, "mem_opponent") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ray_token_in_the_home_is_unreadable(tmp_path, mode, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ray").mkdir(parents=True)
+    (home / ".ray" / "auth_token").write_text("SPY-SECRET token\n")
+    monkeypatch.setenv("HOME", str(home))  # the arena's home: ~/.ray is hidden in the sandbox
+    lines, _ = spy_run(tmp_path, mode, "read", str(home / ".ray" / "auth_token"))
+    assert verdict(lines, "read") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_connection_to_a_listener_on_loopback(tmp_path, mode):
+    srv = socket.create_server(("127.0.0.1", 0))
+    srv.settimeout(20)
+    got: list[bytes] = []
+
+    def accept():
+        try:
+            conn, _ = srv.accept()
+            got.append(conn.recv(16))
+            conn.close()
+        except OSError:
+            pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        lines, _ = spy_run(tmp_path, mode, "tcp", f"127.0.0.1:{srv.getsockname()[1]}")
+    finally:
+        srv.close()
+        t.join(5)
+    assert verdict(lines, "tcp") == expect(mode), lines
+    assert (got == [b"spy"]) == (mode == "none"), got
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_files_outside_the_working_folder_are_read_only(tmp_path, mode):
+    # outside /tmp (the sandbox's /tmp is private anyway): the project, other bots, the results
+    victim = tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp")
+    try:
+        lines, _ = spy_run(tmp_path, mode, "write", os.path.join(victim, "planted.py"))
+        assert verdict(lines, "write") == expect(mode), lines
+        assert os.path.exists(os.path.join(victim, "planted.py")) == (mode == "none")
+    finally:
+        shutil.rmtree(victim, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_capabilities_inside_the_sandbox(tmp_path, mode):
+    require(mode != "none" or os.geteuid() == 0, "unsandboxed, only root holds capabilities")
+    lines, _ = spy_run(tmp_path, mode, "caps")
+    assert verdict(lines, "caps") == expect(mode), lines
+
+
+def _daemons(marker: str) -> list[psutil.Process]:
+    out = []
+    for p in psutil.process_iter(["cmdline"]):
+        if marker in (p.info["cmdline"] or []):
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_double_forked_daemon_does_not_survive_the_match(tmp_path, mode):
+    marker = f"spy-daemon-{uuid.uuid4().hex}"
+    lines, _ = spy_run(tmp_path, mode, "daemon", marker)
+    assert verdict(lines, "daemon") == "LEAK", lines  # it did start
+    deadline = time.time() + 5
+    while _daemons(marker) and mode != "none" and time.time() < deadline:
+        time.sleep(0.05)
+    alive = _daemons(marker)
+    for p in alive:
+        p.kill()
+    assert bool(alive) == (mode == "none"), [p.pid for p in alive]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_of_an_escaped_child_counts(tmp_path, mode):
+    lines, r = spy_run(tmp_path, mode, "memory", "300", max_rss_mb=100)
+    if mode == "none":
+        assert r.status == "ok" and verdict(lines, "memory") == "LEAK", (lines, r.faults)
+    else:
+        assert r.status == "forfeit" and [f.cls for f in r.faults] == ["crash"], r.faults
+        assert "resident memory" in r.faults[0].detail and "the limit is 100 MiB" in r.faults[0].detail
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_disk_fill_stops_at_max_disk_mb(tmp_path, mode):
+    lines, r = spy_run(tmp_path, mode, "disk", "48", max_disk_mb=16)
+    assert r.status == "ok", r.faults
+    assert verdict(lines, "disk") == expect(mode), lines
+    if mode != "none":
+        written = int(next(x for x in lines if "disk" in x).split("after ")[1].split()[0])
+        assert 8 <= written <= 16, lines  # the cap, not an earlier failure
