@@ -83,7 +83,8 @@ def run(
 
         def started(summary, live=None):
             """Say which sandbox the bots get (loudly when none), then start the live display."""
-            _print_sandbox(summary, quiet)
+            if not quiet:  # --quiet: said under the final table instead
+                _print_sandbox(err_console, summary)
             if live is not None:
                 live.on_start(summary)
 
@@ -116,6 +117,8 @@ def run(
                  f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
                  "recorded: run the same command again to play them")
         if quiet:
+            if summary.sandbox == "none":
+                _print_sandbox(console, summary)
             continue  # CI logs: the final table only
         if any(r["faults"] for r in st.rows):
             console.print(render.reliability_table(st.rel))
@@ -152,15 +155,16 @@ def inline_hint(inline: bool, address: str | None, played: int, seconds: float) 
             "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
 
 
-def _print_sandbox(summary, quiet: bool) -> None:
-    """The sandbox line at the start of a run: dim normally, a red banner for ``none``."""
+def _print_sandbox(where: Console, summary) -> None:
+    """The sandbox line of a run (at its start; under the table with ``--quiet``): dim, or a red
+    warning for ``none``."""
     mode = summary.sandbox
     if mode == "none":
-        err_console.print(f"[bold red]{summary.tournament}: sandbox: none — bots run WITHOUT A SANDBOX[/] "
-                          "(they can read the results folder, other processes and the network; "
-                          "see docs/security.md)", highlight=False)
-    elif not quiet:
-        err_console.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
+        where.print(f"[bold red]{summary.tournament}: sandbox: none — bots run WITHOUT A SANDBOX[/] "
+                    "(they can read the results folder, other processes and the network; "
+                    "see docs/security.md)", highlight=False)
+    else:
+        where.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
 
 
 @app.command()

@@ -103,13 +103,12 @@ def sandbox_mode(tournament, address: str | None = None) -> str:
 
     :raises ArenaError: ``sandbox: required`` and no sandbox can start here.
     """
-    from arena import process
+    from arena.process import effective_mode
 
     limits = tournament.limits()
-    effective = getattr(process, "effective_mode", None)
-    if address or effective is None:
-        return str(limits.sandbox) + (" (decided on each node)" if address and limits.sandbox == "auto" else "")
-    return str(effective(limits))
+    if address:
+        return str(limits.sandbox) + (" (decided on each node)" if limits.sandbox in ("auto", "required") else "")
+    return effective_mode(limits)
 
 
 def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None) -> None:
@@ -137,7 +136,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
         os.replace(tmp, folder / "tournament.json")
     except OSError as e:
         tmp.unlink(missing_ok=True)
-        raise unwritable(folder / "tournament.json", e, "write the tournament's settings") from e
+        raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
 
 
 def effective_workers(tournament, workers: int | None, address: str | None,

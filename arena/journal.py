@@ -69,7 +69,7 @@ class Journal:
             # results reveal finished deals, which other rotations replay: arena-only (bot_user)
             os.chmod(self.folder, 0o700)
         except OSError as e:
-            raise unwritable(self.folder, e, "use it as a results folder") from e
+            raise unwritable(self.folder, e, "use {path} as a results folder") from e
         self.path = self.folder / "matches.jsonl"
         self.attempts_path = self.folder / "attempts.jsonl"
         self.records: dict[str, dict[str, Any]] = {}
@@ -77,14 +77,14 @@ class Journal:
         try:
             self._lock: int | None = self._acquire_lock()
         except OSError as e:
-            raise unwritable(self.folder, e, "lock it") from e
+            raise unwritable(self.folder, e, "lock {path}") from e
         try:
             self._recover()
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except BaseException as e:
             os.close(self._lock)
             if isinstance(e, OSError):
-                raise unwritable(self.path, e, "open it for writing") from e
+                raise unwritable(self.path, e, "open {path} for writing") from e
             raise
 
     def _acquire_lock(self) -> int:
@@ -150,7 +150,7 @@ class Journal:
             if self._afd is None:
                 self._afd = os.open(self.attempts_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as e:
-            raise unwritable(self.attempts_path, e, "open it for writing", len(self.records)) from e
+            raise unwritable(self.attempts_path, e, "open {path} for writing", len(self.records)) from e
         _write_line(self._afd, orjson.dumps(record) + b"\n", self.attempts_path, len(self.records))
 
     def close(self) -> None:
@@ -188,7 +188,7 @@ class Journal:
                 json.dump({"salt": salt}, f)
         except OSError as e:
             path.unlink(missing_ok=True)
-            raise unwritable(path, e, "write the tournament's salt") from e
+            raise unwritable(path, e, "write the tournament's salt to {path}") from e
         return salt
 
     # -------------------------------------------------------------- checks
@@ -259,12 +259,25 @@ class Journal:
 
 
 def unwritable(path: Path, e: OSError, doing: str, recorded: int | None = None) -> JournalError:
-    """The one-paragraph error for a results folder or file the arena cannot write."""
+    """The one-paragraph error for a results folder or file the arena cannot write.
+
+    ``doing`` names the step (``"use {path} as a results folder"``); the remedy fits the cause
+    (a full disk, a path through a file, missing permissions).
+    """
+    import errno
+
     kept = (f" The {recorded} match{'es' if recorded != 1 else ''} recorded so far are kept (an unfinished "
             "line was cut off)." if recorded is not None else " Nothing was recorded there by this run.")
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        remedy = f"free disk space on that file system (`df {path.parent}`) or give another --results folder"
+    elif e.errno == errno.EROFS:
+        remedy = "the file system is mounted read-only: remount it writable or give another --results folder"
+    elif e.errno in (errno.ENOTDIR, errno.EEXIST):
+        remedy = "a file stands where a folder is needed: move it away or give another --results folder"
+    else:
+        remedy = "make the folder writable (or run as its owner), or give another --results folder"
     return JournalError(
-        f"cannot {doing}: {path}: {e.strerror or e}.{kept} Remedies: free disk space on that file system "
-        f"(`df {path.parent}`), make the folder writable, or give another --results folder; then run the "
+        f"cannot {doing.format(path=path)}: {e.strerror or e}.{kept} Remedy: {remedy}; then run the "
         "same command again to play the rest")
 
 
@@ -284,7 +297,7 @@ def _write_line(fd: int, line: bytes, path: Path, recorded: int) -> None:
             os.ftruncate(fd, start)
         except OSError:
             pass
-        raise unwritable(path, e, "write a record", recorded) from e
+        raise unwritable(path, e, "write a record to {path}", recorded) from e
 
 
 def _show_cmd(cmd: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 
 import pytest
 
@@ -20,7 +21,7 @@ from tests.arena.conftest import bot, spec
 
 SPY = textwrap.dedent("""
     import json, sys, time
-    log = open(sys.argv[1], "a")
+    log = sys.stderr  # the arena captures it (a sandboxed bot cannot write elsewhere)
     for line in sys.stdin:
         msg = json.loads(line)
         log.write(json.dumps({"t": time.monotonic(), "type": msg["type"]}) + "\\n")
@@ -37,9 +38,9 @@ SPY = textwrap.dedent("""
 """)
 
 
-def _gap_before_end(path) -> float:
+def _gap_before_end(log: str) -> float:
     """Seconds between the spy's last reply and its ``end`` (one match)."""
-    events = [json.loads(x) for x in path.read_text().splitlines()]
+    events = [json.loads(x) for x in log.splitlines() if x.startswith("{")]
     end = next(e["t"] for e in events if e["type"] == "end")
     last_reply = max(e["t"] for e in events if e["type"] == "reply")
     return end - last_reply
@@ -48,8 +49,7 @@ def _gap_before_end(path) -> float:
 def _play(tmp_path, paced: bool):
     script = tmp_path / "spy.py"
     script.write_text(SPY)
-    logs = [tmp_path / f"seat{i}.{paced}.log" for i in range(2)]
-    bots = [bot(f"spy{i}", "python", str(script), str(logs[i])) for i in range(2)]
+    bots = [bot(f"spy{i}", "python", str(script)) for i in range(2)]
     s = spec(["spy0", "spy1"], game="toy", clock=Clock(move_ms=2000, bank_ms=2000, startup_ms=10000))
     if paced:
         from dataclasses import replace
@@ -58,6 +58,8 @@ def _play(tmp_path, paced: bool):
     pool = SeatPool(bots, s.limits)
     try:
         res = play_match(s, pool)
+        time.sleep(0.3)  # the spies log `end` before exiting
+        logs = [pool.take_stderr(seat) for seat in range(2)]
     finally:
         pool.close()
         pool.hub.close()
