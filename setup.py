@@ -43,13 +43,6 @@ class OptionalBuildExt(build_ext):
             return
         record("built")
 
-    def build_extension(self, ext) -> None:
-        try:
-            super().build_extension(ext)
-        except Exception as exc:
-            self._failed(exc)
-            raise
-
     def _failed(self, exc: BaseException) -> None:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         record(f"failed: {reason}")
