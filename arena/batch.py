@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import orjson
 
 from arena.match import SeatPool, play_match
-from arena.process import default_sigchld, hide_from_sandbox
+from arena.process import PROJECT_ROOT, default_sigchld, hide_from_sandbox, hide_results_root
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -65,6 +65,14 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
           results_dir: str | None) -> Iterator[MatchResult]:
     if results_dir is not None:
         hide_from_sandbox(results_dir)
+        root = os.path.dirname(os.path.abspath(results_dir))
+        # the whole results root (other tournaments' secrets and journals), unless it also holds
+        # what bots need (the project, the bots' own folders), e.g. `--results .`
+        needed = [PROJECT_ROOT, *(b.cwd for b in bots.values())]
+        for b in bots.values():  # each bot's program: the interpreter and script its command names
+            needed += [p for p in (os.path.join(b.cwd, a) for a in b.cmd) if os.path.isfile(p)][:2]
+        if root not in ("/", os.path.expanduser("~")) and not any(_inside(p, root) for p in needed):
+            hide_results_root(root)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:
@@ -110,3 +118,8 @@ def _write_logs(results_dir: str, spec: MatchSpec, stderr: list[str], infos: lis
         os.makedirs(logs, exist_ok=True)
         with open(os.path.join(logs, name + ".jsonl"), "wb") as f:
             f.writelines(infos)
+
+
+def _inside(path: str, root: str) -> bool:
+    path = os.path.abspath(path)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

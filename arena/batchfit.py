@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from arena import stats
 
@@ -188,17 +189,16 @@ def _objective(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
     return float(np.dot(w, s[d.chosen] - lz) - 0.5 * lam * beta @ beta)
 
 
-def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
-    """Gradient and Hessian of the penalised log-likelihood with stage weights ``w``."""
+def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
+    """Gradient and (sparse, CSC) Hessian of the penalised log-likelihood with stage weights ``w``."""
     p, _ = _softmax(d, d.x @ beta)
     wc = np.repeat(w, d.width)
     r = -wc * p
     r[d.chosen] += w
     g = d.x.T @ r - lam * beta
     xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ d.x  # (S, P) stage means
-    h = (d.x.T @ sp.diags(wc * p) @ d.x - xp.T @ sp.diags(w) @ xp).toarray()
-    h += lam * np.eye(len(beta))
-    return np.asarray(g).ravel(), h
+    h = (d.x.T @ sp.diags(wc * p) @ d.x - xp.T @ sp.diags(w) @ xp) + lam * sp.eye(len(beta))
+    return np.asarray(g).ravel(), sp.csc_matrix(h)
 
 
 def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
@@ -216,7 +216,9 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
     for _ in range(max_iter):
         g, h = _grad_hess(d, w, beta, lam)
         step = np.zeros_like(beta)
-        step[:free] = np.linalg.solve(h[:free, :free], g[:free])
+        # sparse: a field of 1,000 bots meets few opponents each (a dense solve per step was
+        # most of the time of a 1,000-bot table)
+        step[:free] = spla.spsolve(h[:free, :free].tocsc(), g[:free], permc_spec="MMD_AT_PLUS_A")  # symmetric
         t = 1.0
         while True:
             nb = beta + t * step
@@ -227,7 +229,7 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
         beta, f_old, f = nb, f, nf
         if np.max(np.abs(t * step)) < 1e-8 or abs(f - f_old) < tol:
             break
-    return beta, _grad_hess(d, w, beta, lam)[1]
+    return beta, _grad_hess(d, w, beta, lam)[1].toarray()
 
 
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,

@@ -101,7 +101,7 @@ def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str]) -> s
     for rec in records:
         mid = rec["match_id"]
         link = f'<a href="{_e(pages[mid])}">{_e(mid)}</a>' if mid in pages else \
-            f'{_e(mid)} <span class="muted">(<code>arena replay DIR {_e(mid)} --html FILE</code> once its deal is complete)</span>'
+            f'{_e(mid)} <span class="muted">(no page in the report, which holds the first matches and the first losses of each bot: <code>arena replay DIR {_e(mid)} --html FILE</code>)</span>'
         ranks = (rec.get("outcome") or {}).get("ranks") or []
         who = ", ".join(f"{_e(b)} {r + 1}" for b, r in zip(rec["seats"], ranks, strict=False))
         rows.append(f"<tr><td>{link}</td><td>{_e(rec.get('status'))}</td><td>{who}</td></tr>")
@@ -137,8 +137,9 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
         matches.append(f"<tr{cls}><td>{ref}</td><td>{_e(', '.join(map(str, seats)))}</td>"
                        f"<td>{_e(', '.join(str(r + 1) for r in mine) or '–')}</td><td>{_e(rec.get('status'))}</td></tr>")
         if lost:
-            losses.append(f"<li>{ref}" + ("" if link else ' <span class="muted">(no page: <code>arena replay DIR '
-                                          f'{_e(rec["match_id"])} --seat {seats[0]}</code> once its deal is complete)'
+            losses.append(f"<li>{ref}" + ("" if link else ' <span class="muted">(no page in the report, which holds '
+                                          "the first matches and each bot's first losses: <code>arena replay DIR "
+                                          f'{_e(rec["match_id"])} --seat {seats[0]} --html FILE</code>)'
                                           '</span>') + "</li>")
         faults += [(rec["match_id"], f) for f in rec.get("faults") or [] if f.get("bot") == bot]
     parts.append(f"<h2>Faults <small class=muted>{len(faults)}</small></h2>")

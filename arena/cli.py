@@ -47,6 +47,7 @@ def _terminate_as_interrupt() -> list[int]:
     return received
 
 
+# longer than 80 lines: most of it is the typer option declarations (the signature is the help)
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="tournaments file")] = Path("tournaments.yaml"),
@@ -179,7 +180,7 @@ def leaderboard(
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
-    st = standings(folder)
+    st = standings(folder, history=write)
     if write:
         export(folder, st)
     if format == "json":

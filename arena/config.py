@@ -2,6 +2,9 @@
 
 DESIGN "Configuration". Unknown keys are errors; every error names the file, the
 tournament and the key, and says what is expected.
+
+(647 lines, above the project's ~600: the schema models and their validators belong together;
+the submissions reader and the error wording are the parts to move out next.)
 """
 
 from __future__ import annotations
@@ -483,6 +486,7 @@ def load(path: str | Path) -> list[Tournament]:
     return load_data(_read_yaml(path), path, path.resolve().parent)
 
 
+# 90 lines: one pass of checks in the order errors should be reported (split next time it grows)
 def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
     """Merge and validate a tournaments file already read (``raw``: its mapping), as :func:`load`.
 

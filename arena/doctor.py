@@ -248,7 +248,8 @@ def _setup(report: DoctorReport, cand: BotSpec, limits: Limits) -> bool:
     reason = check_command(cand)
     if reason:
         report.add("command", FAIL, reason.replace(f"bot {cand.name!r}: ", "")
-                   + " -- give the path relative to the folder doctor runs in")
+                   + (" -- in a config file, paths resolve against the file's folder" if "resolved against" in reason
+                      else " -- give the path relative to the folder doctor runs in"))
         return False
     report.add("command", PASS, "found: " + " ".join(cand.cmd))
     if limits.sandbox == "bwrap" or limits.network == "deny":

@@ -306,6 +306,7 @@ def _stream(run: Run, tournament, inline: bool, workers: int, address: str | Non
         return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
 
     def restart() -> Any:
+        """Restart the local Ray instance after its raylet or GCS died; the interrupted matches are replayed."""
         restart_local(ray)
         return ray
 

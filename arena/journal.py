@@ -20,7 +20,8 @@ import fcntl
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,7 +73,7 @@ class Journal:
             raise unwritable(self.folder, e, "use {path} as a results folder") from e
         self.path = self.folder / "matches.jsonl"
         self.attempts_path = self.folder / "attempts.jsonl"
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records = OnDisk(self.path)
         self._afd: int | None = None
         try:
             self._lock: int | None = self._acquire_lock()
@@ -108,19 +109,30 @@ class Journal:
     def _recover(self) -> None:
         if not self.path.exists():
             return
-        data = self.path.read_bytes()
-        cut = data.rfind(b"\n") + 1
-        if cut < len(data):
+        size = self.path.stat().st_size
+        with open(self.path, "rb") as f:  # the last newline, read backwards (no whole-file read)
+            cut, pos = 0, size
+            while pos > 0:
+                step = min(1 << 16, pos)
+                f.seek(pos - step)
+                chunk = f.read(step)
+                i = chunk.rfind(b"\n")
+                if i >= 0:
+                    cut = pos - step + i + 1
+                    break
+                pos -= step
+            f.seek(cut)
+            tail = f.read() if cut < size else b""
+        if tail:
             with open(self.folder / "matches.jsonl.partial", "ab") as f:
-                f.write(data[cut:] + b"\n")
+                f.write(tail + b"\n")
             with open(self.path, "r+b") as f:
                 f.truncate(cut)
-            data = data[:cut]
-        for lineno, rec in parse_lines(self.path, data, validate=False):
+        for lineno, offset, rec in _stream(self.path, validate=False):
             mid = str(rec.get("match_id"))
             if mid in self.records:
                 raise JournalError(f"{self.path}: line {lineno}: match id {mid!r} is recorded twice")
-            self.records[mid] = rec
+            self.records.add(mid, offset)
 
     # -------------------------------------------------------------- writing
 
@@ -137,8 +149,8 @@ class Journal:
         mid = record["match_id"]
         if mid in self.records:
             return False
-        _write_line(self._fd, orjson.dumps(record) + b"\n", self.path, len(self.records))
-        self.records[mid] = record
+        offset = _write_line(self._fd, orjson.dumps(record) + b"\n", self.path, len(self.records))
+        self.records.add(mid, offset)
         return True
 
     def attempt(self, record: dict[str, Any]) -> None:
@@ -195,8 +207,8 @@ class Journal:
 
     def _remedy(self, first: str = "restore the settings") -> str:
         """What to do about a refused folder: ``first``, or a new table elsewhere, or clear this one."""
-        return (f"{first}, or give the tournament a new name (or run with another --results root) "
-                f"to start a new table, or delete or move {self.folder} away")
+        return (f"{first}, or give the tournament a new name (`arena sprt --name NAME` for a test; or run "
+                f"with another --results root) to start a new table, or delete or move {self.folder} away")
 
     def check_settings(self, name: str, settings: dict[str, Any]) -> None:
         """Refuse a results folder whose recorded tournament had other settings.
@@ -281,8 +293,10 @@ def unwritable(path: Path, e: OSError, doing: str, recorded: int | None = None) 
         "same command again to play the rest")
 
 
-def _write_line(fd: int, line: bytes, path: Path, recorded: int) -> None:
+def _write_line(fd: int, line: bytes, path: Path, recorded: int) -> int:
     """Append ``line`` whole to ``fd`` or not at all (a failed write is cut off again).
+
+    :returns: the line's byte offset in the file.
 
     :raises JournalError: naming ``path``, with the remedies (:func:`unwritable`).
     """
@@ -298,6 +312,7 @@ def _write_line(fd: int, line: bytes, path: Path, recorded: int) -> None:
         except OSError:
             pass
         raise unwritable(path, e, "write a record to {path}", recorded) from e
+    return start
 
 
 def _show_cmd(cmd: Any) -> str:
@@ -428,17 +443,92 @@ def parse_lines(path: Path, data: bytes, validate: bool = True) -> Iterator[tupl
         ``validate``, not a match record).
     """
     for lineno, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = orjson.loads(line)
-        except orjson.JSONDecodeError as e:
-            raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
-                               "the line") from e
-        problem = _malformed(rec) if validate else None
-        if problem:
-            raise JournalError(f"{path}: line {lineno}: {problem}; move the file aside or fix the line")
-        yield lineno, rec
+        if line.strip():
+            yield lineno, parse_line(path, lineno, line, validate)
+
+
+def parse_line(path: Path, lineno: int, line: bytes, validate: bool = True) -> dict[str, Any]:
+    """One non-blank journal line as a record (see :func:`parse_lines`).
+
+    :raises JournalError: naming ``path`` and ``lineno`` for a line that is not JSON (or, with
+        ``validate``, not a match record).
+    """
+    try:
+        rec = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        raise JournalError(f"{path}: line {lineno} is not valid JSON ({e}); move the file aside or fix "
+                           "the line") from e
+    problem = _malformed(rec) if validate else None
+    if problem:
+        raise JournalError(f"{path}: line {lineno}: {problem}; move the file aside or fix the line")
+    return rec
+
+
+class OnDisk(Mapping[str, dict[str, Any]]):
+    """The journal's records as a read-only mapping ``match id -> record dict``, kept on disk.
+
+    Memory per record: its id and one byte offset (``array('q')``), not the record: a record
+    is parsed again from ``matches.jsonl`` when asked for (:meth:`__getitem__`), and
+    :meth:`items` streams the file in order. This is what keeps the driver flat on long runs.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._index: dict[str, int] = {}
+        self._offsets = array("q")
+
+    def add(self, match_id: str, offset: int) -> None:
+        """Index one record written at byte ``offset`` of the file."""
+        self._index[match_id] = len(self._offsets)
+        self._offsets.append(offset)
+
+    def __contains__(self, match_id: object) -> bool:
+        return match_id in self._index
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __getitem__(self, match_id: str) -> dict[str, Any]:
+        i = self._index[match_id]
+        with open(self.path, "rb") as f:
+            f.seek(self._offsets[i])
+            return orjson.loads(f.readline())
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:  # type: ignore[override]
+        """``(match id, record)`` in file order, streamed (a record indexed twice: its first line)."""
+        for _lineno, offset, rec in _stream(self.path, validate=False):
+            mid = str(rec.get("match_id"))
+            i = self._index.get(mid)
+            if i is not None and self._offsets[i] == offset:
+                yield mid, rec
+
+    def values(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]
+        """The records in file order, streamed."""
+        return (rec for _mid, rec in self.items())
+
+
+def _stream(path: Path, validate: bool = True) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """``(line number, byte offset, record)`` for each whole non-blank line of ``path``, read line
+    by line (a partial last line is left out).
+
+    :raises JournalError: as :func:`parse_lines`.
+    """
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with f:
+        offset = 0
+        for lineno, line in enumerate(f, 1):
+            start, offset = offset, offset + len(line)
+            if not line.endswith(b"\n"):
+                return
+            if not line.strip():
+                continue
+            yield lineno, start, parse_line(path, lineno, line, validate)
 
 
 def read_records(folder: str | Path) -> list[MatchRecord]:
@@ -450,20 +540,22 @@ def read_records(folder: str | Path) -> list[MatchRecord]:
 
     :raises JournalError: naming the file and line of a corrupt record.
     """
+    return list(iter_records(folder))
+
+
+def iter_records(folder: str | Path) -> Iterator[MatchRecord]:
+    """:func:`read_records`, streamed: the file is read line by line, each dict dropped once typed.
+
+    :raises JournalError: as :func:`read_records`.
+    """
     path = Path(folder) / "matches.jsonl"
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    data = data[: data.rfind(b"\n") + 1]
-    out = []
     seen: set[str] = set()
-    for lineno, rec in parse_lines(path, data):
+    for lineno, _offset, rec in _stream(path):
         mid = str(rec.get("match_id"))
         if mid in seen:
             continue
         seen.add(mid)
         try:
-            out.append(MatchRecord.from_json(rec))
+            yield MatchRecord.from_json(rec)
         except CardArenaError as e:  # an unknown game, a player count the game does not have
             raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
-    return out

@@ -132,7 +132,8 @@ def play(game: str, vs: Sequence[str] = ("random",), seat: int = 0, players: int
 
     :param vs: the opponents, seat by seat after the person's (reference names or commands;
         the last is repeated to fill the seats).
-    :param players: seats (default: the game's minimum, at least 2).
+    :param players: seats (default: one per ``--vs`` bot plus the person's, at least the game's
+        minimum).
     :param clock: give the person the bots' clock (default: no clock).
     :param seed: the deal seed (default: a fresh random one).
     :param ask: reads the person's answer after a prompt (default: ``console.input``).
@@ -140,7 +141,7 @@ def play(game: str, vs: Sequence[str] = ("random",), seat: int = 0, players: int
     :raises ArenaError: for a bad seat or opponent; engine errors for a bad game, players or options.
     """
     g = registry.get_game(game)
-    n = players or max(2, g.min_players)
+    n = players or max(2, g.min_players, len(vs) + 1)
     g.check_players(n)
     opts = g.resolve_options(options or {})
     g.new_match(n, 0, **opts)
@@ -148,6 +149,8 @@ def play(game: str, vs: Sequence[str] = ("random",), seat: int = 0, players: int
         raise ArenaError(f"--seat {seat}: {g.name} with {n} players has seats 0 to {n - 1}")
     console = console or Console()
     vs = list(vs) or ["random"]
+    if len(vs) > n - 1:
+        raise ArenaError(f"{len(vs)} --vs bots for {n} players: give -n {len(vs) + 1}, or fewer --vs")
     bots = [opponent(vs[min(i, len(vs) - 1)]) for i in range(n - 1)]
     person = BotSpec(PERSON, ("person",))
     bots.insert(seat, person)

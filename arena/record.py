@@ -6,7 +6,7 @@ ratings, the tables, the live board and ``report.html`` never re-derive them. Th
 journal's on-disk format is unchanged (``arena/journal.py`` writes plain dicts).
 
 Compact on purpose (a tournament may hold a million of them in memory): ``__slots__``,
-tuples, interned bot/game/status names, one shared ``teams`` tuple per (game, players),
+tuples (ranks, scores, rewards, versions shared between equal records), interned bot/game/status names, one shared ``teams`` tuple per (game, players),
 decision times as ``array('d')`` per seat; the actions are not kept (no table reads them).
 """
 
@@ -22,6 +22,20 @@ from typing import Any
 from engine.core import rank_rewards
 
 _intern = sys.intern
+_SHARED: dict[tuple, tuple] = {}
+_SHARED_MAX = 1 << 16
+
+
+def _share(t: tuple) -> tuple:
+    """One shared tuple per distinct value and element types (ranks, scores, rewards, versions repeat
+    across a million records); beyond ``_SHARED_MAX`` distinct values, ``t`` itself."""
+    key = (t, tuple(type(x) for x in t))
+    got = _SHARED.get(key)
+    if got is not None:
+        return got
+    if len(_SHARED) < _SHARED_MAX:
+        _SHARED[key] = t
+    return t
 
 
 @lru_cache(maxsize=128)
@@ -108,17 +122,18 @@ class MatchRecord:
         outcome = rec.get("outcome")
         if not isinstance(outcome, dict):
             outcome = {}
-        ranks = tuple(outcome["ranks"]) if outcome.get("ranks") else None
-        scores = tuple(outcome["scores"]) if ranks is not None and outcome.get("scores") is not None else None
+        ranks = _share(tuple(outcome["ranks"])) if outcome.get("ranks") else None
+        scores = (_share(tuple(outcome["scores"])) if ranks is not None and outcome.get("scores") is not None
+                  else None)
         sides = tuple(tuple(dict.fromkeys(seats[s] for s in t)) for t in teams)
-        side_ranks = tuple(ranks[t[0]] for t in teams) if ranks is not None else ()
-        rewards = tuple(rank_rewards(list(ranks), teams)) if ranks is not None else ()
+        side_ranks = _share(tuple(ranks[t[0]] for t in teams)) if ranks is not None else ()
+        rewards = _share(tuple(rank_rewards(list(ranks), teams))) if ranks is not None else ()
         mid = rec["match_id"]
         parts = mid.split("/")
         return cls(mid, _intern(parts[1]) if len(parts) > 1 else "", game, rec["deal_index"], rec["rotation"],
                    seats, status, ranks, scores,
                    tuple(RecordFault.from_json(f) for f in rec.get("faults") or []),
-                   tuple(str(v or "") for v in rec.get("bot_versions") or []),
+                   _share(tuple(_intern(str(v or "")) for v in rec.get("bot_versions") or [])),
                    tuple(array("d", t) for t in rec.get("move_ms") or []),
                    rec.get("time_ms"), str(rec.get("fingerprint", "")), teams, sides, side_ranks, rewards)
 

@@ -168,6 +168,7 @@ def show_terminal(record: dict[str, Any], seat: int | None, console: Any, ask: A
     names = record["seats"]
 
     def render(k: int) -> None:
+        """Draw step ``k`` of the replay (every shown seat's view) on the terminal."""
         f = steps[k]
         what = "the deal" if f.actor is None else f"seat {f.actor} ({names[f.actor]}) played {f.action}"
         console.rule(f"step {k} / {len(steps) - 1} — {what}")

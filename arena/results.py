@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from arena import render, tables
+from arena.checkpoint import replay
 from arena.errors import ArenaError
 from arena.journal import read_records
-from arena.ratings import rate
 from arena.record import MatchRecord
 from arena.strength import strength
 from arena.tables import Standings
@@ -61,18 +61,21 @@ def rated_records(records: list[MatchRecord], meta: dict[str, Any]) -> tuple[lis
     return inside, outside
 
 
-def standings(folder: str | Path) -> Standings:
+def standings(folder: str | Path, history: bool = True) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table.
 
-    Only the records of the tournament's schedule are rated (:func:`rated_records`).
+    Only the records of the tournament's schedule are rated (:func:`rated_records`). The
+    replay resumes from ``folder/checkpoint.json`` (:mod:`arena.checkpoint`) when ``history``
+    is False (the tables only; the report's rating plots need the full history).
     """
     meta = load_meta(folder)
     bots = meta["bots"]
     records, outside = rated_records(read_records(folder), meta)
     r = meta.get("ratings", {})
-    ratings = rate(records, bots, draw_probability=r.get("draw_probability", "auto"), tau=r.get("tau", "default"),
-                   fixed=r.get("fixed", []), mu=r.get("mu", 25.0), sigma=r.get("sigma", 25.0 / 3),
-                   rate_forfeits=meta.get("rate_forfeits", False))
+    ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
+                     tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
+                     sigma=r.get("sigma", 25.0 / 3),
+                     rate_forfeits=meta.get("rate_forfeits", False), history=history)
     fit = strength(records, bots, rate_forfeits=meta.get("rate_forfeits", False))
     rows = tables.leaderboard(records, bots, ratings, fit)
     return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
@@ -91,7 +94,7 @@ def outside_note(st: Standings) -> str:
 
 def export(folder: str | Path, st: Standings) -> None:
     """Write the leaderboard, crosstable and reliability exports and ``report.html`` of ``st`` into ``folder``."""
-    from arena import report_html  # matplotlib: imported only when a report is written
+    from arena import report_html
 
     counts = {"matches": len(st.records),
               "ok": sum(1 for r in st.records if r.status == "ok"),
@@ -106,8 +109,8 @@ def export(folder: str | Path, st: Standings) -> None:
 
     try:
         render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+        write_class_pages(folder, st)  # first: report.html links the pages it finds (report_html.default_links)
         report_html.write_report(folder, st)
-        write_class_pages(folder, st)
     except OSError as e:
         raise ArenaError(f"cannot write the tables into {folder}: {e.strerror or e} ({e.filename}). The "
                          f"{len(st.records)} recorded matches are kept in matches.jsonl. Remedies: free disk space "

@@ -62,7 +62,8 @@ def load_callable(spec: str) -> Callable[..., Any]:
             module = importlib.import_module(module_name)
     except (ImportError, OSError) as e:
         raise PolicyError(f"--policy {spec!r}: cannot import {module_name!r} ({e}); give a dotted module "
-                          "importable from the current directory or PYTHONPATH, or a .py file path") from None
+                          "importable from the bot's folder or the repository root (bots get a minimal environment: your "
+                          "shell's PYTHONPATH does not reach them; set it in the bot's env: key), or a .py file path") from None
     fn = getattr(module, fn_name, None)
     if not callable(fn):
         raise PolicyError(f"--policy {spec!r}: {module_name!r} has no callable {fn_name!r}")

@@ -97,7 +97,8 @@ def test_run_inline_then_leaderboard_formats(tmp_path):
     rows = json.loads(js.stdout)["rows"]
     assert {r["bot"] for r in rows} == {"random", "greedy"} and all(r["matches"] == 20 for r in rows)
     csv = arena("leaderboard", str(folder), "--format", "csv")
-    assert csv.stdout.splitlines()[0].startswith("rank,bot,mu,sigma")
+    head = csv.stdout.splitlines()[0].split(",")
+    assert head[:5] == ["rank", "bot", "rank_low", "rank_high", "strength"] and {"mu", "sigma"} <= set(head), head
     md = arena("leaderboard", str(folder), "--format", "md")
     assert md.stdout.startswith("# duel")
     bad = arena("leaderboard", str(tmp_path))

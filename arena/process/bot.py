@@ -20,7 +20,6 @@ import logging
 import os
 import pwd
 import select
-import shutil
 import signal
 import subprocess
 import time
@@ -376,26 +375,23 @@ class BotProcess:
         """Empty the working directory (a fresh, empty directory for every match).
 
         A process that has not answered a ``start`` yet is left alone: its folder is new (and
-        its sandbox may still be mounting it). Mount points are never entered.
+        its sandbox may still be mounting it). Mount points are never entered, and no symbolic
+        link is followed: the path is opened one component at a time (``O_NOFOLLOW``) and
+        emptied through file descriptors, so a bot that swaps its folder or an entry for a
+        link to a host path cannot make the arena delete anything outside the folder.
         """
         if self.fresh:
             return
+        where = self.visible_workdir()  # the workdir itself, or /proc/<pid>/root + the workdir
+        root = where[: -len(self.workdir)] if where != self.workdir else "/"
         try:
-            where = self.visible_workdir()
-            dev = os.stat(where).st_dev
-            entries = list(os.scandir(where))
+            fd = open_no_follow(root, self.workdir)
         except OSError:
             return
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_dev != dev:  # a mount point
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
+        try:
+            clear_dir_fd(fd, os.fstat(fd).st_dev)
+        finally:
+            os.close(fd)
 
     # ------------------------------------------------------------ ending
 
@@ -476,3 +472,55 @@ class BotProcess:
             except OSError:
                 pass
 
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_no_follow(base: str, path: str) -> int:
+    """A descriptor of directory ``path`` (absolute) under ``base`` (a directory trusted as is,
+    e.g. ``/proc/<pid>/root``), opened one component at a time without following links.
+
+    :raises OSError: a component is missing, not a directory, or a symbolic link.
+    """
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in [p for p in path.split("/") if p]:
+            if part == "..":
+                raise OSError(f"'..' in {path!r}")
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def clear_dir_fd(fd: int, dev: int, depth: int = 0) -> None:
+    """Delete every entry of the directory open as ``fd`` on device ``dev`` (other devices —
+    mount points — are left alone), never following a link; best effort (errors skipped;
+    nesting deeper than 64 levels is left to the folder's removal when the process ends)."""
+    import stat
+
+    if depth > 64:
+        return
+    try:
+        names = os.listdir(fd)
+    except OSError:
+        return
+    for name in names:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if st.st_dev != dev:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                try:
+                    clear_dir_fd(sub, dev, depth + 1)
+                finally:
+                    os.close(sub)
+                os.rmdir(name, dir_fd=fd)
+            else:
+                os.unlink(name, dir_fd=fd)
+        except OSError:
+            pass

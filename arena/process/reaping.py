@@ -32,7 +32,8 @@ PR_SET_CHILD_SUBREAPER = 36
 class _Killable(Protocol):
     pid: int
 
-    def kill(self) -> None: ...
+    def kill(self) -> None:
+        """End the process (SIGKILL)."""
 
 
 class _Tracker:

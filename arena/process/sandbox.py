@@ -16,7 +16,8 @@ namespace unless ``network: allow`` (bubblewrap brings up a loopback private to 
 sandbox; util-linux leaves it down), everything read-only, private ``/tmp`` and
 ``/dev/shm`` (tmpfs of ``max_disk_mb`` each; the working folder lives in that ``/tmp``,
 so ``/tmp`` and the working folder share one cap), the results folders, ``~/.ray``,
-``/tmp/ray`` and the other bots' folders covered by empty mode-0 tmpfs, and no
+``/tmp/ray`` covered by empty mode-0 tmpfs (other bots' folders elsewhere stay readable:
+see docs/security.md, "Not done here"), and no
 capabilities (``setpriv --bounding-set=-all --no-new-privs``, also when the arena is root).
 Nothing here is home-made namespace code: bwrap's options, or ``unshare`` running a short
 ``sh`` script of ``mount`` calls (:func:`unshare_script`) before it execs the bot.
@@ -75,6 +76,7 @@ class _SandboxState:
 
     def __init__(self) -> None:
         self.hidden: set[str] = set()
+        self.roots: set[str] = set()  # results roots (hide_results_root)
         self.works: dict[tuple, str | None] = {}
         self.warned = False
 
@@ -91,11 +93,27 @@ def hide_from_sandbox(path: str) -> None:
     _STATE.hidden.add(os.path.abspath(path))
 
 
+def hide_results_root(path: str) -> None:
+    """Hide the results root ``path`` (other tournaments' secrets and journals) from every later
+    sandbox, except from a bot whose own files are bound inside it (it could not run)."""
+    _STATE.roots.add(os.path.abspath(path))
+
+
+def _covers_bind(h: str, binds: Iterable[str]) -> bool:
+    """Whether results folder ``h`` (given to :func:`hide_from_sandbox`) holds a bound folder."""
+    return h in _STATE.hidden and any(_under(b, [h]) for b in binds)
+
+
+def _spared(h: str, binds: Iterable[str]) -> bool:
+    """A results root holding a folder bound for the bot (its program) is not hidden from it."""
+    return h in _STATE.roots and h not in _STATE.hidden and any(_under(b, [h]) for b in binds)
+
+
 def hidden_paths() -> list[str]:
     """The existing folders every sandbox covers: results folders given to
     :func:`hide_from_sandbox`, the Ray folders ``~/.ray`` (of ``$HOME`` and of the user's
     home) and ``/tmp/ray`` (and ``$RAY_TMPDIR``); sorted, parents first."""
-    cands = set(_STATE.hidden)
+    cands = set(_STATE.hidden) | set(_STATE.roots)
     homes = {os.path.expanduser("~")}
     try:
         homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
@@ -156,6 +174,14 @@ def _workdir_mode(limits: Limits) -> str:
     return "0777" if limits.bot_user and os.geteuid() == 0 else "0700"
 
 
+def own_user_namespace(limits: Limits) -> bool:
+    """Whether a sandbox gets a user namespace of its own also when the arena is root: yes unless
+    ``bot_user`` is set (its uid must stay mappable for the inner ``setpriv``). Without one, every
+    root bot shared root's kernel keyring (``add_key``), a channel between bots and matches that
+    outlived the run (found by an adversarial trial); keyrings are per user namespace."""
+    return not limits.bot_user
+
+
 def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     """bubblewrap's argv for one bot (ends with ``--``).
 
@@ -172,14 +198,18 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     binds = list(binds)
     for b in binds:
         out += ["--ro-bind", b, b]
-    for h in hidden_paths():
-        if not _under(h, private) or _under(h, binds):
+    for h in [h for h in hidden_paths() if not _spared(h, binds)]:
+        # a results folder stays hidden also over a folder bound inside it (the Ray folders do
+        # not: a cluster job's bots run from Ray's copy of the project inside them)
+        if not _under(h, private) or _under(h, binds) or _covers_bind(h, binds):
             out += ["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", h]
     parent = os.path.dirname(workdir)
     if parent not in private:
         out += ["--perms", "0755", "--dir", parent]
     out += ["--perms", _workdir_mode(limits), "--dir", workdir, "--chdir", workdir,
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+    if own_user_namespace(limits):
+        out.append("--unshare-user")
     if limits.network == "deny":
         out.append("--unshare-net")
     out.append("--")
@@ -201,14 +231,15 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     stage = workdir
 
     def staged(p: str) -> str:
+        """Where ``p`` (under ``/tmp``) lies in the private ``/tmp`` while it is staged on the working folder."""
         return stage + p[len("/tmp"):]
 
     lines = ["set -e", f"mount -n -t tmpfs -o {size} tmpfs {q(stage)}"]
     for b in binds:
         lines.append(f"mkdir -p {q(staged(b))} && mount -n --bind -o ro {q(b)} {q(staged(b))}")
-    hidden = hidden_paths()
+    hidden = [h for h in hidden_paths() if not _spared(h, binds)]
     for h in hidden:
-        if _under(h, ["/tmp"]) and _under(h, binds):
+        if _under(h, ["/tmp"]) and (_under(h, binds) or _covers_bind(h, binds)):
             lines.append(f"if [ -d {q(staged(h))} ]; then mount -n -t tmpfs -o {hide} tmpfs {q(staged(h))}; fi")
     private = _private_dirs(workdir)
     if _under(workdir, ["/tmp"]):
@@ -248,7 +279,7 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
     if not unshare:
         raise ValueError(f"sandbox: unshare needs util-linux's unshare; {REMEDY}")
     out = [unshare]
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 or own_user_namespace(limits):
         out += ["--user", "--map-root-user"]
     out += ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--mount-proc",
             "--propagation", "private"]

@@ -145,7 +145,9 @@ def new_workdir(name: str) -> str:
 
 def remove_workdir(path: str) -> None:
     """Delete a bot working directory and its contents (idempotent); the root goes with the
-    last working directory."""
+    last working directory. A link a bot put in its folder's place is removed, never followed."""
+    if os.path.islink(path):
+        os.unlink(path)
     shutil.rmtree(path, ignore_errors=True)
     with _ROOTS.lock:
         _ROOTS.dirs.discard(path)

@@ -16,6 +16,7 @@ from engine.errors import CardArenaError
 FINISHED = False
 
 
+# longer than 80 lines: most of it is the typer option declarations (the signature is the help)
 def sprt(
     game: Annotated[str | None, typer.Argument(help="game (see `arena games`); omit with -t")] = None,
     candidate: Annotated[str | None, typer.Option("--candidate", help="the new version: a command line, or a bot name of the config")] = None,
@@ -30,7 +31,7 @@ def sprt(
     score1: Annotated[float | None, typer.Option("--score1", help="H1 as a mean block score")] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="false-positive rate (H1 accepted wrongly)")] = 0.05,
     beta: Annotated[float, typer.Option("--beta", help="false-negative rate (H0 accepted wrongly)")] = 0.05,
-    max_matches: Annotated[int, typer.Option("--max-matches", min=1, help="cap: matches (rounded down to whole blocks)")] = 6000,
+    max_matches: Annotated[int | None, typer.Option("--max-matches", min=1, help="cap: matches (rounded down to whole blocks; default 6000, or the entry's with -t)")] = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="concurrent matches (default: CPUs)")] = None,
     inline: Annotated[bool, typer.Option("--inline", help="run in this process, without Ray")] = False,
     address: Annotated[str | None, typer.Option("--address", help="join a Ray cluster: auto or HOST:PORT")] = None,
@@ -57,13 +58,13 @@ def sprt(
         _fail(f"--format must be text, json or md, got {format!r}")
     try:
         if tournament:
-            t = from_config(config or Path("tournaments.yaml"), tournament)
+            t = from_config(config or Path("tournaments.yaml"), tournament, max_matches)
         else:
             if not game or not candidate or not baseline:
                 _fail("give GAME, --candidate and --baseline (or -t NAME of a `mode: sprt` entry), e.g. "
                       "arena sprt agram -n 3 --candidate 'python bots/greedy_bot.py' --baseline 'python bots/random_bot.py'")
             sp = {"design": design, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
-                  "max_matches": max_matches}
+                  "max_matches": 6000 if max_matches is None else max_matches}
             if score0 is not None or score1 is not None:
                 sp.update(score0=score0, score1=score1)
             opp = [o.strip() for o in (opponents or "").split(",") if o.strip()]
@@ -82,6 +83,7 @@ def sprt(
             print(render.progress_line(tr), file=sys.stderr, flush=True)
 
         def warn(msg: str) -> None:
+            """Print a warning line on stderr."""
             print(f"warning: {msg}", file=sys.stderr, flush=True)
 
         r = run_sprt(t, results, inline=inline, workers=workers, address=address, on_progress=progress, warn=warn)

@@ -75,6 +75,7 @@ def as_json(r: SprtResult) -> dict[str, Any]:
     d["folder"] = str(r.folder)
 
     def clean(v):
+        """``v`` as plain JSON (NaN and infinities to None, tuples to lists, recursively)."""
         if isinstance(v, float) and not math.isfinite(v):
             return None
         if isinstance(v, dict):

@@ -47,6 +47,22 @@ def parse_options(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def files_digest(cmd: list[str]) -> str:
+    """A short digest of the files a command names (its script, a compiled binary), as the bot's
+    ``version``: a rerun after the candidate's code changed starts a new test (refused in the same
+    folder, with the remedy) instead of reporting the old verdict. ``"1"`` when it names no file."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=6)
+    found = False
+    for a in cmd:
+        p = Path(a)
+        if p.is_file() and p.stat().st_size <= 64 * 2**20:
+            h.update(p.resolve().as_posix().encode() + b"\0" + p.read_bytes())
+            found = True
+    return h.hexdigest() if found else "1"
+
+
 def build(game: str, candidate: str, baseline: str, *, opponents: list[str], players: int | None,
           options: dict[str, Any], sprt: dict[str, Any], clock: dict[str, Any], name: str,
           salt: str | None, config: Path | None, workers: int | None) -> Tournament:
@@ -70,7 +86,7 @@ def build(game: str, candidate: str, baseline: str, *, opponents: list[str], pla
         if not cmd:
             raise ConfigError(f"arena sprt: --{role} is empty; give the bot's command, e.g. "
                               f"--{role} 'python bots/greedy_bot.py'")
-        bots[role] = {"cmd": cmd}
+        bots[role] = {"cmd": cmd, "version": files_digest(cmd)}
         names.append(role)
     if names[0] == names[1]:
         raise ConfigError(f"arena sprt: the candidate and the baseline are the same bot {names[0]!r}; to test a bot "
@@ -94,12 +110,23 @@ def build(game: str, candidate: str, baseline: str, *, opponents: list[str], pla
     return t
 
 
-def from_config(config: Path, name: str) -> Tournament:
-    """The ``mode: sprt`` entry ``name`` of ``config``.
+def from_config(config: Path, name: str, max_matches: int | None = None) -> Tournament:
+    """The ``mode: sprt`` entry ``name`` of ``config``; ``max_matches`` (the command line's
+    ``--max-matches``) overrides the entry's ``sprt.max_matches``.
 
     :raises ConfigError: if there is no such entry or it is not an SPRT.
     """
-    by = {t.name: t for t in load(config)}
+    if max_matches is None:
+        by = {t.name: t for t in load(config)}
+    else:
+        from arena.config import _read_yaml, load_data
+
+        raw = _read_yaml(config)
+        for entry in raw.get("tournaments") or [] if isinstance(raw, dict) else []:
+            if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("sprt"), dict):
+                entry["sprt"] = {**entry["sprt"], "max_matches": max_matches}
+                entry.pop("deals", None)
+        by = {t.name: t for t in load_data(raw, config, config.resolve().parent)}
     if name not in by:
         raise ConfigError(f"{config}: unknown tournament {name!r}; known: {', '.join(by)}")
     t = by[name]

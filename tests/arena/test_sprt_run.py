@@ -166,3 +166,26 @@ tournaments:
     f.write_text(bad)
     with pytest.raises(cfg.ConfigError, match="panel"):
         cfg.load(f)
+
+
+def test_max_matches_on_the_command_line_caps_a_yaml_entry(tmp_path):
+    # found by a new-user trial: the entry's max_matches (1200) silently won over --max-matches
+    out = _arena("-t", "greedy-vs-random", "--config", str(ROOT / "tournaments.yaml"), "--inline", "--quiet",
+                 "--max-matches", "12", "--results", str(tmp_path), "--format", "json")
+    assert out.returncode in (0, 1, 2), out.stderr
+    ids = _ids(tmp_path / "greedy-vs-random")
+    assert 0 < sum(ids.values()) <= 12 and set(ids.values()) == {1}, ids
+
+
+def test_a_changed_candidate_script_is_a_new_test_not_the_old_verdict(tmp_path):
+    # found by a new-user trial: editing the candidate and rerunning reported the first run's result
+    cand = tmp_path / "cand.py"
+    cand.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom bots import sdk\n"
+                    "sdk.run(lambda obs, legal, ctx: ctx.rng.choice(legal), name='cand', version='1')\n")
+    args = ["agram", "-n", "3", "--candidate", f"python {cand}", "--baseline", "python bots/random_bot.py",
+            "--inline", "--quiet", "--max-matches", "12", "--results", str(tmp_path / "res")]
+    first = _arena(*args)
+    assert first.returncode in (1, 2), first.stderr
+    cand.write_text(cand.read_text() + "\n# version 2\n")
+    again = _arena(*args)
+    assert again.returncode == 3 and "bot 'candidate': version" in again.stderr and "--name" in again.stderr, again.stderr

@@ -70,7 +70,7 @@ def test_tournament_on_ray_with_real_bot_processes(ray_session, tmp_path):
     export(tmp_path / "res" / "small", st)
     doc = json.loads((tmp_path / "res" / "small" / "leaderboard.json").read_text())
     assert [row["bot"] for row in doc["rows"]] == [r["bot"] for r in st.rows]
-    assert (tmp_path / "res" / "small" / "leaderboard.csv").read_text().startswith("rank,bot,mu")
+    assert (tmp_path / "res" / "small" / "leaderboard.csv").read_text().startswith("rank,bot,rank_low,rank_high,strength")
     # a rerun plays nothing
     again = run_tournament(t, tmp_path / "res", workers=2)
     assert again.played == 0 and again.already == 18

@@ -69,3 +69,9 @@ def test_the_persons_clock_only_when_asked():
 def test_a_seat_outside_the_game_is_refused():
     with pytest.raises(ArenaError, match="--seat 2: agram with 2 players has seats 0 to 1"):
         play("agram", ["random"], seat=2, console=_console()[0], ask=lambda p: "1")
+
+
+def test_more_vs_bots_than_seats_is_refused_and_no_n_takes_one_seat_per_bot():
+    # found by a new-user trial: `--vs random --vs greedy` without -n silently dropped greedy
+    with pytest.raises(ArenaError, match=r"3 --vs bots for 2 players: give -n 4"):
+        play("agram", vs=["random", "greedy", "random"], players=2)

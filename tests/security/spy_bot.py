@@ -171,6 +171,13 @@ def try_leak():
             except OSError:
                 pass
         report(bool(hits), f"marker in the environment of {hits}")
+    elif LEAK == "readhex":
+        path = bytes.fromhex(ARG).decode()
+        try:
+            data = read(path)
+            report(b"SPY-SECRET" in data, f"read {len(data)} bytes of {path}")
+        except OSError as e:
+            report(False, f"{path}: {e}")
     elif LEAK == "read":
         try:
             data = read(ARG)
@@ -215,6 +222,26 @@ def try_leak():
         try_memory(int(ARG))
     elif LEAK == "disk":
         try_disk(int(ARG))
+    elif LEAK == "keyring":  # ARG "put": store a key in the user keyring; "get": look it up
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        name = b"cardarena-spy-key"
+        if ARG == "put":
+            r = libc.syscall(248, b"user", name, b"hands", 5, -4)  # add_key(..., KEY_SPEC_USER_KEYRING)
+            report(r > 0, f"add_key -> {r} errno {ctypes.get_errno()}")
+        else:
+            r = libc.syscall(250, 10, -4, b"user", name, 0)  # keyctl(KEYCTL_SEARCH, user keyring)
+            report(r > 0, f"search -> {r} errno {ctypes.get_errno()}")
+    elif LEAK == "swaplink":  # the working folder swapped for a link to a host folder
+        home = os.environ["HOME"]
+        try:
+            os.chdir("/")
+            os.rename(home, home + ".old")
+            os.symlink(ARG, home)
+            report(True, f"{home} -> {ARG}")
+        except OSError as e:
+            report(False, f"{home}: {e}")
     else:
         report(False, f"unknown leak {LEAK}")
 

@@ -104,6 +104,18 @@ def test_results_folder_is_unreadable(tmp_path, mode, name):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_other_tournaments_results_folders_are_unreadable(tmp_path, mode):
+    # found by an adversarial trial: only the running tournament's folder was hidden, so a bot read
+    # the salt of a tournament it would play later and rebuilt all of its deals
+    other = tmp_path / "results" / "later-tournament"
+    other.mkdir(parents=True)
+    (other / "secret.json").write_text('{"salt": "SPY-SECRET"}\n')
+    # the path as hex: a file named in a bot's command is bound into its sandbox as its own
+    lines, _ = spy_run(tmp_path, mode, "readhex", str(other / "secret.json").encode().hex())
+    assert verdict(lines, "readhex") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_memory_of_the_arena_is_unreadable(tmp_path, mode):
     lines, _ = spy_run(tmp_path, mode, "mem_arena", str(os.getpid()))
     assert verdict(lines, "mem_arena") == expect(mode), lines
@@ -209,3 +221,55 @@ def test_disk_fill_stops_at_max_disk_mb(tmp_path, mode):
     if mode != "none":
         written = int(next(x for x in lines if "disk" in x).split("after ")[1].split()[0])
         assert 8 <= written <= 16, lines  # the cap, not an earlier failure
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_working_folder_swapped_for_a_link_never_makes_the_arena_delete_its_target(tmp_path, mode):
+    # found by an adversarial trial: the arena emptied the folder between matches through the
+    # link, i.e. it deleted the contents of any host folder the bot named (as root)
+    from arena.specs import BotSpec
+
+    victim = tempfile.mkdtemp(prefix="cardarena-victim-", dir="/var/tmp")
+    open(os.path.join(victim, "keep.txt"), "w").close()
+    os.mkdir(os.path.join(victim, "sub"))
+    results = tmp_path / "results" / "t"
+    results.mkdir(parents=True)
+    bots = {"spy": BotSpec("spy", (sys.executable, SPY, "swaplink", victim), cwd=HERE), "random": RANDOM}
+    specs = [replace(spec(["spy", "random"], deal=d, clock=CLOCK), limits=limits_for(mode)) for d in range(3)]
+    try:
+        res = play_batch(specs, bots, str(results))  # one process per seat for the batch: reset between matches
+        assert all(r.status == "ok" for r in res), [(r.status, r.faults) for r in res]
+        text = "".join(p.read_text() for p in (results / "logs" / "spy").iterdir())
+        assert "SPY LEAK swaplink" in text, text[-2000:]  # the link was planted
+        assert sorted(os.listdir(victim)) == ["keep.txt", "sub"]
+        assert not leftovers()
+    finally:
+        shutil.rmtree(victim, ignore_errors=True)
+        from arena.process import workdir_root
+
+        for name in os.listdir(workdir_root()):  # unsandboxed, the spy's renamed folder stays behind
+            if name.endswith(".old") or os.path.islink(os.path.join(workdir_root(), name)):
+                p = os.path.join(workdir_root(), name)
+                os.unlink(p) if os.path.islink(p) else shutil.rmtree(p, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_kernel_keyring_is_no_channel_between_bot_processes(tmp_path, mode):
+    # found by an adversarial trial: root bots shared root's user keyring across matches and runs
+    import ctypes
+
+    require(platform_has_keyrings(), "no kernel keyrings here")
+    libc = ctypes.CDLL(None, use_errno=True)
+    try:
+        put, _ = spy_run(tmp_path / "a", mode, "keyring", "put")
+        assert verdict(put, "keyring") == "LEAK", put  # a bot can use its own keyring
+        got, _ = spy_run(tmp_path / "b", mode, "keyring", "get")  # another process, later
+        assert verdict(got, "keyring") == expect(mode), got
+    finally:
+        key = libc.syscall(250, 10, -4, b"user", b"cardarena-spy-key", 0)
+        if key > 0:
+            libc.syscall(250, 21, key)  # KEYCTL_INVALIDATE
+
+
+def platform_has_keyrings() -> bool:
+    return os.path.exists("/proc/keys")

@@ -1,0 +1,144 @@
+"""The TrueSkill replay state checkpointed next to the journal (issue 18).
+
+``<folder>/checkpoint.json`` holds the :class:`arena.ratings.Rater` state after several
+prefixes of the **replay order** (records sorted by ``(deal_index, rotation, lineup)``):
+at its end and at a few earlier positions (``BACKOFFS`` records back), because a parallel run
+finishes matches a little out of replay order. Each snapshot carries a digest of its prefix
+(match id, fingerprint, status, side ranks of every record in it, in order).
+
+:func:`replay` sorts the rated records, finds the longest snapshot whose prefix digest
+still matches, restores it and replays only the records after it; a snapshot whose digest
+differs (a record inserted earlier in the replay order, another schedule, other rating
+settings, another ``draw_probability: auto`` value) is ignored. The restored state is the
+exact floating-point state of the Gaussians (``pi``, ``tau``), so the table equals a full
+rebuild **bit for bit**. Without history (``history=False``, what ``arena leaderboard``
+prints) the cost is the sort, the digest and the new records; with history (the report's
+rating plots) the replay is full, and the checkpoint is rewritten either way.
+
+The checkpoint is a cache: deleting it only costs time; an unreadable one is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import trueskill
+
+from arena.ratings import Rater, RatingResult, auto_draw_probability, played
+from arena.record import MatchRecord
+
+NAME = "checkpoint.json"
+FORMAT = 1
+#: snapshot positions kept, as records before the end of the replay
+BACKOFFS = (0, 16, 256, 4096)
+
+
+def _key(bots: Sequence[str], dp: float, tau: float | str, fixed: Sequence[str], mu: float, sigma: float,
+         rate_forfeits: bool) -> str:
+    """A digest of everything besides the records that the replay depends on."""
+    blob = json.dumps([FORMAT, list(bots), repr(dp), str(tau), sorted(fixed), repr(mu), repr(sigma),
+                       bool(rate_forfeits)])
+    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
+
+
+def _feed(h: Any, rec: MatchRecord) -> None:
+    h.update(f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}\x1e".encode())
+
+
+def load(folder: str | Path) -> dict[str, Any] | None:
+    """The checkpoint of ``folder`` (None if missing or unreadable: it is only a cache)."""
+    try:
+        data = json.loads((Path(folder) / NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def save(folder: str | Path, data: dict[str, Any]) -> None:
+    """Write the checkpoint atomically (tmp + rename); a folder that cannot be written is left as is."""
+    path = Path(folder) / NAME
+    tmp = path.with_suffix(".tmp")
+    try:
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _state(rater: Rater) -> dict[str, Any]:
+    return {"cur": [[b, r.pi, r.tau] for b, r in rater.cur.items()], "fallbacks": rater.fallbacks}
+
+
+def _restore(rater: Rater, snap: dict[str, Any]) -> None:
+    rater.cur = {}
+    for b, pi, tau in snap["cur"]:
+        r = trueskill.Rating(0.0, 1.0)
+        r.pi, r.tau = pi, tau
+        rater.cur[b] = r
+    rater.fallbacks = snap["fallbacks"]
+
+
+def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequence[str],
+           draw_probability: float | str = "auto", tau: float | str = "default", fixed: Sequence[str] = (),
+           mu: float = 25.0, sigma: float = 25.0 / 3, rate_forfeits: bool = False,
+           history: bool = True) -> RatingResult:
+    """The ordered TrueSkill replay of :func:`arena.ratings.rate`, resumed from ``folder``'s checkpoint.
+
+    Same parameters and result as :func:`arena.ratings.rate`; ``folder`` None: no checkpoint.
+
+    :param history: also return the per-match history (then the replay is full: the
+        checkpoint holds no history).
+    :returns: :class:`arena.ratings.RatingResult` whose ``ratings`` equal a full rebuild's bit for
+        bit; ``history`` empty when ``history`` is False.
+    """
+    rated = sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
+    dp = auto_draw_probability(played(rated)) if draw_probability == "auto" else float(draw_probability)
+    rater = Rater(dp, tau, fixed, mu, sigma)
+    for b in bots:
+        rater.rating(b)
+    key = _key(bots, rater.dp, tau, fixed, mu, sigma, rate_forfeits)
+    n = len(rated)
+    marks = sorted({max(0, n - k) for k in BACKOFFS})
+    snaps: dict[int, dict[str, Any]] = {}
+    old = load(folder) if folder is not None and not history else None
+    start = 0
+    h = hashlib.blake2b(digest_size=16)
+    if old is not None and old.get("key") == key:
+        stored = {int(s["n"]): s for s in old.get("snapshots", [])}
+        best, best_h = 0, h.copy()
+        for i, rec in enumerate(rated):
+            if i + 1 > max(stored, default=0):
+                break
+            _feed(h, rec)
+            s = stored.get(i + 1)
+            if s is not None and s["digest"] == h.hexdigest():
+                best, best_h = i + 1, h.copy()
+        if best:
+            _restore(rater, stored[best])
+            start, h = best, best_h
+            for m in marks:  # earlier snapshots still valid: keep them
+                if m <= best and m in stored and m > 0:
+                    snaps[m] = stored[m]
+        else:
+            h = hashlib.blake2b(digest_size=16)
+    if start == 0:
+        h = hashlib.blake2b(digest_size=16)
+    result = RatingResult({}, draw_probability=rater.dp)
+    for i in range(start, n):
+        rec = rated[i]
+        moved = rater.record(rec)
+        if history:
+            result.history.append(moved)
+        _feed(h, rec)
+        if i + 1 in marks:
+            snaps[i + 1] = {"n": i + 1, "digest": h.hexdigest(), **_state(rater)}
+    if folder is not None:
+        save(folder, {"format": FORMAT, "key": key, "resumed_from": start, "snapshots": [snaps[m] for m in sorted(snaps)]})
+    result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
+    result.fallbacks = rater.fallbacks
+    return result

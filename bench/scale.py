@@ -1,0 +1,194 @@
+"""Scale bench (issue 18): synthetic journals in the product's own record format over 1,000 bots.
+
+For each size it writes ``results/<name>/matches.jsonl`` + ``tournament.json`` (records made by
+:func:`arena.journal.record_of`'s layout: seats, outcome, move_ms, actions, ...), then measures
+``arena leaderboard --format json`` in a fresh process: wall time, CPU (user+sys) and peak RSS
+(``wait4`` rusage), for a full rebuild (no checkpoint) and for an incremental update after 1% more
+records (the checkpoint of the previous call present).
+
+Usage::
+
+    python bench/scale.py --sizes 10000 100000 [--bots 1000] [--players 2] [--out DIR]
+
+Figures taken on a shared machine are noisy: compare them as ratios within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = {2: "agram", 4: "sedma"}
+
+
+def synthetic_record(name: str, i: int, bots: list[str], strength: list[float], players: int,
+                     rng: random.Random) -> dict:
+    """One journal line (the layout :func:`arena.journal.record_of` writes) for match number ``i``."""
+    idx = rng.sample(range(len(bots)), players)
+    seats = [bots[j] for j in idx]
+    lineup = "+".join(sorted(seats))
+    deal, rot = divmod(i, 2)
+    perf = [strength[j] + rng.gauss(0, 1) for j in idx]
+    if players == 4:  # partnership: seats 0+2 vs 1+3
+        a = perf[0] + perf[2] > perf[1] + perf[3]
+        ranks = [0, 1, 0, 1] if a else [1, 0, 1, 0]
+    else:
+        order = sorted(range(players), key=lambda s: -perf[s])
+        ranks = [0] * players
+        for r, s in enumerate(order):
+            ranks[s] = r
+    return {"format": 1, "match_id": f"{name}/{lineup}/d{deal:05d}/r{rot:02d}", "tournament": name,
+            "fingerprint": f"{i:016x}", "game": GAME[players], "game_version": 1, "engine_version": "1",
+            "options": {}, "deal_index": deal, "deal_seed": rng.getrandbits(63), "rotation": rot,
+            "lineup": sorted(seats), "seats": seats,
+            "bot_commands": [{"cmd": ["python", f"bots/{b}.py"], "version": ""} for b in seats],
+            "clock": {"move_ms": 1000, "bank_ms": 10000, "startup_ms": 5000, "grace_ms": 20},
+            "bot_versions": [f"{b}/1" for b in seats], "status": "ok",
+            "outcome": {"ranks": ranks, "scores": [float(players - 1 - r) for r in ranks]},
+            "faults": [], "time_ms": round(rng.uniform(5, 50), 3),
+            "move_ms": [[round(rng.uniform(0.1, 3), 3) for _ in range(8)] for _ in seats],
+            "actions": [[s % players, f"a{rng.randrange(40)}"] for s in range(24)]}
+
+
+def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0, seed: int = 1) -> None:
+    """Write (or extend from record ``start``) a synthetic journal of ``n`` records in ``folder``."""
+    name = folder.name
+    bots = [f"bot{j:04d}" for j in range(n_bots)]
+    srng = random.Random(seed)
+    strength = [srng.gauss(0, 1) for _ in bots]
+    rng = random.Random(seed * 1_000_003 + start)
+    folder.mkdir(parents=True, exist_ok=True)
+    schedule: dict[str, str] = {}
+    meta_path = folder / "tournament.json"
+    if start and meta_path.exists():
+        schedule = json.loads(meta_path.read_text())["schedule"]
+    with open(folder / "matches.jsonl", "ab" if start else "wb") as f:
+        for i in range(start, n):
+            rec = synthetic_record(name, i, bots, strength, players, rng)
+            if rec["match_id"] in schedule:
+                continue
+            schedule[rec["match_id"]] = rec["fingerprint"]
+            f.write(orjson.dumps(rec) + b"\n")
+    meta = {"name": name, "game": GAME[players], "players": players, "options": {}, "bots": bots, "deals": n,
+            "partners": "self", "rotations": "cyclic", "lineups": "sample",
+            "ratings": {"draw_probability": 0.1, "tau": "default", "fixed": [], "mu": 25.0, "sigma": 25 / 3},
+            "rate_forfeits": False, "settings": {"game": GAME[players], "players": players},
+            "schedule": schedule}
+    meta_path.write_text(json.dumps(meta))
+
+
+def measure(cmd: list[str]) -> dict:
+    """Wall s, CPU s and peak RSS MB of one child process (``wait4`` rusage)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode() if p.stderr else ""
+    if status != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {err[-2000:]}")
+    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024}
+
+
+def leaderboard(folder: Path) -> dict:
+    """CPU seconds and peak RSS of `arena leaderboard FOLDER --format json` in a subprocess."""
+    return measure([sys.executable, "-m", "arena.cli", "leaderboard", str(folder), "--format", "json"])
+
+
+def driver_memory(folder: Path, extra: int, n_bots: int, players: int) -> list[tuple[int, float]]:
+    """RSS (MB) of this process after opening ``folder``'s journal as the driver does, then every
+    ``extra // 10`` records while appending ``extra`` more (a long cheap run's journal side)."""
+    import psutil
+
+    from arena.journal import Journal
+
+    proc = psutil.Process()
+    bots = [f"bot{j:04d}" for j in range(n_bots)]
+    rng = random.Random(7)
+    strength = [0.0] * n_bots
+    j = Journal(folder)
+    base = len(j.records)
+    out = [(base, proc.memory_info().rss / 2**20)]
+    for i in range(extra):
+        rec = synthetic_record(folder.name, 10**8 + i, bots, strength, players, rng)
+        j.append(rec)
+        if (i + 1) % max(1, extra // 10) == 0:
+            out.append((base + i + 1, proc.memory_info().rss / 2**20))
+    j.close()
+    return out
+
+
+RATINGS_ONLY = """
+import json, sys
+from arena.checkpoint import replay
+from arena.journal import read_records
+from arena.results import load_meta, rated_records
+meta = load_meta(sys.argv[1])
+recs, _ = rated_records(read_records(sys.argv[1]), meta)
+r = replay(sys.argv[1], recs, meta["bots"], draw_probability=meta["ratings"]["draw_probability"], history=False)
+"""
+
+
+def ratings_only(folder: Path) -> dict:
+    """:func:`measure` of reading the journal + the checkpointed TrueSkill replay (no batch fit, no tables)."""
+    return measure([sys.executable, "-c", RATINGS_ONLY, str(folder)])
+
+
+def main() -> None:
+    """Command line: build synthetic journals and print the scale figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--bots", type=int, default=1000)
+    ap.add_argument("--players", type=int, default=2, choices=(2, 4))
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--no-incremental", action="store_true")
+    ap.add_argument("--ratings-only", action="store_true",
+                    help="measure reading + TrueSkill replay only (not the batch fit and tables)")
+    ap.add_argument("--driver", type=Path, default=None, help="only: the driver's journal RSS on this folder")
+    args = ap.parse_args()
+    if args.driver:
+        for n, mb in driver_memory(args.driver, 10 * max(1, len(json.loads(
+                (args.driver / "tournament.json").read_text())["schedule"]) // 100), args.bots, args.players):
+            print(f"driver journal: {n:>9} records  RSS {mb:7.0f} MB", flush=True)
+        return
+    root = args.out or Path(tempfile.mkdtemp(prefix="scale-bench"))
+    print(f"{'records':>9} {'case':>12} {'wall s':>8} {'CPU s':>8} {'CPU µs/rec':>11} {'peak RSS MB':>12}")
+    for n in args.sizes:
+        folder = root / f"s{n}-p{args.players}"
+        shutil.rmtree(folder, ignore_errors=True)
+        make_journal(folder, n, args.bots, args.players)
+        mb = (folder / "matches.jsonl").stat().st_size / 2**20
+        for f in folder.glob("checkpoint*"):
+            f.unlink()
+        run = ratings_only if args.ratings_only else leaderboard
+        full = run(folder)
+        print(f"{n:>9} {'full':>12} {full['wall_s']:8.2f} {full['cpu_s']:8.2f} {1e6 * full['cpu_s'] / n:11.0f} "
+              f"{full['rss_mb']:12.0f}   (journal {mb:.0f} MB)", flush=True)
+        if args.no_incremental:
+            continue
+        extra = max(1, n // 100)
+        make_journal(folder, n + extra, args.bots, args.players, start=n)
+        inc = run(folder)
+        print(f"{n + extra:>9} {'+1% incr.':>12} {inc['wall_s']:8.2f} {inc['cpu_s']:8.2f} "
+              f"{1e6 * inc['cpu_s'] / (n + extra):11.0f} {inc['rss_mb']:12.0f}", flush=True)
+        drv = subprocess.run([sys.executable, __file__, "--driver", str(folder), "--bots", str(args.bots),
+                              "--players", str(args.players)], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        print(drv.stdout.rstrip() or drv.stderr[-2000:], flush=True)
+    if args.out is None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The data report.html embeds: exact after decoding, and bounded by the bots, not the matches."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from arena.report_html import data, render
+from arena.results import standings
+from tests.arena.test_report import demo_records, make_folder
+from tests.report.synth import synth_standings
+
+MB = 1 << 20
+
+
+def _embedded(page: str) -> dict:
+    start = page.index('id="report-data">') + len('id="report-data">')
+    return json.loads(page[start:page.index("</script>", start)])
+
+
+def test_the_embedded_history_and_crosstable_decode_to_the_standings(tmp_path):
+    st = standings(make_folder(tmp_path / "demo", demo_records()))
+    d = _embedded(render(st))
+    order = [r["bot"] for r in st.rows]
+    assert d["bots"] == order and d["history"]["x"] == list(range(61))  # 60 rated matches: all kept
+    mu = np.frombuffer(base64.b64decode(d["history"]["mu"]), "<i2").reshape(3, -1) / 100
+    sg = np.frombuffer(base64.b64decode(d["history"]["sigma"]), "<i2").reshape(3, -1) / 100
+    series = data.rating_series(st.ratings.history, order)
+    for i, b in enumerate(order):
+        assert np.abs(mu[i] - series[b][0]).max() <= 0.005 and np.abs(sg[i] - series[b][1]).max() <= 0.005
+        assert mu[i][-1] == pytest.approx(st.ratings.ratings[b][0], abs=0.005)
+    cells = np.frombuffer(base64.b64decode(d["cross"]["score"]), np.uint8).reshape(3, 3)
+    counts = np.frombuffer(base64.b64decode(d["cross"]["count"]), "<u2").reshape(3, 3)
+    for i, a in enumerate(order):
+        assert cells[i, i] == data.NO_MATCH
+        for j, b in enumerate(order):
+            if i != j:
+                assert abs(cells[i, j] / data.SCORE_SCALE - st.cross[a][b]["score"]) <= 0.5 / data.SCORE_SCALE
+                assert counts[i, j] == st.cross[a][b]["matches"] == 60
+
+
+def test_sampled_history_keeps_both_ends_and_the_value_at_each_point():
+    hist = [{"a": (25.0 + i, 8.0 - i / 1000)} for i in range(1000)]
+    at = data.sample_points(len(hist), points=11)
+    assert list(at) == [0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]
+    mu, sg = data.sampled_history(hist, ["a", "b"], (25.0, 8.0), at)
+    assert list(mu[0]) == [25.0, *(25.0 + k - 1 for k in at[1:])]  # after match k: the (k-1)th update
+    assert list(mu[1]) == [25.0] * 11 and sg[0][-1] == pytest.approx(8.0 - 999 / 1000)
+
+
+@pytest.mark.slow
+def test_the_page_is_bounded_at_1000_bots_and_does_not_grow_with_the_matches():
+    small = len(render(synth_standings(1000, 20_000), generated="t").encode())
+    large = len(render(synth_standings(1000, 200_000), generated="t").encode())
+    assert large <= 5 * MB
+    assert abs(large - small) <= 0.001 * small  # ten times the matches: the same page size (±0.1%)

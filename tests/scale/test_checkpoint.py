@@ -1,0 +1,127 @@
+"""The checkpointed TrueSkill replay (arena/checkpoint.py) equals a full rebuild bit for bit
+after random interruptions: chunks of new records (some finishing out of replay order), a
+checkpoint cut mid-write, a corrupt one, other rating settings, ``draw_probability: auto``
+moving with the ties."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from arena import checkpoint
+from arena.journal import read_records
+from arena.ratings import rate
+from arena.record import MatchRecord
+from arena.results import standings
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "bench" / "scale.py")
+assert _spec and _spec.loader
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+BOTS = [f"bot{j:04d}" for j in range(24)]
+
+
+def records(n: int, players: int = 2, seed: int = 3, ties: bool = False) -> list[MatchRecord]:
+    rng = random.Random(seed)
+    strength = [rng.gauss(0, 1) for _ in BOTS]
+    out = []
+    for i in range(n):
+        d = bench.synthetic_record("t", i, BOTS, strength, players, rng)
+        if ties and rng.random() < 0.3:
+            d["outcome"]["ranks"] = [0] * players
+        out.append(MatchRecord.from_json(d))
+    return out
+
+
+def arrival(recs: list[MatchRecord], rng: random.Random, window: int = 12) -> list[MatchRecord]:
+    """Replay order with local disorder (a parallel run finishes neighbours out of order)."""
+    keyed = sorted(recs, key=MatchRecord.replay_key)
+    out = []
+    for i in range(0, len(keyed), window):
+        block = keyed[i:i + window]
+        rng.shuffle(block)
+        out.extend(block)
+    return out
+
+
+def full(recs, **kw):
+    return rate(recs, BOTS, **kw).ratings
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_checkpointed_table_equals_full_rebuild_after_random_interruptions(tmp_path, seed):
+    rng = random.Random(seed)
+    recs = arrival(records(900, seed=seed), rng)
+    kw = {"draw_probability": 0.1}
+    done = 0
+    resumed = []
+    while done < len(recs):
+        done = min(len(recs), done + rng.randint(1, 150))
+        prefix = recs[:done]
+        fault = rng.random()
+        cp = tmp_path / checkpoint.NAME
+        if fault < 0.15 and cp.exists():  # a writer killed mid-write: the file cut short
+            data = cp.read_bytes()
+            cp.write_bytes(data[: rng.randrange(len(data))])
+        elif fault < 0.25 and cp.exists():  # a stray tmp file and a corrupt snapshot digest
+            (tmp_path / "checkpoint.tmp").write_text("{")
+            data = json.loads(cp.read_text())
+            data["snapshots"][-1]["digest"] = "0" * 32
+            cp.write_text(json.dumps(data))
+        got = checkpoint.replay(tmp_path, prefix, BOTS, history=False, **kw)
+        assert got.ratings == full(prefix, **kw)  # exact floats, not approx
+        assert list(got.ratings) == list(full(prefix, **kw))
+        resumed.append(json.loads(cp.read_text())["resumed_from"])
+    # the checkpoint was really used, not rebuilt every time
+    assert sum(1 for r in resumed if r > 0) >= len(resumed) // 2, resumed
+
+
+def test_resume_replays_only_the_new_records(tmp_path):
+    recs = sorted(records(2000), key=MatchRecord.replay_key)
+    checkpoint.replay(tmp_path, recs[:1900], BOTS, draw_probability=0.1, history=False)
+    got = checkpoint.replay(tmp_path, recs, BOTS, draw_probability=0.1, history=False)
+    assert json.loads((tmp_path / checkpoint.NAME).read_text())["resumed_from"] == 1900
+    assert got.ratings == full(recs, draw_probability=0.1)
+
+
+def test_a_record_early_in_the_replay_order_falls_back_to_an_earlier_snapshot(tmp_path):
+    recs = sorted(records(600), key=MatchRecord.replay_key)
+    late = recs[:590] + recs[591:]  # record 590 arrives after its successors
+    checkpoint.replay(tmp_path, late, BOTS, draw_probability=0.1, history=False)
+    got = checkpoint.replay(tmp_path, recs, BOTS, draw_probability=0.1, history=False)
+    start = json.loads((tmp_path / checkpoint.NAME).read_text())["resumed_from"]
+    assert 0 < start <= 590  # the snapshot at the end no longer matches, one before 590 does
+    assert got.ratings == full(recs, draw_probability=0.1)
+
+
+def test_other_settings_or_a_moving_auto_draw_probability_rebuild(tmp_path):
+    recs = sorted(records(500, ties=True, players=4), key=MatchRecord.replay_key)
+    checkpoint.replay(tmp_path, recs[:300], BOTS, history=False)
+    got = checkpoint.replay(tmp_path, recs, BOTS, history=False)
+    ref = rate(recs, BOTS)
+    assert got.draw_probability == ref.draw_probability and got.ratings == ref.ratings
+    got = checkpoint.replay(tmp_path, recs, BOTS, tau=0.2, history=False)
+    assert json.loads((tmp_path / checkpoint.NAME).read_text())["resumed_from"] == 0
+    assert got.ratings == rate(recs, BOTS, tau=0.2).ratings
+
+
+@pytest.mark.slow
+def test_leaderboard_rows_from_the_checkpoint_equal_the_full_tables(tmp_path):
+    folder = tmp_path / "big"
+    bench.make_journal(folder, 3000, 40, 2)
+    first = standings(folder, history=False)
+    assert (folder / checkpoint.NAME).exists()
+    bench.make_journal(folder, 3100, 40, 2, start=3000)
+    inc = standings(folder, history=False)
+    assert json.loads((folder / checkpoint.NAME).read_text())["resumed_from"] == 3000
+    (folder / checkpoint.NAME).unlink()
+    ref = standings(folder, history=True)
+    assert inc.rows == ref.rows and len(inc.records) == len(read_records(folder)) == 3100
+    assert len(ref.ratings.history) == 3100 and first.rows != inc.rows
