@@ -15,12 +15,19 @@ def rollout_rewards(game: Game, state: State, rng: random.Random, teams: list[li
     :param hand0: the hand index the rollout started in.
     :param hand_rollouts: stop when hand ``hand0`` ends and return ``State.hand_rewards()``;
         otherwise play to the end of the match (``Outcome.rewards(teams)``).
+
+    A hand rollout uses the state's ``finish_hand(rng)`` when it has one (Agram: a typed
+    kernel, issue 19): it must play exactly the moves, and draw exactly the random numbers,
+    of the ``rollout_action`` loop below, and may skip dealing the next hand.
     """
     roll = game.rollout_action
     apply = state.apply
     is_terminal = state.is_terminal
     if hand_rollouts:
         hand_index = state.hand_index
+        finish = getattr(state, "finish_hand", None)
+        if finish is not None and not is_terminal() and hand_index() == hand0:
+            finish(rng)
         while not is_terminal() and hand_index() == hand0:
             apply(roll(state, rng))
         if not is_terminal():
