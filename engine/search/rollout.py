@@ -16,9 +16,10 @@ def rollout_rewards(game: Game, state: State, rng: random.Random, teams: list[li
     :param hand_rollouts: stop when hand ``hand0`` ends and return ``State.hand_rewards()``;
         otherwise play to the end of the match (``Outcome.rewards(teams)``).
 
-    A hand rollout uses the state's ``finish_hand(rng)`` when it has one (Agram: a typed
-    kernel, issue 19): it must play exactly the moves, and draw exactly the random numbers,
-    of the ``rollout_action`` loop below, and may skip dealing the next hand.
+    A hand rollout uses the state's ``finish_hand(rng, teams)`` when it has one (Agram: a
+    typed kernel, issue 19): it must play exactly the moves, draw exactly the random numbers
+    and return exactly the rewards of the ``rollout_action`` loop below; it may skip dealing
+    the next hand.
     """
     roll = game.rollout_action
     apply = state.apply
@@ -27,7 +28,7 @@ def rollout_rewards(game: Game, state: State, rng: random.Random, teams: list[li
         hand_index = state.hand_index
         finish = getattr(state, "finish_hand", None)
         if finish is not None and not is_terminal() and hand_index() == hand0:
-            finish(rng)
+            return finish(rng, teams)
         while not is_terminal() and hand_index() == hand0:
             apply(roll(state, rng))
         if not is_terminal():

@@ -40,12 +40,14 @@ def loop_result(s, rng: random.Random) -> tuple:
     hidx = s.hidx
     while not s.is_terminal() and s.hidx == hidx:
         s.apply(rollout_action(s, rng))
-    return s.past[-1], s.hidx, list(s.wins), s.is_terminal(), s.hand_rewards()
+    rewards = s.outcome().rewards(s.game.teams(s.m.n)) if s.is_terminal() else s.hand_rewards()
+    return s.past[-1], s.hidx, list(s.wins), s.is_terminal(), rewards
 
 
 def finish_result(s, rng: random.Random) -> tuple:
-    s.finish_hand(rng)
-    return s.past[-1], s.hidx, list(s.wins), s.is_terminal(), s.hand_rewards()
+    """``finish_hand`` (kernel or its Python loop), with the rewards it returns."""
+    rewards = s.finish_hand(rng, s.game.teams(s.m.n))
+    return s.past[-1], s.hidx, list(s.wins), s.is_terminal(), rewards
 
 
 def compare(kern) -> int:
@@ -91,7 +93,30 @@ def test_kernel_refuses_bad_hands() -> None:
 
 def test_finish_hand_when_over_raises() -> None:
     s = positions(1, 9)[0]  # match_wins 1: the deal played out ends the match
-    s.finish_hand(random.Random(1))
+    teams = [[0], [1]]
+    assert s.m.n == 2
+    rewards = s.finish_hand(random.Random(1), teams)
     assert s.is_terminal() and sum(s.wins) == 1
+    w = s.wins.index(1)
+    assert rewards == [1.0 if i == w else 0.0 for i in range(2)]
     with pytest.raises(GameOverError):
-        s.finish_hand(random.Random(2))
+        s.finish_hand(random.Random(2), teams)
+
+
+def test_sampled_worlds_equal_their_replay() -> None:
+    """A world built from the replayed template equals its deal snapshot replayed move by move
+    (every field, also the trick's best card and its seat), with the sampled hands."""
+    game = registry.get_game("agram")
+    fields = ("cur", "lmask", "best", "bseat", "k", "tno", "dealer", "hidx", "hands", "wins", "hist",
+              "past", "undealt")
+    for i, s in enumerate(positions(60, 11)):
+        info = game.infoset(s.observation(s.current_player()))
+        rng = random.Random(i)
+        for _ in range(3):
+            w = info.sample(rng)
+            r = w.hand_start()
+            assert r.hist == [] and r.start is w.start
+            for a in w.hand_history():
+                r.apply(a)
+            assert [getattr(r, f) for f in fields] == [getattr(w, f) for f in fields], i
+            assert w.hands[s.cur] == s.hands[s.cur] and w.hist == s.hist

@@ -31,6 +31,8 @@ from engine.tricks import trick_winner
 
 #: the typed hand rollout (``engine/games/agram/_kernel.pyx``), ``None`` when not built or pure Python is forced
 _KERNEL = kernel("engine.games.agram._kernel")
+#: finish_hand's rewards, by ``(-1, n, winner)`` (match goes on) or by the deals won (match over)
+_REWARDS: dict[tuple[int, ...], list[float]] = {}
 
 
 class _Match:
@@ -244,8 +246,10 @@ class AgramState(SnapshotState):
             return -1
         return w
 
-    def finish_hand(self, rng: random.Random) -> None:
-        """Play the current deal out in place with the rollout policy, without dealing the next.
+    def finish_hand(self, rng: random.Random, teams: list[list[int]]) -> list[float]:
+        """Play the current deal out in place with the rollout policy, without dealing the
+        next, and return the rollout's rewards: :meth:`hand_rewards`, or
+        ``outcome().rewards(teams)`` when the deal ended the match.
 
         The moves and random numbers are exactly those of applying
         :func:`engine.games.agram.rollout.rollout_action` until the deal ends (the typed
@@ -267,6 +271,19 @@ class AgramState(SnapshotState):
             while w < 0:
                 w = self._play(rollout_action(self, rng))
         self._end_deal(w, deal=False)
+        n = self.m.n
+        if self.cur >= 0:
+            key: tuple[int, ...] = (-1, n, w)
+        elif len(teams) == n:  # every seat its own side: the rewards depend on the deals won only
+            key = tuple(self.wins)
+        else:
+            return self.outcome().rewards(teams)
+        got = _REWARDS.get(key)
+        if got is None:
+            got = self.hand_rewards() if self.cur >= 0 else self.outcome().rewards(teams)
+            if len(_REWARDS) < 4096:
+                _REWARDS[key] = got
+        return got[:]
 
     def _end_deal(self, w: int, deal: bool = True) -> None:
         """Seat ``w`` won the sixth trick: it wins the deal (§4.3), deals the next (§4.5) if ``deal``."""
