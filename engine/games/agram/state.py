@@ -266,10 +266,10 @@ class AgramState(SnapshotState):
             w = _KERNEL.play_out_hand(self.hands, self.cur, self.lmask, self.best, self.bseat, self.k,
                                       self.tno, self.m.n, TRICKS_PER_DEAL, rng)
         else:
-            from engine.games.agram.rollout import rollout_action
+            roll = self.m.game.rollout_action  # engine.games.agram.rollout.rollout_action
             w = -1
             while w < 0:
-                w = self._play(rollout_action(self, rng))
+                w = self._play(roll(self, rng))
         self._end_deal(w, deal=False)
         n = self.m.n
         if self.cur >= 0:
