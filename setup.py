@@ -4,7 +4,9 @@ Everything else is in ``pyproject.toml``. With Cython and a C compiler the liste
 modules are compiled in place (pure-Python mode: the same sources); without a compiler or
 on any build failure the install still succeeds, pure Python is used and the reason is
 recorded in ``engine/_build_status.txt`` so ``import engine`` warns once.
-Force pure Python at run time with ``CARDARENA_PURE_PYTHON=1``.
+Force pure Python at run time with ``CARDARENA_PURE_PYTHON=1``; compile only some modules
+with ``CARDARENA_COMPILE_ONLY=engine.games.agram,engine.sampling`` (prefixes; a developer
+build), and compile C in parallel with ``python setup.py build_ext --inplace -j2``.
 """
 
 from __future__ import annotations
@@ -62,9 +64,15 @@ def ext_modules() -> list:
         return []
     from setuptools import Extension
     exts = [Extension(name, [os.path.relpath(compiled.source_path(name), HERE)])
-            for name in compiled.COMPILED_MODULES]
+            for name in compiled.selected(compiled.COMPILED_MODULES)]
+    kernels = [Extension(name, [os.path.relpath(compiled.kernel_source(name), HERE)])
+               for name in compiled.selected(compiled.KERNELS)]
+    jobs = max(1, min(2, os.cpu_count() or 1))
     try:
-        return cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True)
+        return (cythonize(exts, compiler_directives=DIRECTIVES, build_dir="build/cython", quiet=True,
+                          nthreads=jobs)
+                + cythonize(kernels, compiler_directives={"language_level": 3}, build_dir="build/cython",
+                            quiet=True, nthreads=jobs))
     except Exception as exc:
         record(f"failed: cythonize: {exc}")
         return []

@@ -70,7 +70,7 @@ def main() -> None:
     ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python side-by-side run")
     ap.add_argument("--config", type=int, default=None, help=argparse.SUPPRESS)  # one config (subprocess)
     args = ap.parse_args()
-    side = not args.no_pure and compiled.mode() == "compiled"
+    side = not args.no_pure and compiled.mode() != "pure"
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, per CPU second, "
           f"engine {compiled.mode()}")
     print(f"{'game':<14} {'config':<34} {'matches/s':>10} {'actions':>8} {'samples/s':>10}"

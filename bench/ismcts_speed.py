@@ -178,7 +178,7 @@ def main() -> None:
     ap.add_argument("--openspiel", action="store_true", help="compare with OpenSpiel's ISMCTS (oh_hell, hearts)")
     ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python side-by-side run")
     args = ap.parse_args()
-    side = not args.no_pure and compiled.mode() == "compiled"
+    side = not args.no_pure and compiled.mode() != "pure"
     print(f"# engine {compiled.mode()} (build: {compiled.build_status()})", file=sys.stderr)
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, "
           f"{args.positions} positions x {args.iterations} iterations, SO, hand rollouts, "

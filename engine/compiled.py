@@ -32,6 +32,11 @@ from types import ModuleType
 #: Environment variable that forces pure Python at import time when set to ``1``.
 PURE_ENV = "CARDARENA_PURE_PYTHON"
 
+#: Environment variable for a partial (developer) build: comma-separated dotted names or
+#: prefixes (``engine.games.agram,engine.sampling``); ``setup.py`` compiles only the listed
+#: modules and kernels that match one of them (a full build takes minutes on 2 cores).
+ONLY_ENV = "CARDARENA_COMPILE_ONLY"
+
 #: The file ``setup.py`` writes beside this module: ``built`` or ``failed: <reason>``.
 STATUS_FILE = "_build_status.txt"
 
@@ -58,6 +63,19 @@ COMPILED_MODULES: list[str] = [
 ]
 
 
+#: Typed Cython kernels (``.pyx``, no ``.py``) beside a Python reference that is used when the
+#: kernel is not built or pure Python is forced (:func:`kernel`).
+KERNELS: list[str] = ["engine.games.agram._kernel"]
+
+
+def selected(names: list[str]) -> list[str]:
+    """The ``names`` a build compiles: all, or those matching ``CARDARENA_COMPILE_ONLY``'s prefixes."""
+    only = [p.strip() for p in os.environ.get(ONLY_ENV, "").split(",") if p.strip()]
+    if not only:
+        return list(names)
+    return [n for n in names if any(n == p or n.startswith(p + ".") for p in only)]
+
+
 class CompiledCoreWarning(UserWarning):
     """The compiled core is not in use although it was meant to be (failed or stale build)."""
 
@@ -68,8 +86,13 @@ def source_path(name: str) -> str:
     return os.path.join(ENGINE_DIR, *parts) + ".py"
 
 
+def kernel_source(name: str) -> str:
+    """The ``.pyx`` file of kernel ``name`` (``engine.x._k`` -> ``<engine>/x/_k.pyx``)."""
+    return source_path(name)[:-3] + ".pyx"
+
+
 def extension_path(name: str) -> str | None:
-    """The compiled extension file of ``name`` beside its source, or ``None`` if not built."""
+    """The compiled extension file of ``name`` (module or kernel) beside its source, or ``None`` if not built."""
     base = source_path(name)[:-3]
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         if os.path.exists(base + suffix):
@@ -84,7 +107,22 @@ def forced_pure() -> bool:
 
 def _stale(name: str) -> bool:
     ext = extension_path(name)
-    return ext is not None and os.path.getmtime(ext) < os.path.getmtime(source_path(name))
+    src = kernel_source(name) if name in KERNELS else source_path(name)
+    return ext is not None and os.path.getmtime(ext) < os.path.getmtime(src)
+
+
+def kernel(name: str) -> ModuleType | None:
+    """The compiled kernel module ``name`` (one of :data:`KERNELS`), or ``None`` when pure
+    Python is forced, it was not built, or its build is older than its ``.pyx``.
+
+    Callers fall back to their Python reference on ``None``.
+    """
+    if forced_pure() or extension_path(name) is None or _stale(name):
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:  # built for another Python, or a broken build: the reference runs
+        return None
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):
@@ -120,7 +158,7 @@ def status() -> dict[str, str]:
     """Per listed module, where it is (or would be) loaded from: ``compiled``, ``pure`` or ``stale``."""
     force = forced_pure()
     out = {}
-    for name in COMPILED_MODULES:
+    for name in COMPILED_MODULES + KERNELS:
         if force or extension_path(name) is None:
             out[name] = "pure"
         else:
@@ -149,7 +187,7 @@ def activate() -> None:
     sys.meta_path.insert(0, _SourceFinder(force))
     if force:
         return
-    stale = [n for n in COMPILED_MODULES if _stale(n)]
+    stale = [n for n in COMPILED_MODULES + KERNELS if _stale(n)]
     record = build_status()
     if record.startswith("failed"):
         warnings.warn(

@@ -16,7 +16,9 @@ with probability proportional to its completions, then picks which cards of each
 uniformly. No rejection loop (cannot stall), no greedy dealing (cannot dead-end);
 ``total == 0`` raises :class:`InconsistentObservationError` up front.
 
-Within a location the cards are returned in uniformly random order (a stock's order).
+Within a location the cards are returned in uniformly random order (a stock's order),
+except in the locations marked ``unordered``. A location that takes every remaining card
+of a class draws no random number for that class (issue 19: Agram's undealt cards).
 Hidden non-card choices (Argute bids) are drawn uniformly from their values.
 
 Random numbers: every index below ``n`` is ``int(rng.random() * n)`` (bias at most
@@ -242,6 +244,11 @@ class Sampler:
                 if kc:
                     pool = pools[c]
                     n = len(pool)
+                    if kc == n:  # the whole class: no choice to draw (the order is shuffled below)
+                        loc.extend(pool)
+                        pool.clear()
+                        nxt[c] = 0
+                        continue
                     # partial Fisher-Yates: move kc random cards to the end and take them
                     for t in range(kc):
                         i = int(random_() * (n - t))
