@@ -6,9 +6,9 @@ cdef unsigned long long ONE
 cdef int BIT_INDEX[67]
 
 @cython.locals(cnt=cython.int)
-cdef inline int _count(unsigned long long m)
+cdef int _count(unsigned long long m)
 
-cdef inline int _low(unsigned long long m)
+cdef int _low(unsigned long long m)
 
 @cython.locals(n=cython.int, stock=list, nstock=cython.int, spos=cython.int, leader=cython.int,
                cur=cython.int, phase=cython.int, sr=cython.int, winning=cython.int,
