@@ -9,8 +9,8 @@ import random
 import pytest
 
 from engine import compiled, registry
-from engine.games.agram import state as agram_state
 from engine.errors import GameOverError
+from engine.games.agram import state as agram_state
 from engine.games.agram.rollout import rollout_action
 from tests.conftest import require
 
