@@ -47,7 +47,7 @@ def positions(game, n, opts, count, seed):
 
 
 def test_kernel_games_listed() -> None:
-    assert {"guinote"} <= set(KERNEL_GAMES)
+    assert {"argute", "guinote", "sedma"} <= set(KERNEL_GAMES)
 
 
 @pytest.mark.parametrize("name", KERNEL_GAMES)
