@@ -38,6 +38,8 @@ class OptionalBuildExt(build_ext):
     """``build_ext`` that falls back to pure Python (with a record) instead of failing the install."""
 
     def run(self) -> None:
+        if not self.extensions:  # nothing to build: keep ext_modules()'s record (e.g. a cythonize failure)
+            return
         try:
             super().run()
         except Exception as exc:  # no compiler, compiler error: install stays usable

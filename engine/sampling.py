@@ -224,8 +224,8 @@ class Sampler:
         :returns: ``(assignment, choices)``: per location its cards in random order, and
             one value per hidden choice.
         """
-        pools = [list(c) for c in self.class_cards]
-        rem = tuple(len(p) for p in pools)
+        pools = [list(cards) for cards in self.class_cards]
+        rem = tuple([len(p) for p in pools])
         out: list[list[int]] = []
         random_ = rng.random
         unordered = self.problem.unordered
@@ -251,14 +251,16 @@ class Sampler:
                         continue
                     # partial Fisher-Yates: move kc random cards to the end and take them
                     for t in range(kc):
-                        i = int(random_() * (n - t))
+                        x = random_()
+                        i = int(x * (n - t))
                         pool[i], pool[n - 1 - t] = pool[n - 1 - t], pool[i]
                     loc.extend(pool[n - kc:])
                     del pool[n - kc:]
                     nxt[c] -= kc
             if len(loc) > 1 and not unordered >> j & 1:
                 for t in range(len(loc) - 1, 0, -1):  # Fisher-Yates
-                    i = int(random_() * (t + 1))
+                    x = random_()
+                    i = int(x * (t + 1))
                     loc[i], loc[t] = loc[t], loc[i]
             out.append(loc)
             rem = tuple(nxt)

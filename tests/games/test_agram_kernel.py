@@ -73,18 +73,29 @@ def test_python_finish_hand_matches_the_rollout_loop() -> None:
     assert 0 < overs < 400  # both outcomes (match over, next deal due) were exercised
 
 
-def test_kernel_matches_the_rollout_loop() -> None:
+def built_kernel():
+    """The compiled kernel (skipped, failing under CI, when not built); ``None`` after checking
+    that it is not used when ``CARDARENA_PURE_PYTHON=1`` forces pure Python."""
     kern = compiled.kernel(KERNEL)
-    require(kern is not None or (bool(os.environ.get("CI")) and not compiled.forced_pure()),
+    if compiled.forced_pure():
+        assert kern is None and agram_state._KERNEL is None
+        return None
+    require(kern is not None or bool(os.environ.get("CI")),
             "Agram kernel not built (python setup.py build_ext --inplace)")
     assert kern is not None, compiled.status()[KERNEL]
-    compare(kern)
+    return kern
+
+
+def test_kernel_matches_the_rollout_loop() -> None:
+    kern = built_kernel()
+    if kern is not None:
+        compare(kern)
 
 
 def test_kernel_refuses_bad_hands() -> None:
-    kern = compiled.kernel(KERNEL)
-    require(kern is not None or (bool(os.environ.get("CI")) and not compiled.forced_pure()),
-            "Agram kernel not built (python setup.py build_ext --inplace)")
+    kern = built_kernel()
+    if kern is None:
+        return
     with pytest.raises(ValueError, match="3 seats with 2 hands"):
         kern.play_out_hand([1, 2], 0, 0, -1, -1, 0, 0, 3, 6, random.Random(0))
     with pytest.raises(ValueError, match="seat 1 has no card"):
