@@ -106,9 +106,13 @@ def forced_pure() -> bool:
 
 
 def _stale(name: str) -> bool:
+    """Whether ``name``'s extension is older than its source or the ``.pxd`` that types it."""
     ext = extension_path(name)
     src = kernel_source(name) if name in KERNELS else source_path(name)
-    return ext is not None and os.path.getmtime(ext) < os.path.getmtime(src)
+    if ext is None:
+        return False
+    sources = [src, os.path.splitext(src)[0] + ".pxd"]
+    return any(os.path.exists(p) and os.path.getmtime(ext) < os.path.getmtime(p) for p in sources)
 
 
 def kernel(name: str) -> ModuleType | None:

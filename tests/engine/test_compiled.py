@@ -92,3 +92,25 @@ def test_compiled_and_pure_agree_move_by_move() -> None:
         for i, (a, b) in enumerate(zip(moves, got)):
             assert a == b, f"{name}: move {i} differs: pure {a} vs compiled {b}"
         assert len(moves) == len(got), name
+
+
+def test_an_extension_older_than_its_pxd_is_stale(tmp_path, monkeypatch):
+    # a typed module's .pxd changes its compiled code: editing only the .pxd must not run the old build
+    import importlib.machinery
+    import time as _time
+
+    pkg = tmp_path / "games" / "toy"
+    pkg.mkdir(parents=True)
+    (pkg / "rollout.py").write_text("x = 1\n")
+    ext = pkg / ("rollout" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    ext.write_bytes(b"")
+    monkeypatch.setattr(compiled, "ENGINE_DIR", str(tmp_path))
+    name = "engine.games.toy.rollout"
+    past = _time.time() - 100
+    os.utime(pkg / "rollout.py", (past, past))
+    assert not compiled._stale(name)
+    (pkg / "rollout.pxd").write_text("cdef int x\n")  # newer than the extension
+    os.utime(ext, (past + 10, past + 10))
+    assert compiled._stale(name)
+    os.utime(ext, None)  # rebuilt after the .pxd
+    assert not compiled._stale(name)
