@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import checkpoint
+from arena import checkpoint, journal_cache
 from arena.journal import read_records
 from arena.ratings import rate
 from arena.record import MatchRecord
@@ -122,8 +122,10 @@ def test_leaderboard_rows_from_the_checkpoint_equal_the_full_tables(tmp_path):
     inc = standings(folder, history=False)
     assert json.loads((folder / checkpoint.NAME).read_text())["resumed_from"] == 3000
     assert (folder / checkpoint.FIT_NAME).exists()
+    assert (folder / journal_cache.NAME).exists()  # the journal's typed prefix: only 100 lines parsed
     (folder / checkpoint.NAME).unlink()
     (folder / checkpoint.FIT_NAME).unlink()
+    (folder / journal_cache.NAME).unlink()
     ref = standings(folder, history=True)
     assert_same_rows(inc.rows, ref.rows)
     assert len(inc.records) == len(read_records(folder)) == 3100
