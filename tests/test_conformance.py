@@ -83,12 +83,15 @@ def test_chi2_against_exact_enumeration(name, n, opts):
 #: a small first-hand situation found for each (measured in docs/architecture.md "Exactness
 #: over physical deals"). Sedma: the first positions (later ones carry each seat's drawn
 #: history: too many worlds); Whiskey Poker: ``LOWEST_PAYS`` (no folds, so the open exchange
-#: phase is reached and the opponent has given away all but two of its dealt cards).
+#: phase is reached and the opponent has given away all but two of its dealt cards); Guiñote:
+#: a deal whose first trick's winner calls (12 + 11 shown, one card played: three of its dealt
+#: cards unseen, C(30, 3) = 4060 worlds; the earlier positions have C(32, 5) and are skipped).
 PHYSICAL_SITUATIONS = {
     "agram": (2, {}, 0, {}),
     "argute": (3, {}, 0, {}),
     "cuckoo": (2, {}, 0, {}),
     "cuttle": (2, {}, 0, {}),
+    "guinote": (2, {}, 1, {"early": True, "budget": 5000}),
     "sedma": (2, {}, 0, {"early": True}),
     "whiskey_poker": (2, {"mode": "LOWEST_PAYS"}, 1, {"tries": 12}),
 }
@@ -97,8 +100,6 @@ PHYSICAL_SITUATIONS = {
 #: the enumeration can replay (each seat's dealt and drawn cards are part of the world)
 PHYSICAL_NOT_COVERED = {
     "gargon": "102 cards, values hidden behind public colours in three hands and two ordered piles",
-    "guinote": "until the stock runs out the opponent holds >= 5 unseen cards (C(32, 5) worlds after "
-               "the first lead); afterwards which stock positions it drew stays hidden",
 }
 
 
