@@ -23,6 +23,14 @@ with the full fit's Hessian (exact Newton for a replicate that does not settle).
 :class:`BatchFit` turns the replicates into 95% intervals, P(A stronger than B) for every
 pair, and rank intervals — all from the one estimate, so they agree with its order.
 Why this is written here and not taken from ``choix``: see ``docs/ratings.md``.
+
+Large fields (issue 18): from :data:`ANALYTIC_FROM` stages or :data:`ANALYTIC_BOTS` bots on, the replicates are replaced by
+the **block sandwich** covariance ``H⁻¹ (Σ_b G_b G_bᵀ) H⁻¹`` (``H`` the information over the
+bots, ``G_b`` the score of block ``b`` at the fit). It is the block bootstrap linearised: a
+replicate with multinomial block weights ``w_b`` moves the fit by ``H⁻¹ Σ_b (w_b − 1) G_b``
+to first order, whose covariance is exactly that matrix (``Σ_b G_b`` = the ridge term ≈ 0).
+The intervals become normal ones; calibration by simulation: ``tests/ratings/test_sandwich.py``.
+The fit can start from a previous one (``beta0``: the checkpointed fit, :mod:`arena.strength`).
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ from arena import stats
 RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)
 ELO = 400 / math.log(10)  #: Elo points per unit of log-strength
 Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
+#: from this many stages on, :func:`fit` uses the block sandwich covariance, not the bootstrap
+ANALYTIC_FROM = 20_000
+#: and for fields of more bots than this (the bootstrap's cost grows with bots × results)
+ANALYTIC_BOTS = 100
 
 
 @lru_cache(maxsize=512)
@@ -279,6 +291,9 @@ class BatchFit:
     :ivar tie: ``{k: δ_k}`` tie parameters (empty without ties).
     :ivar rated: ``(n,)`` whether the bot has rated results.
     :ivar blocks: duplicate blocks resampled.
+    :ivar cov: ``(n, n)`` the block sandwich covariance of ``theta`` when it replaces the
+        bootstrap (then ``boot`` is empty); None with the bootstrap.
+    :ivar beta: the fitted parameters (bots, then ``log δ``), uncentred: a later fit's start.
     """
 
     theta: np.ndarray
@@ -286,18 +301,34 @@ class BatchFit:
     tie: dict[int, float]
     rated: np.ndarray
     blocks: int
+    cov: np.ndarray | None = None
+    beta: np.ndarray | None = None
+
+    @property
+    def has_spread(self) -> bool:
+        """Whether the fit has a measure of its uncertainty (replicates or a covariance)."""
+        return self.cov is not None or len(self.boot) > 0
 
     def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Per bot, the percentile bootstrap interval of ``θ`` (relative to the field's mean)."""
+        """Per bot, the interval of ``θ`` (relative to the field's mean): the bootstrap's
+        percentiles, or ``θ ± z·sd`` with the sandwich covariance."""
         a = (1 - level) / 2
+        if self.cov is not None:
+            from scipy.special import ndtri
+
+            half = float(ndtri(1 - a)) * np.sqrt(np.maximum(np.diag(self.cov), 0.0))
+            return self.theta - half, self.theta + half
         lo, hi = np.quantile(self.boot, [a, 1 - a], axis=0)
         return lo, hi
 
     def diff_sd(self) -> np.ndarray:
-        """``(n, n)`` bootstrap standard deviation of ``θ_i − θ_j``."""
-        if len(self.boot) < 2:
+        """``(n, n)`` standard deviation of ``θ_i − θ_j`` (bootstrap, or the sandwich covariance)."""
+        if self.cov is not None:
+            cov = self.cov
+        elif len(self.boot) < 2:
             return np.full((len(self.theta),) * 2, np.inf)
-        cov = np.cov(self.boot, rowvar=False).reshape(len(self.theta), len(self.theta))
+        else:
+            cov = np.cov(self.boot, rowvar=False).reshape(len(self.theta), len(self.theta))
         v = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
         return np.sqrt(np.maximum(v, 0.0))
 
@@ -326,8 +357,9 @@ class BatchFit:
         return num / (a[:, None] + a[None, :] + d2 * np.sqrt(a[:, None] * a[None, :]))
 
     def order(self) -> np.ndarray:
-        """Bot indices best first: rated bots by ``θ`` (descending), then the unrated."""
-        key = np.where(self.rated, -self.theta, np.inf)
+        """Bot indices best first: rated bots by ``θ`` (descending, to 1e-9), then the unrated."""
+        # strengths within 1e-9 (equal results, or a warm start's last bits) rank by index
+        key = np.where(self.rated, np.round(-self.theta, 9), np.inf)
         return np.argsort(key, kind="stable")
 
     def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
@@ -351,12 +383,59 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return erf(x)
 
 
-def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE) -> BatchFit:
-    """Fit ``d`` and bootstrap it; ``θ`` centred on the rated bots' mean."""
-    beta, info = newton(d, lam=lam)
-    boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot else np.empty((0, len(beta)))
+def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE) -> np.ndarray:
+    """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
+    ``H⁻¹ (Σ_b G_b G_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
+    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``."""
+    nb = d.n_bots
+    p, _ = _softmax(d, d.x @ beta)
+    xb = d.x[:, :nb].tocsr()
+    xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ xb  # (S, nb)
+    g = (xb[d.chosen] - xp).tocsr()  # per stage score
+    agg = sp.csr_matrix((np.ones(d.n_stages), (d.block, np.arange(d.n_stages))),
+                        shape=(max(d.n_blocks, 1), d.n_stages))
+    gb = agg @ g  # (blocks, nb)
+    meat = (gb.T @ gb).toarray()
+    h = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1][:nb, :nb].toarray()
+    inv = np.linalg.inv(h)
+    out = inv @ meat @ inv
+    return np.asarray((out + out.T) / 2)
+
+
+def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
+        method: str = "auto") -> BatchFit:
+    """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
+
+    :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
+        length must be :attr:`Design.n_params`, else it is ignored), used for large fields
+        (as for the sandwich) only: the optimum is the same up to Newton's tolerance, not to
+        the last bit, and a small field's table stays bit for bit reproducible.
+    :param method: ``bootstrap``, ``sandwich`` or ``auto`` (the sandwich from
+        :data:`ANALYTIC_FROM` stages on or for more than :data:`ANALYTIC_BOTS` bots, when
+        ``n_boot`` > 0).
+    :raises ValueError: for another ``method``.
+    """
+    if method not in ("auto", "bootstrap", "sandwich"):
+        raise ValueError(f"batch fit method must be auto, bootstrap or sandwich, got {method!r}")
+    large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
+    use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and large))
+    # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
+    # where it pays (large fields); a small field's table stays bit for bit reproducible
+    start = beta0 if beta0 is not None and len(beta0) == d.n_params and (large or method == "sandwich") else None
+    beta, info = newton(d, lam=lam, beta=start)
     rated = np.zeros(d.n_bots, bool)
     rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
+    cov = None
+    if use_cov:
+        boot = np.empty((0, len(beta)))
+        cv = sandwich(d, beta, lam)
+        c = np.eye(d.n_bots)
+        if rated.any():
+            c[:, rated] -= 1.0 / rated.sum()
+        c[~rated] = 0.0
+        cov = c @ cv @ c.T
+    else:
+        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot else np.empty((0, len(beta)))
     theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()
     if rated.any():
         theta -= theta[rated].mean()
@@ -364,4 +443,5 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE) -> Batc
     theta[~rated] = np.nan
     bt[:, ~rated] = np.nan
     tie = {k: float(np.exp(beta[d.n_bots + k - 2])) for k in range(2, d.max_tie + 1)}
-    return BatchFit(theta, np.nan_to_num(bt, nan=0.0) if (~rated).any() else bt, tie, rated, d.n_blocks)
+    return BatchFit(theta, np.nan_to_num(bt, nan=0.0) if (~rated).any() else bt, tie, rated, d.n_blocks,
+                    cov, beta)

@@ -16,6 +16,10 @@ prints) the cost is the sort, the digest and the new records; with history (the 
 rating plots) the replay is full, and the checkpoint is rewritten either way.
 
 The checkpoint is a cache: deleting it only costs time; an unreadable one is ignored.
+
+``<folder>/checkpoint-fit.json`` keeps the batch fit's parameters (:func:`fit_start`,
+:func:`save_fit`): the next fit of the same bots starts from them (the same optimum in
+fewer Newton steps; the fit is order-independent, so no prefix is involved).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from arena.ratings import Rater, RatingResult, auto_draw_probability, played
 from arena.record import MatchRecord
 
 NAME = "checkpoint.json"
+FIT_NAME = "checkpoint-fit.json"
 FORMAT = 1
 #: snapshot positions kept, as records before the end of the replay
 BACKOFFS = (0, 16, 256, 4096)
@@ -142,3 +147,35 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
     result.fallbacks = rater.fallbacks
     return result
+
+
+def _fit_key(bots: Sequence[str], rate_forfeits: bool) -> str:
+    blob = json.dumps([FORMAT, list(bots), bool(rate_forfeits)])
+    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
+
+
+def fit_start(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool = False) -> list[float] | None:
+    """The checkpointed batch-fit parameters of ``folder`` for these bots (None if none or other bots)."""
+    if folder is None:
+        return None
+    try:
+        data = json.loads((Path(folder) / FIT_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != _fit_key(bots, rate_forfeits):
+        return None
+    beta = data.get("beta")
+    return beta if isinstance(beta, list) and all(isinstance(x, float) for x in beta) else None
+
+
+def save_fit(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool, beta: Any) -> None:
+    """Checkpoint a batch fit's parameters (atomically; an unwritable folder is left as is)."""
+    if folder is None or beta is None:
+        return
+    path = Path(folder) / FIT_NAME
+    tmp = path.with_suffix(".tmp")
+    try:
+        tmp.write_text(json.dumps({"key": _fit_key(bots, rate_forfeits), "beta": [float(x) for x in beta]}))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)

@@ -548,6 +548,17 @@ def iter_records(folder: str | Path) -> Iterator[MatchRecord]:
 
     :raises JournalError: as :func:`read_records`.
     """
+    for _raw, rec in iter_raw_records(folder):
+        yield rec
+
+
+def iter_raw_records(folder: str | Path, moves: bool = True) -> Iterator[tuple[dict[str, Any], MatchRecord]]:
+    """``(line dict, record)`` for each complete record of ``folder/matches.jsonl``, streamed (as
+    :func:`iter_records`; the dict is only valid until the next one is asked for).
+
+    :param moves: keep the decision times in the record (False: only in the dict).
+    :raises JournalError: as :func:`read_records`.
+    """
     path = Path(folder) / "matches.jsonl"
     seen: set[str] = set()
     for lineno, _offset, rec in _stream(path):
@@ -556,6 +567,6 @@ def iter_records(folder: str | Path) -> Iterator[MatchRecord]:
             continue
         seen.add(mid)
         try:
-            yield MatchRecord.from_json(rec)
+            yield rec, MatchRecord.from_json(rec, moves)
         except CardArenaError as e:  # an unknown game, a player count the game does not have
             raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e

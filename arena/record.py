@@ -7,7 +7,10 @@ journal's on-disk format is unchanged (``arena/journal.py`` writes plain dicts).
 
 Compact on purpose (a tournament may hold a million of them in memory): ``__slots__``,
 tuples (ranks, scores, rewards, versions shared between equal records), interned bot/game/status names, one shared ``teams`` tuple per (game, players),
-decision times as ``array('d')`` per seat; the actions are not kept (no table reads them).
+``sides`` computed when asked; the actions are not kept (no table reads them). The decision
+times (``array('d')`` per seat) are kept unless the reader collects them elsewhere
+(``from_json(..., moves=False)``: :func:`arena.results.standings` streams them into
+per-bot arrays, :class:`Latency`) — at 1M records they were a third of the memory.
 """
 
 from __future__ import annotations
@@ -84,7 +87,6 @@ class MatchRecord:
     :ivar bot_versions: per seat, what the bot announced in ``ready`` ("" if it never did;
         empty when the record holds none).
     :ivar teams: the game's sides as seat tuples (``Game.teams``).
-    :ivar sides: per side, its distinct bots in seat order.
     :ivar side_ranks: per side, the rank of its first seat (empty without outcome).
     :ivar rewards: per seat, the reward in [0, 1] (ties count half; empty without outcome).
     """
@@ -104,13 +106,15 @@ class MatchRecord:
     time_ms: float | None
     fingerprint: str
     teams: tuple[tuple[int, ...], ...]
-    sides: tuple[tuple[str, ...], ...]
     side_ranks: tuple[int, ...]
     rewards: tuple[float, ...]
 
     @classmethod
-    def from_json(cls, rec: Mapping[str, Any]) -> MatchRecord:
+    def from_json(cls, rec: Mapping[str, Any], moves: bool = True) -> MatchRecord:
         """The record of one journal line (a dict as :func:`arena.journal.record_of` writes it).
+
+        :param moves: keep the decision times (``move_ms``); False: an empty tuple (the
+            caller reads them from ``rec``).
 
         :raises KeyError, TypeError: for a line without ``match_id``, ``game``, ``seats``,
             ``deal_index`` or ``rotation`` (the journal reader validates lines first).
@@ -125,7 +129,6 @@ class MatchRecord:
         ranks = _share(tuple(outcome["ranks"])) if outcome.get("ranks") else None
         scores = (_share(tuple(outcome["scores"])) if ranks is not None and outcome.get("scores") is not None
                   else None)
-        sides = tuple(tuple(dict.fromkeys(seats[s] for s in t)) for t in teams)
         side_ranks = _share(tuple(ranks[t[0]] for t in teams)) if ranks is not None else ()
         rewards = _share(tuple(rank_rewards(list(ranks), teams))) if ranks is not None else ()
         mid = rec["match_id"]
@@ -134,8 +137,14 @@ class MatchRecord:
                    seats, status, ranks, scores,
                    tuple(RecordFault.from_json(f) for f in rec.get("faults") or []),
                    _share(tuple(_intern(str(v or "")) for v in rec.get("bot_versions") or [])),
-                   tuple(array("d", t) for t in rec.get("move_ms") or []),
-                   rec.get("time_ms"), str(rec.get("fingerprint", "")), teams, sides, side_ranks, rewards)
+                   tuple(array("d", t) for t in rec.get("move_ms") or []) if moves else (),
+                   rec.get("time_ms"), str(rec.get("fingerprint", "")), teams, side_ranks, rewards)
+
+    @property
+    def sides(self) -> tuple[tuple[str, ...], ...]:
+        """Per side, its distinct bots in seat order (computed: not stored per record)."""
+        seats = self.seats
+        return tuple(tuple(dict.fromkeys(seats[s] for s in t)) for t in self.teams)
 
     @property
     def finished(self) -> bool:

@@ -10,18 +10,21 @@ both go through :func:`standings`, so their tables agree.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from arena import render, tables
-from arena.checkpoint import replay
+from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
-from arena.journal import read_records
+from arena.journal import iter_raw_records
 from arena.record import MatchRecord
 from arena.strength import strength
 from arena.tables import Standings
 
-__all__ = ["Standings", "export", "load_meta", "outside_note", "rated_records", "standings"]
+__all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
@@ -36,7 +39,23 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def rated_records(records: list[MatchRecord], meta: dict[str, Any]) -> tuple[list[MatchRecord], list[MatchRecord]]:
+def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
+    """Whether a record belongs to the schedule recorded in ``meta`` (see :func:`rated_records`)."""
+    schedule = meta.get("schedule")
+    if isinstance(schedule, dict):
+        def scheduled(rec: MatchRecord) -> bool:
+            fp = schedule.get(rec.match_id)
+            return fp is not None and fp == rec.fingerprint
+        return scheduled
+    current = set(meta["bots"])
+
+    def listed(rec: MatchRecord) -> bool:
+        return (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
+                and len(rec.seats) == meta.get("players", len(rec.seats)))
+    return listed
+
+
+def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple[list[MatchRecord], list[MatchRecord]]:
     """``(inside, outside)``: the records of the schedule recorded in ``meta``, and the others,
     each in the order given.
 
@@ -45,20 +64,28 @@ def rated_records(records: list[MatchRecord], meta: dict[str, Any]) -> tuple[lis
     written before schedules were recorded: the records of its game and player count whose
     bots are all still listed.
     """
-    schedule = meta.get("schedule")
+    ok = in_schedule(meta)
     inside: list[MatchRecord] = []
     outside: list[MatchRecord] = []
-    if isinstance(schedule, dict):
-        for rec in records:
-            fp = schedule.get(rec.match_id)
-            (inside if fp is not None and fp == rec.fingerprint else outside).append(rec)
-        return inside, outside
-    current = set(meta["bots"])
     for rec in records:
-        ok = (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
-              and len(rec.seats) == meta.get("players", len(rec.seats)))
-        (inside if ok else outside).append(rec)
+        (inside if ok(rec) else outside).append(rec)
     return inside, outside
+
+
+def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[list[MatchRecord], int, tables.Latency]:
+    """The schedule's records (without their decision times), the count of the others, and the
+    decision times of the schedule's records, in one streamed pass over the journal."""
+    ok = in_schedule(meta)
+    latency = tables.Latency(meta["bots"])
+    inside: list[MatchRecord] = []
+    outside = 0
+    for raw, rec in iter_raw_records(folder, moves=False):
+        if ok(rec):
+            inside.append(rec)
+            latency.add(rec.seats, raw.get("move_ms"))
+        else:
+            outside += 1
+    return inside, outside, latency
 
 
 def standings(folder: str | Path, history: bool = True) -> Standings:
@@ -66,20 +93,24 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
 
     Only the records of the tournament's schedule are rated (:func:`rated_records`). The
     replay resumes from ``folder/checkpoint.json`` (:mod:`arena.checkpoint`) when ``history``
-    is False (the tables only; the report's rating plots need the full history).
+    is False (the tables only; the report's rating plots need the full history); the batch
+    fit starts from the checkpointed one (``checkpoint-fit.json``).
     """
     meta = load_meta(folder)
     bots = meta["bots"]
-    records, outside = rated_records(read_records(folder), meta)
+    records, outside, latency = _read(folder, meta)
     r = meta.get("ratings", {})
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
                      tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history)
-    fit = strength(records, bots, rate_forfeits=meta.get("rate_forfeits", False))
+    rf = meta.get("rate_forfeits", False)
+    start = fit_start(folder, bots, rf)
+    fit = strength(records, bots, rate_forfeits=rf, beta0=None if start is None else np.array(start))
+    save_fit(folder, bots, rf, fit.fit.beta)
     rows = tables.leaderboard(records, bots, ratings, fit)
-    return Standings(meta["name"], meta, records, ratings, rows, tables.crosstable(records),
-                     tables.reliability(records, bots), tables.duplicate_efficiency(records), len(outside),
+    return Standings(meta["name"], meta, records, ratings, rows, tables.LazyCrosstable(records),
+                     tables.reliability(records, bots, latency), tables.duplicate_efficiency(records), outside,
                      fit, tables.mixing(records, bots))
 
 

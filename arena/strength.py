@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from arena import batchfit
@@ -45,7 +46,7 @@ class Strength:
     def rows(self) -> dict[str, dict[str, Any]]:
         """Per bot: ``strength``, ``strength_low``, ``strength_high`` (Elo points, None if unrated),
         ``rank_low``, ``rank_high`` (1-based; None if unrated)."""
-        lo, hi = self.fit.interval() if len(self.fit.boot) else (self.fit.theta, self.fit.theta)
+        lo, hi = self.fit.interval() if self.fit.has_spread else (self.fit.theta, self.fit.theta)
         rlo, rhi = self.fit.rank_intervals()
         out = {}
         for i, b in enumerate(self.bots):
@@ -56,16 +57,23 @@ class Strength:
                       "rank_low": int(rlo[i]) if rated else None, "rank_high": int(rhi[i]) if rated else None}
         return out
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {b: i for i, b in enumerate(self.bots)}
+
+    @cached_property
+    def _p(self) -> Any:
+        return self.fit.p_stronger()  # (n, n): computed once, not per row (1,000 rows × n² each)
+
     def p_stronger(self, a: str, b: str) -> float:
         """P(strength of ``a`` > strength of ``b``) (0.5 when either is unrated)."""
-        i, j = self.bots.index(a), self.bots.index(b)
-        return float(self.fit.p_stronger()[i, j])
+        return float(self._p[self._index[a], self._index[b]])
 
     def pairs(self) -> dict[str, dict[str, dict[str, float]]]:
         """``{a: {b: {"p_stronger", "expected_score"}}}`` for every ordered pair of rated bots:
         the confidence that a is the stronger, and the model's expected score of a against b
         head to head (a tie counts half)."""
-        p, e = self.fit.p_stronger(), self.fit.p_win()
+        p, e = self._p, self.fit.p_win()
         idx = [i for i in range(len(self.bots)) if self.fit.rated[i]]
         return {self.bots[i]: {self.bots[j]: {"p_stronger": float(p[i, j]), "expected_score": float(e[i, j])}
                                for j in idx if j != i} for i in idx}
@@ -83,11 +91,16 @@ def _contests(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence
 
 
 def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = False, n_boot: int = N_BOOT,
-             seed: int = 0) -> Strength:
+             seed: int = 0, beta0: Any = None, method: str = "auto") -> Strength:
     """The batch fit of ``records`` (:class:`arena.record.MatchRecord`) over ``bots``.
 
     Order-independent: the same records in any order give the same fit; the bootstrap is
-    seeded (``seed``), so a table is reproducible.
+    seeded (``seed``), so a table is reproducible. Large fields (from
+    :data:`arena.batchfit.ANALYTIC_FROM` results) get the block sandwich covariance instead
+    of the bootstrap (``method``, see :func:`arena.batchfit.fit`).
+
+    :param beta0: where Newton's method starts (``Strength.fit.beta`` of an earlier fit of the
+        same bots, e.g. the checkpointed one): the same optimum, fewer steps.
     """
     index = {b: i for i, b in enumerate(bots)}
     blocks: dict[tuple[str, int], int] = {}
@@ -100,7 +113,8 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
             ranks.append(list(rk))
             block_i.append(blocks.setdefault((rec.lineup, rec.deal_index), len(blocks)))
     d = batchfit.build_design(sides_i, ranks, block_i, len(bots))
-    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed), len(ranks), len(blocks))
+    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
+                    len(blocks))
 
 
 def rank_text(low: int | None, high: int | None) -> str:

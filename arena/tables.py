@@ -13,6 +13,7 @@ start-up (:func:`arena.faults.first_fault`), one line each (:func:`fault_lines`)
 from __future__ import annotations
 
 import math
+from array import array
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -240,42 +241,121 @@ def crosstable(records: Sequence[MatchRecord]) -> dict[str, dict[str, dict[str, 
     In each match, every pair of bots on different sides scores 1 / 0.5 / 0 by their sides' ranks.
     A match not played because a bot was disabled counts only in the disabled bots' rows, as
     a 0 against every other bot of the lineup (the others never started: no credit for them).
+    Kept as a running sum and count per pair (the scores are multiples of 0.5: exact).
     """
-    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    acc: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
     for rec in records:
         if not rec.finished:
             continue
         sides = rec.sides
         ranks = rec.side_ranks
-        if rec.disabled:
-            disabled = {f.bot for f in rec.faults if f.cls == "disabled"}
-            for i, si in enumerate(sides):
-                for j, sj in enumerate(sides):
-                    if i != j:
-                        for a in si:
-                            for b in sj:
-                                if a != b and a in disabled:
-                                    acc[a][b].append(0.0)
-            continue
+        disabled = {f.bot for f in rec.faults if f.cls == "disabled"} if rec.disabled else None
         for i, si in enumerate(sides):
             for j, sj in enumerate(sides):
                 if i == j:
                     continue
-                s = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
+                if disabled is not None:
+                    s = 0.0
+                else:
+                    s = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
                 for a in si:
+                    if disabled is not None and a not in disabled:
+                        continue
                     for b in sj:
                         if a != b:
-                            acc[a][b].append(s)
-    return {a: {b: {"score": sum(v) / len(v), "matches": len(v)} for b, v in row.items()} for a, row in acc.items()}
+                            v = acc[a][b]
+                            v[0] += s
+                            v[1] += 1
+    return {a: {b: {"score": v[0] / v[1], "matches": v[1]} for b, v in row.items()} for a, row in acc.items()}
 
 
-def reliability(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
+class LazyCrosstable(dict):
+    """:func:`crosstable` of ``records``, computed on first use (``arena leaderboard --format
+    json`` never reads it; at 1,000 bots it is a million cells). A plain ``dict`` once filled."""
+
+    def __init__(self, records: Sequence[MatchRecord]) -> None:
+        super().__init__()
+        self._records: Sequence[MatchRecord] | None = records
+
+    def _fill(self) -> None:
+        if self._records is not None:
+            recs, self._records = self._records, None
+            super().update(crosstable(recs))
+
+    def __getitem__(self, k: str) -> dict[str, dict[str, float]]:
+        self._fill()
+        return super().__getitem__(k)
+
+    def __contains__(self, k: object) -> bool:
+        self._fill()
+        return super().__contains__(k)
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._fill()
+        return super().__len__()
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        if isinstance(other, LazyCrosstable):
+            other._fill()
+        return super().__eq__(other)
+
+    __hash__ = None
+
+    def get(self, k: str, default: Any = None) -> Any:
+        """As ``dict.get``."""
+        self._fill()
+        return super().get(k, default)
+
+    def items(self):
+        """As ``dict.items``."""
+        self._fill()
+        return super().items()
+
+    def keys(self):
+        """As ``dict.keys``."""
+        self._fill()
+        return super().keys()
+
+    def values(self):
+        """As ``dict.values``."""
+        self._fill()
+        return super().values()
+
+
+class Latency:
+    """Every decision time (ms) of each bot, one ``array('d')`` per bot (8 bytes a decision).
+
+    Fed while the journal streams (:meth:`add`), so the records need not keep their
+    ``move_ms`` (:meth:`arena.record.MatchRecord.from_json` with ``moves=False``).
+    """
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        self.times: dict[str, array] = {b: array("d") for b in bots}
+
+    def add(self, seats: Sequence[str], move_ms: Sequence[Sequence[float]] | None) -> None:
+        """Add one record's decision times: ``move_ms[seat]`` for the bot in ``seats[seat]``."""
+        for seat, times in enumerate(move_ms or ()):
+            got = self.times.get(seats[seat]) if seat < len(seats) else None
+            if got is not None and times:
+                got.extend(times)
+
+
+def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
+                latency: Latency | None = None) -> dict[str, dict[str, Any]]:
     """Per bot: faults by class, move latency p50/p99 (ms) over all its decisions, and its
     ``first_fault`` in journal order (:func:`arena.faults.first_fault`; a ``disabled`` one only if it
-    has no other; None without faults)."""
+    has no other; None without faults).
+
+    :param latency: the decision times, when the records do not hold them (else read from
+        each record's ``move_ms``)."""
     faults = {b: dict.fromkeys(FAULT_CLASSES, 0) for b in bots}
     first: dict[str, dict[str, Any]] = {}
-    lat: dict[str, list[float]] = {b: [] for b in bots}
+    lat: dict[str, Any] = latency.times if latency is not None else {b: array("d") for b in bots}
     for rec in records:
         for f in rec.faults:
             b = f.bot
@@ -283,14 +363,15 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str
                 faults[b][f.cls] = faults[b].get(f.cls, 0) + 1
                 if b not in first or (first[b]["class"] == "disabled" and f.cls != "disabled"):
                     first[b] = first_fault(rec, f)
-        for seat, times in enumerate(rec.move_ms):
-            sb = rec.seats[seat]
-            if sb in lat and times:
-                lat[sb].extend(times)
+        if latency is None:
+            for seat, times in enumerate(rec.move_ms):
+                sb = rec.seats[seat]
+                if sb in lat and times:
+                    lat[sb].extend(times)
     out = {}
     for b in bots:
-        xs = np.array(lat[b]) if lat[b] else None
-        out[b] = {"faults": faults[b], "moves": len(lat[b]),
+        xs = np.frombuffer(lat[b], dtype=float) if b in lat and len(lat[b]) else None
+        out[b] = {"faults": faults[b], "moves": len(lat[b]) if b in lat else 0,
                   "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
                   "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
                   "first_fault": first.get(b)}

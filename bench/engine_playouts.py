@@ -2,33 +2,39 @@
 
 Iterates over the registry and each game's ``Game.configs`` (no per-game code).
 Prints one line per (game, config): ``<game> <players>p <options> <matches/s> <samples/s>``.
-Run: ``python bench/engine_playouts.py [--seconds S] [GAME ...]``; record figures in docs/benchmarks.md.
+Rates are per CPU second (``time.process_time``). When the compiled core is in use
+(``engine/compiled.py``) every game is also measured in a subprocess with
+``CARDARENA_PURE_PYTHON=1``, printed as two more columns (``--no-pure`` skips it).
+Run: ``python bench/engine_playouts.py [--seconds S] [--no-pure] [GAME ...]``; record figures in docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
+import subprocess
+import sys
 import time
 
-from engine import registry
+from engine import compiled, registry
 
 
 def playouts_per_second(game, n, opts, seconds: float) -> tuple[float, float]:
     """(matches/s, mean actions per match) of uniformly random playouts for ``seconds``."""
     rng = random.Random(1)
     done = actions = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
         s = game.new_match(n, rng.getrandbits(62), **opts)
         while not s.is_terminal():
             legal = s.legal_actions()
             s.apply(legal[rng.randrange(len(legal))])
             actions += 1
         done += 1
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return done / dt, actions / max(done, 1)
 
 
@@ -49,11 +55,11 @@ def samples_per_second(game, n, opts, seconds: float) -> float:
     if not infos:
         return float("nan")
     done = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = time.process_time()
+    while time.process_time() - t0 < seconds:
         infos[done % len(infos)].sample(rng)
         done += 1
-    return done / (time.perf_counter() - t0)
+    return done / (time.process_time() - t0)
 
 
 def main() -> None:
@@ -61,16 +67,40 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="*", help="games to run (default: every registered game)")
     ap.add_argument("--seconds", type=float, default=1.5, help="time per measurement")
+    ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python side-by-side run")
+    ap.add_argument("--config", type=int, default=None, help=argparse.SUPPRESS)  # one config (subprocess)
     args = ap.parse_args()
-    print(f"# python {platform.python_version()} on {platform.machine()}, one core")
-    print(f"{'game':<14} {'config':<34} {'matches/s':>10} {'actions':>8} {'samples/s':>10}")
+    side = not args.no_pure and compiled.mode() != "pure"
+    print(f"# python {platform.python_version()} on {platform.machine()}, one core, per CPU second, "
+          f"engine {compiled.mode()}")
+    print(f"{'game':<14} {'config':<34} {'matches/s':>10} {'actions':>8} {'samples/s':>10}"
+          + (f" {'pure m/s':>9} {'pure s/s':>9}" if side else ""))
     for name in args.games or registry.names():
         game = registry.get_game(name)
-        for n, opts in game.configs:
+        for ci, (n, opts) in enumerate(game.configs):
+            if args.config is not None and ci != args.config:
+                continue
             mps, acts = playouts_per_second(game, n, opts, args.seconds)
             sps = samples_per_second(game, n, opts, args.seconds)
             cfg = f"{n}p {json.dumps(opts, separators=(',', ':')) if opts else ''}"
-            print(f"{name:<14} {cfg:<34} {mps:>10.1f} {acts:>8.1f} {sps:>10.0f}", flush=True)
+            extra = ""
+            if side:
+                pm, ps = pure_rates(name, ci, args.seconds)
+                extra = f" {pm:>9.1f} {ps:>9.0f}"
+            print(f"{name:<14} {cfg:<34} {mps:>10.1f} {acts:>8.1f} {sps:>10.0f}{extra}", flush=True)
+
+
+def pure_rates(name: str, config: int, seconds: float) -> tuple[float, float]:
+    """``(matches/s, samples/s)`` of one config with ``CARDARENA_PURE_PYTHON=1``, in a subprocess (NaN on failure)."""
+    env = dict(os.environ, **{compiled.PURE_ENV: "1"})
+    cmd = [sys.executable, os.path.abspath(__file__), "--no-pure", "--seconds", str(seconds),
+           "--config", str(config), name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    for line in proc.stdout.splitlines():
+        if line.startswith(name + " "):
+            parts = line.split()
+            return float(parts[-3]), float(parts[-1])
+    return float("nan"), float("nan")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ and the ratios to this engine's comparable trick-taking games (Agram 3-player fo
 git-ignored virtual environment ``bench/.venv-openspiel``, created once with pip
 (``open_spiel`` from PyPI; never a project dependency), because it can segfault.
 
-Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [GAME ...]``.
+Compiled core: when this process runs the compiled engine (``engine/compiled.py``), each
+game is also measured right after in a subprocess with ``CARDARENA_PURE_PYTHON=1`` and the
+line reads ``<game> <compiled it/s> pure <pure it/s> x<ratio>`` (``--no-pure`` skips it).
+
+Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [--no-pure] [GAME ...]``.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ sys.path.insert(0, BENCH)
 
 from strength import SETTINGS  # noqa: E402
 
-from engine import registry  # noqa: E402
+from engine import compiled, registry  # noqa: E402
 from engine.search.ismcts import ISMCTS  # noqa: E402
 from engine.seeds import deal_seed  # noqa: E402
 
@@ -114,6 +118,19 @@ def measure(game, n: int, opts: dict, iterations: int, positions: int,
     return done / cpu, done / wall
 
 
+def pure_rate(name: str, args: argparse.Namespace) -> float | None:
+    """Iterations per CPU second of ``name`` with pure Python forced, in a subprocess (``None`` on failure)."""
+    env = dict(os.environ, **{compiled.PURE_ENV: "1"})
+    cmd = [sys.executable, os.path.abspath(__file__), "--no-pure", "--iterations", str(args.iterations),
+           "--positions", str(args.positions), "--opponent-model", args.opponent_model, name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == name:
+            return float(parts[1])
+    return None
+
+
 def ensure_venv() -> str:
     """The Python of ``bench/.venv-openspiel``, creating the environment with pip on first use.
 
@@ -159,7 +176,10 @@ def main() -> None:
     ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
                     help="ISMCTS opponent model (engine/search/ismcts.py)")
     ap.add_argument("--openspiel", action="store_true", help="compare with OpenSpiel's ISMCTS (oh_hell, hearts)")
+    ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python side-by-side run")
     args = ap.parse_args()
+    side = not args.no_pure and compiled.mode() != "pure"
+    print(f"# engine {compiled.mode()} (build: {compiled.build_status()})", file=sys.stderr)
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, "
           f"{args.positions} positions x {args.iterations} iterations, SO, hand rollouts, "
           f"opponent model {args.opponent_model}; iterations per CPU second",
@@ -178,7 +198,9 @@ def main() -> None:
         n, opts = setting_for(game)
         cpu_rate, wall_rate = measure(game, n, opts, args.iterations, args.positions, args.opponent_model)
         ours[(name, n, json.dumps(opts, sort_keys=True))] = cpu_rate
-        print(f"{name} {cpu_rate:.0f}", flush=True)
+        pure = pure_rate(name, args) if side else None
+        extra = f" pure {pure:.0f} x{cpu_rate / pure:.2f}" if pure else ""
+        print(f"{name} {cpu_rate:.0f}{extra}", flush=True)
         print(f"#   {name}: {n}p {json.dumps(opts)}  wall {wall_rate:.0f}/s", file=sys.stderr, flush=True)
     if args.openspiel:
         rates = openspiel_rates(args.iterations, args.positions)

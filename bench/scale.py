@@ -101,9 +101,13 @@ def measure(cmd: list[str]) -> dict:
     return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024}
 
 
+FORMAT = "csv"
+
+
 def leaderboard(folder: Path) -> dict:
-    """CPU seconds and peak RSS of `arena leaderboard FOLDER --format json` in a subprocess."""
-    return measure([sys.executable, "-m", "arena.cli", "leaderboard", str(folder), "--format", "json"])
+    """CPU seconds and peak RSS of `arena leaderboard FOLDER --format FORMAT` in a subprocess (csv:
+    the table's rows; json adds every pair's P(stronger), a million entries at 1,000 bots)."""
+    return measure([sys.executable, "-m", "arena.cli", "leaderboard", str(folder), "--format", FORMAT])
 
 
 def driver_memory(folder: Path, extra: int, n_bots: int, players: int) -> list[tuple[int, float]]:
@@ -153,6 +157,8 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--no-incremental", action="store_true")
+    ap.add_argument("--format", default="csv", choices=("csv", "json", "table"),
+                    help="the `arena leaderboard --format` measured (json adds every pair: O(bots²))")
     ap.add_argument("--ratings-only", action="store_true",
                     help="measure reading + TrueSkill replay only (not the batch fit and tables)")
     ap.add_argument("--driver", type=Path, default=None, help="only: the driver's journal RSS on this folder")
@@ -162,6 +168,8 @@ def main() -> None:
                 (args.driver / "tournament.json").read_text())["schedule"]) // 100), args.bots, args.players):
             print(f"driver journal: {n:>9} records  RSS {mb:7.0f} MB", flush=True)
         return
+    global FORMAT
+    FORMAT = args.format
     root = args.out or Path(tempfile.mkdtemp(prefix="scale-bench"))
     print(f"{'records':>9} {'case':>12} {'wall s':>8} {'CPU s':>8} {'CPU µs/rec':>11} {'peak RSS MB':>12}")
     for n in args.sizes:

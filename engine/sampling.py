@@ -16,8 +16,14 @@ with probability proportional to its completions, then picks which cards of each
 uniformly. No rejection loop (cannot stall), no greedy dealing (cannot dead-end);
 ``total == 0`` raises :class:`InconsistentObservationError` up front.
 
-Within a location the cards are returned in uniformly random order (a stock's order).
+Within a location the cards are returned in uniformly random order (a stock's order),
+except in the locations marked ``unordered``. A location that takes every remaining card
+of a class draws no random number for that class (issue 19: Agram's undealt cards).
 Hidden non-card choices (Argute bids) are drawn uniformly from their values.
+
+Random numbers: every index below ``n`` is ``int(rng.random() * n)`` (bias at most
+``n / 2**53``, about twice as fast as ``rng.randrange``); a composition weight total of
+``2**32`` or more is drawn exactly with ``rng.randrange``.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ class SamplingProblem:
         (bit ``j`` set = location ``j`` may hold it).
     :ivar names: per location, a label for messages (``"hand 2"``, ``"stock"``).
     :ivar choices: hidden non-card choices, each a sequence of equally likely values.
+    :ivar unordered: bitmask of locations whose card order is irrelevant (a hand that the
+        game turns into a bitmask): their cards are not shuffled (saves time; the set
+        drawn is the same uniform one).
     """
 
     cards: list[int]
@@ -49,6 +58,7 @@ class SamplingProblem:
     allowed: list[int]
     names: list[str] = field(default_factory=list)
     choices: list[Sequence[Any]] = field(default_factory=list)
+    unordered: int = 0
 
     @classmethod
     def build(cls, locations: Sequence[tuple[str, int]], cards: Sequence[int],
@@ -214,32 +224,45 @@ class Sampler:
         :returns: ``(assignment, choices)``: per location its cards in random order, and
             one value per hidden choice.
         """
-        pools = [list(c) for c in self.class_cards]
-        rem = tuple(len(p) for p in pools)
+        pools = [list(cards) for cards in self.class_cards]
+        rem = tuple([len(p) for p in pools])
         out: list[list[int]] = []
+        random_ = rng.random
+        unordered = self.problem.unordered
         for j in range(self.nloc):
             cls = self.loc_classes[j]
             cum, ks = self._step(j, rem)
             if len(ks) == 1:
                 k = ks[0]
             else:
-                k = ks[bisect_right(cum, rng.randrange(cum[-1]))]
+                tot = cum[-1]
+                r = int(random_() * tot) if tot < 4294967296 else rng.randrange(tot)
+                k = ks[bisect_right(cum, r)]
             loc: list[int] = []
             nxt = list(rem)
             for c, kc in zip(cls, k):
                 if kc:
                     pool = pools[c]
                     n = len(pool)
+                    if kc == n:  # the whole class: no choice to draw (the order is shuffled below)
+                        loc.extend(pool)
+                        pool.clear()
+                        nxt[c] = 0
+                        continue
                     # partial Fisher-Yates: move kc random cards to the end and take them
                     for t in range(kc):
-                        i = rng.randrange(n - t)
+                        x = random_()
+                        i = int(x * (n - t))
                         pool[i], pool[n - 1 - t] = pool[n - 1 - t], pool[i]
                     loc.extend(pool[n - kc:])
                     del pool[n - kc:]
                     nxt[c] -= kc
-            if len(loc) > 1:
-                rng.shuffle(loc)
+            if len(loc) > 1 and not unordered >> j & 1:
+                for t in range(len(loc) - 1, 0, -1):  # Fisher-Yates
+                    x = random_()
+                    i = int(x * (t + 1))
+                    loc[i], loc[t] = loc[t], loc[i]
             out.append(loc)
             rem = tuple(nxt)
-        choices = [values[rng.randrange(len(values))] for values in self.problem.choices]
+        choices = [values[int(random_() * len(values))] for values in self.problem.choices]
         return out, choices

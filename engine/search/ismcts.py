@@ -191,68 +191,8 @@ class ISMCTS:
     def _run_so(self, info: InfoSet, seat: int, teams: list[list[int]], rng: random.Random, max_it: int,
                 deadline: float | None) -> tuple[Node, int]:
         """SO-ISMCTS iterations on one tree; returns ``(root, iterations done)``."""
-        c = self.c
-        hand_rollouts = self.hand_rollouts
-        sample = info.sample
-        randrange = rng.randrange
-        clock = time.perf_counter
-        backup = self._rewards
-        policy_seats = self._policy_seats
-        roll = self.game.rollout_action
-        root = Node()
-        done = 0
-        while done < max_it:
-            if deadline is not None and clock() >= deadline:
-                break
-            state = sample(rng)
-            hand0 = state.hand_index()
-            node = root
-            path = []
-            while not state.is_terminal():
-                if hand_rollouts and state.hand_index() != hand0:
-                    break
-                children = node.children
-                if policy_seats is not None:
-                    player = state.current_player()
-                    if policy_seats[player]:
-                        # an opponent moves by the rollout policy on this determinization's cards
-                        a = roll(state, rng)
-                        child = children.get(a)
-                        if child is None:
-                            child = children[a] = Node(player)
-                        child.avail += 1
-                        node = child
-                        state.apply(a)
-                        path.append(node)
-                        continue
-                legal = state.legal_actions()
-                untried = [a for a in legal if a not in children]
-                if untried:
-                    for a in legal:
-                        ch = children.get(a)
-                        if ch is not None:
-                            ch.avail += 1
-                    a = untried[randrange(len(untried))] if len(untried) > 1 else untried[0]
-                    child = Node(state.current_player())
-                    child.avail = 1
-                    children[a] = child
-                    state.apply(a)
-                    path.append(child)
-                    break
-                if len(legal) == 1:
-                    a = legal[0]
-                    children[a].avail += 1
-                else:
-                    a = ucb_select(node, legal, c)
-                node = children[a]
-                state.apply(a)
-                path.append(node)
-            rewards = backup(state, teams, hand0)
-            for nd in path:
-                nd.visits += 1
-                nd.reward += rewards[nd.player]
-            done += 1
-        return root, done
+        return so_iterations(self.game, info, teams, rng, max_it, deadline, self.c, self.hand_rollouts,
+                             self._policy_seats)
 
     def _run_mo(self, info: InfoSet, seat: int, teams: list[list[int]], n: int, rng: random.Random, max_it: int,
                 deadline: float | None) -> tuple[list[Node], int]:
@@ -284,7 +224,7 @@ class ISMCTS:
                     for a in legal:
                         if a in children:
                             children[a].avail += 1
-                    a = untried[rng.randrange(len(untried))]
+                    a = untried[int(rng.random() * len(untried))]
                     expanded = True
                 elif len(legal) == 1:
                     a = legal[0]
@@ -308,3 +248,71 @@ class ISMCTS:
                     nd.reward += rewards[nd.player]
             done += 1
         return roots, done
+
+
+def so_iterations(game: Game, info: InfoSet, teams: list[list[int]], rng: random.Random, max_it: int,
+                  deadline: float | None, c: float, hand_rollouts: bool,
+                  policy_seats: list[bool] | None) -> tuple[Node, int]:
+    """The SO-ISMCTS loop of :meth:`ISMCTS._run_so` (module level so ``ismcts.pxd`` can type it).
+
+    :returns: ``(root, iterations done)``.
+    """
+    sample = info.sample
+    random_ = rng.random
+    clock = time.perf_counter
+    roll = game.rollout_action
+    root = Node()
+    done = 0
+    while done < max_it:
+        if deadline is not None and clock() >= deadline:
+            break
+        state = sample(rng)
+        hand0 = state.hand_index()
+        node = root
+        path = []
+        while not state.is_terminal():
+            if hand_rollouts and state.hand_index() != hand0:
+                break
+            children = node.children
+            if policy_seats is not None:
+                player = state.current_player()
+                if policy_seats[player]:
+                    # an opponent moves by the rollout policy on this determinization's cards
+                    a = roll(state, rng)
+                    child = children.get(a)
+                    if child is None:
+                        child = children[a] = Node(player)
+                    child.avail += 1
+                    node = child
+                    state.apply(a)
+                    path.append(node)
+                    continue
+            legal = state.legal_actions()
+            untried = [a for a in legal if a not in children]
+            if untried:
+                for a in legal:
+                    ch = children.get(a)
+                    if ch is not None:
+                        ch.avail += 1
+                a = untried[int(random_() * len(untried))] if len(untried) > 1 else untried[0]
+                child = Node(state.current_player())
+                child.avail = 1
+                children[a] = child
+                state.apply(a)
+                path.append(child)
+                break
+            if len(legal) == 1:
+                a = legal[0]
+                ch = children[a]
+                ch.avail += 1
+            else:
+                a = ucb_select(node, legal, c)
+            node = children[a]
+            state.apply(a)
+            path.append(node)
+        rewards = rollout_rewards(game, state, rng, teams, hand0, hand_rollouts)
+        for nd in path:
+            nd.visits += 1
+            nd.reward += rewards[nd.player]
+        done += 1
+    return root, done

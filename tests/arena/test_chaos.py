@@ -129,6 +129,7 @@ def test_kill_9_mid_run_loses_no_match(tmp_path, target):
     assert_complete(results, 12)
     attempts = [json.loads(x) for x in (results / "chaos" / "attempts.jsonl").read_text().splitlines()]
     assert attempts and all(a["infra"] for a in attempts)  # the interrupted matches, none recorded
+    assert all(a["unfinished"] >= 1 for a in attempts)  # how many of its batch were played again
     if target == "raylet":
         assert "the local Ray instance died" in " ".join(err.split())
     # a rerun has nothing left to play

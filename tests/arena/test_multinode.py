@@ -282,6 +282,7 @@ def test_three_nodes_one_killed_mid_run_every_match_once(tmp_path):
     assert all(r.status == "ok" for r in recs), Counter(r.status for r in recs)
     lost = [json.loads(x) for x in (res / "small" / "attempts.jsonl").read_text().splitlines()]
     assert lost and all(a["infra"] for a in lost), lost  # the lost batch: infrastructure, not a result
+    assert all(a["unfinished"] >= 1 for a in lost)  # the lost batch's size is recorded
     assert {a["match_id"] for a in lost} <= set(ids)  # ... and its matches were played again
     # the same table as an uninterrupted run: every match a real, reproducible result
     from arena.driver import run_tournament

@@ -593,10 +593,10 @@ def test_conformance_physical_deal_audit_passes_and_catches_the_old_draw(monkeyp
     from engine.core import InfoSet
     from engine.games.argute.infoset import ArguteInfoSet
 
-    assert cf.chi2_physical_deals(G, 2, {}, seed=0)
+    assert cf.chi2_physical_deals(G, 3, {}, seed=0)  # the suite's Argute situation
     monkeypatch.setattr(ArguteInfoSet, "sample", InfoSet.sample)  # every draw kept (before CA-R4's revision)
     with pytest.raises(AssertionError, match="χ² rejects"):
-        cf.chi2_physical_deals(G, 2, {}, seed=0)
+        cf.chi2_physical_deals(G, 3, {}, seed=0)
 
 
 def test_rules_copy_matches_shared():

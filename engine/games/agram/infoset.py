@@ -32,7 +32,8 @@ class AgramInfoSet(InfoSet):
     for the rest of the deal, so no card of that suit may go to its hand.
     """
 
-    __slots__ = ("game", "n", "opps", "own_start", "played", "plays", "voids", "unseen", "caps")
+    __slots__ = ("game", "n", "opps", "own_start", "played", "plays", "voids", "unseen", "caps",
+                 "_template", "_opts", "_match_wins")
 
     def __init__(self, game: Game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -75,6 +76,9 @@ class AgramInfoSet(InfoSet):
         self.caps = [sizes[o] for o in self.opps] + [len(DECK) - HAND_SIZE * n]
         if own.bit_count() != sizes[seat]:
             raise InconsistentObservationError("agram: own hand does not match hand_sizes")
+        self._opts = dict(obs["options"])
+        self._match_wins = int(self._opts["match_wins"])
+        self._template: AgramState | None = None
 
     def problem(self) -> SamplingProblem:
         """Locations ``hand <o>`` per opponent then ``undealt``; voids bar suits from hands."""
@@ -89,34 +93,56 @@ class AgramInfoSet(InfoSet):
                     m |= 1 << j
             allowed.append(m)
         names = [f"hand {o}" for o in self.opps] + ["undealt"]
-        return SamplingProblem(list(self.unseen), list(self.caps), allowed, names)
+        # every location becomes a bitmask in world(): no shuffling within them
+        return SamplingProblem(list(self.unseen), list(self.caps), allowed, names,
+                               unordered=(1 << nloc) - 1)
 
-    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> AgramState:
-        """The deal with the opponents' remaining cards (and the undealt ones) as assigned,
-        replayed through this deal's actions; later deals use a fresh key from ``rng``."""
+    def _build_template(self) -> AgramState:
+        """This deal replayed once with the opponents holding only the cards they played:
+        the trick fields (seat to act, led suit, best card, counts, history) of every world."""
         obs = self.observation
-        n = self.n
-        game = self.game
-        opts = dict(obs["options"])
-        m = _Match(game, n, int(opts["match_wins"]), rng.getrandbits(63), opts)
+        if obs.get("match_over"):
+            raise InconsistentObservationError("agram: the match is over; there is no world to sample")
+        m = _Match(self.game, self.n, self._match_wins, 0, self._opts)
         past = tuple((int(h["dealer"]), int(h["winner"])) for h in obs["history"])
         st = AgramState._blank(m, int(obs["dealer"]), [int(x) for x in obs["deals_won"]],
                                int(obs["hand_index"]), past)
-        hands = [0] * n
+        hands = list(self.played)
         hands[self.seat] = self.own_start
+        st._begin_deal(hands, 0)
+        for c in self.plays:
+            st.apply(c)
+        return st
+
+    def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> AgramState:
+        """The deal with the opponents' remaining cards (and the undealt ones) as assigned,
+        after this deal's actions; later deals use a fresh key from ``rng``.
+
+        The actions are replayed once per information set (:meth:`_build_template`); a
+        world copies that state and its deal snapshot and sets the hands.
+        """
+        t = self._template
+        if t is None:
+            t = self._template = self._build_template()
+        m = _Match(self.game, self.n, self._match_wins, rng.getrandbits(63), self._opts)
+        assert t.start is not None
+        start = t.start.clone()
+        st = t.clone()
+        start.m = st.m = m
+        start.start = st.start = start
+        now = st.hands
+        dealt = start.hands
+        played = self.played
         for j, o in enumerate(self.opps):
-            h = self.played[o]
+            h = 0
             for c in assignment[j]:
                 h |= 1 << c
-            hands[o] = h
+            now[o] = h
+            dealt[o] = h | played[o]
         und = 0
         for c in assignment[-1]:
             und |= 1 << c
-        if obs.get("match_over"):
-            raise InconsistentObservationError("agram: the match is over; there is no world to sample")
-        st._begin_deal(hands, und)
-        for c in self.plays:
-            st.apply(c)
+        st.undealt = start.undealt = und
         return st
 
 

@@ -10,7 +10,7 @@ from engine.games.agram.state import AgramState
 def rollout_action(state: AgramState, rng: random.Random) -> int:
     """A uniformly random legal card of ``state``, without building the legal-action list."""
     m = state.legal_mask()
-    r = rng.randrange(m.bit_count())
+    r = int(rng.random() * m.bit_count())  # twice as fast as randrange
     while r:
         m &= m - 1
         r -= 1

@@ -8,10 +8,12 @@ until an observation is asked for.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable
 from typing import Any
 
 from engine.cards import FRENCH_SUITS, cards_of, mask_of
+from engine.compiled import kernel
 from engine.core import Game, Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import deal_hands, shuffled
 from engine.errors import GameOverError
@@ -26,6 +28,11 @@ from engine.games.agram.actions import (
     TRICKS_PER_DEAL,
 )
 from engine.tricks import trick_winner
+
+#: the typed hand rollout (``engine/games/agram/_kernel.pyx``), ``None`` when not built or pure Python is forced
+_KERNEL = kernel("engine.games.agram._kernel")
+#: finish_hand's rewards, by ``(-1, n, winner)`` (match goes on) or by the deals won (match over)
+_REWARDS: dict[tuple[int, ...], list[float]] = {}
 
 
 class _Match:
@@ -193,6 +200,12 @@ class AgramState(SnapshotState):
         :raises IllegalActionError: card not held, or not following suit when able.
         :raises GameOverError: if the match is over.
         """
+        w = self._play(action)
+        if w >= 0:
+            self._end_deal(w)
+
+    def _play(self, action: int) -> int:
+        """:meth:`apply` up to the end of the deal: the seat winning the sixth trick, else -1."""
         p = self.cur
         if p < 0:
             raise GameOverError("agram: the match is over; no action can be applied")
@@ -222,20 +235,58 @@ class AgramState(SnapshotState):
         if k < n:
             self.k = k
             self.cur = p + 1 if p + 1 < n else 0
-            return
+            return -1
         w = self.bseat
         self.k = 0
         self.lmask = 0
         t = self.tno + 1
-        if t < TRICKS_PER_DEAL:
-            self.tno = t
-            self.cur = w
-            return
         self.tno = t
-        self._end_deal(w)
+        if t < TRICKS_PER_DEAL:
+            self.cur = w
+            return -1
+        return w
 
-    def _end_deal(self, w: int) -> None:
-        """Seat ``w`` won the sixth trick: it wins the deal (§4.3), deals the next (§4.5)."""
+    def finish_hand(self, rng: random.Random, teams: list[list[int]]) -> list[float]:
+        """Play the current deal out in place with the rollout policy, without dealing the
+        next, and return the rollout's rewards: :meth:`hand_rewards`, or
+        ``outcome().rewards(teams)`` when the deal ended the match.
+
+        The moves and random numbers are exactly those of applying
+        :func:`engine.games.agram.rollout.rollout_action` until the deal ends (the typed
+        kernel :mod:`engine.games.agram._kernel` when built, else that loop). Afterwards
+        only :meth:`is_terminal`, :meth:`hand_index`, :meth:`hand_rewards` and
+        :meth:`outcome` are meaningful (the hands and this deal's history are not updated
+        by the kernel, and the next deal is not dealt): for hand rollouts (issue 19).
+
+        :raises GameOverError: if the match is over.
+        """
+        if self.cur < 0:
+            raise GameOverError("agram: the match is over; no action can be applied")
+        if _KERNEL is not None:
+            w = _KERNEL.play_out_hand(self.hands, self.cur, self.lmask, self.best, self.bseat, self.k,
+                                      self.tno, self.m.n, TRICKS_PER_DEAL, rng)
+        else:
+            roll = self.m.game.rollout_action  # engine.games.agram.rollout.rollout_action
+            w = -1
+            while w < 0:
+                w = self._play(roll(self, rng))
+        self._end_deal(w, deal=False)
+        n = self.m.n
+        if self.cur >= 0:
+            key: tuple[int, ...] = (-1, n, w)
+        elif len(teams) == n:  # every seat its own side: the rewards depend on the deals won only
+            key = tuple(self.wins)
+        else:
+            return self.outcome().rewards(teams)
+        got = _REWARDS.get(key)
+        if got is None:
+            got = self.hand_rewards() if self.cur >= 0 else self.outcome().rewards(teams)
+            if len(_REWARDS) < 4096:
+                _REWARDS[key] = got
+        return got[:]
+
+    def _end_deal(self, w: int, deal: bool = True) -> None:
+        """Seat ``w`` won the sixth trick: it wins the deal (§4.3), deals the next (§4.5) if ``deal``."""
         self.wins[w] += 1
         self.past = self.past + ((self.dealer, w),)
         self.hidx += 1
@@ -243,7 +294,10 @@ class AgramState(SnapshotState):
             self.cur = -1
             return
         self.dealer = w
-        self._deal()
+        if deal:
+            self._deal()
+        else:
+            self.cur = w  # the next deal's dealer; its hands are not dealt (finish_hand)
 
     # ------------------------------------------------------------ results
 

@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.argute.actions import COPIES, DECK, HAND_SIZE, VALUES, format_argute, parse_argute
 from engine.games.argute.infoset import ArguteInfoSet
+from engine.games.argute.rollout import playout
 from engine.games.argute.state import ArguteState, _Match
 
 
@@ -49,6 +50,8 @@ class Argute(Game):
         "hand_sizes; undealt: cards put aside; scores\n"
         "history: earlier hands [{dealer, bids, tricks_won, changes}]; match_over: bool"
     )
+    #: the rollout kernel (uniform policy, same draws as ``rollout_action``; issue 19)
+    playout = staticmethod(playout)
     #: random play rarely reaches the target (misses cost a point), so most configs cap
     #: the match length to keep conformance runs and benchmarks short.
     configs = (

@@ -250,7 +250,15 @@ class ArguteState(SnapshotState):
         self._end_hand()
 
     def _end_hand(self) -> None:
-        """Reveal the bids, score the hand, run the win test (§1.3 "Match end")."""
+        """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); deal the next hand."""
+        if not self.close_hand():
+            self._deal()
+
+    def close_hand(self) -> bool:
+        """Score the hand just played and run the win test (§1.3); True if the match is over.
+
+        Otherwise the deal passes left; the next hand is not dealt yet (``_deal``).
+        """
         n = self.m.n
         changes = tuple(hand_score(self.bids[p], self.won[p]) for p in range(n))
         for p in range(n):
@@ -260,9 +268,9 @@ class ArguteState(SnapshotState):
         if win_test(self.scores, self.m.target) or self.hidx >= self.m.max_hands:
             self.phase = 2
             self.cur = -1
-            return
+            return True
         self.dealer = (self.dealer + 1) % n
-        self._deal()
+        return False
 
     # ------------------------------------------------------------ results
 

@@ -9,6 +9,7 @@ that would leave nobody with a life (the hand is void). The last player standing
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable
 from typing import Any
 
@@ -119,8 +120,9 @@ class CuckooState(SnapshotState):
         self.history = []
         self._snapshot()
 
-    def _end_hand(self) -> None:
-        """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended."""
+    def _end_hand(self, deal: bool = True) -> None:
+        """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended
+        (or ``deal`` is false: :meth:`finish_hand`)."""
         cards, order, lives = self.cards, self.order, self.lives
         low = min(VALUE[cards[s]] for s in order)
         losers = tuple(s for s in order if VALUE[cards[s]] == low)
@@ -156,7 +158,8 @@ class CuckooState(SnapshotState):
             if self.elim[(d + k) % n] < 0:
                 self.dealer = (d + k) % n
                 break
-        self._deal()
+        if deal:
+            self._deal()
 
     # ------------------------------------------------------------ contract
 
@@ -192,6 +195,28 @@ class CuckooState(SnapshotState):
         :raises IllegalActionError: naming the action and the legal set.
         :raises GameOverError: once the match is over.
         """
+        if self._act(action):
+            self._end_hand()
+
+    def finish_hand(self, rng: random.Random, teams: list[list[int]]) -> list[float]:
+        """Play the current hand out in place with ``game.rollout_action`` and return the
+        rollout's rewards (:meth:`hand_rewards`, or ``outcome().rewards(teams)`` when the hand
+        ended the match), exactly as that loop of :meth:`apply` would, but without dealing
+        the next hand (issue 19: hand rollouts throw it away). Afterwards only
+        :meth:`is_terminal`, :meth:`hand_index`, :meth:`hand_rewards` and :meth:`outcome` hold.
+
+        :raises GameOverError: once the match is over.
+        """
+        if self.phase == OVER:
+            raise GameOverError("cuckoo: the match is over")
+        roll = self.game.rollout_action
+        while not self._act(roll(self, rng)):
+            pass
+        self._end_hand(deal=False)
+        return self.outcome().rewards(teams) if self.phase == OVER else self.hand_rewards()
+
+    def _act(self, action: int) -> bool:
+        """:meth:`apply` short of the showdown: True when ``action`` was the hand's last."""
         phase = self.phase
         if phase == TURN:
             order = self.order
@@ -201,7 +226,7 @@ class CuckooState(SnapshotState):
             elif action == SWAP and not last:
                 self.phase = RESPOND
                 self.history.append(action)
-                return
+                return False
             elif action == CUT and last:
                 top = self.stock[self.spos]
                 self.cut_card = top
@@ -234,8 +259,7 @@ class CuckooState(SnapshotState):
         while pos < len(order) and blocked >> order[pos] & 1:
             pos += 1
         self.pos = pos
-        if pos >= len(order):
-            self._end_hand()
+        return pos >= len(order)
 
     def is_terminal(self) -> bool:
         """True once at most one player is left or ``max_hands`` hands are played (§3.4)."""

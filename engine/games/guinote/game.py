@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import Game, Option, seat_option
 from engine.games.guinote import actions
 from engine.games.guinote.infoset import GuinoteInfoSet
+from engine.games.guinote.rollout import playout
 from engine.games.guinote.state import GuinoteState
 
 
@@ -34,6 +35,8 @@ class Guinote(Game):
             "strict play: a void player who cannot over-trump must still play a trump (§1.5, G-5)",
             choices=(False, True)),
     }
+    #: the rollout kernel (uniform policy, same draws as ``rollout_action``; issue 19)
+    playout = staticmethod(playout)
     configs = (
         (2, {}),
         (4, {}),

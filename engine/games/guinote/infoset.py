@@ -191,7 +191,8 @@ class GuinoteInfoSet(InfoSet):
                 continue
             p = loc[1]
             draws, pool, sampler = self._arrangers[p]
-            _, picks = sampler.sample(rng)
+            # no draws to arrange (e.g. before the first draw): the empty problem draws nothing
+            picks = sampler.sample(rng)[1] if draws else []
             left = [(rounds, c if c < NCARDS else cards[c - NCARDS]) for rounds, c in pool]
             for (r, k), pick in zip(draws, picks):
                 for i, (rounds, c) in enumerate(left):

@@ -282,7 +282,16 @@ class GuinoteState(SnapshotState):
             self._end_hand()
 
     def _end_hand(self) -> None:
-        """Score a completed hand (first hand: §1.7 comparison with the target) and deal the next."""
+        """Score a completed hand (:meth:`close_hand`) and, unless the match is over, deal the next."""
+        if not self.close_hand():
+            self.deal()
+
+    def close_hand(self) -> bool:
+        """Score the completed hand (first hand: §1.7 comparison with the target); True if the match is over.
+
+        Otherwise the hand is recorded in ``past``, ``hand_no`` advances and the last trick's
+        winner becomes the dealer; the next hand is not dealt yet (:meth:`deal`).
+        """
         hp = self.hand_pts
         target = self.target
         if self.hand_no == 0:
@@ -292,11 +301,11 @@ class GuinoteState(SnapshotState):
             over1 = self.scores[1] >= target
             if over0 or over1:
                 self._finish(self.last_winner & 1 if over0 and over1 else (0 if over0 else 1))
-                return
+                return True
         self.past = self.past + ((self.dealer, hp[0], hp[1], self.last_winner),)
         self.hand_no += 1
         self.dealer = self.last_winner
-        self.deal()
+        return False
 
     def _finish(self, side: int) -> None:
         self.winner = side

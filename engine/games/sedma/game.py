@@ -8,6 +8,7 @@ from typing import Any
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.sedma.actions import format_action, parse_action
 from engine.games.sedma.infoset import SedmaInfoSet
+from engine.games.sedma.rollout import playout
 from engine.games.sedma.state import SedmaState, sides_for
 
 
@@ -65,6 +66,8 @@ class Sedma(Game):
         "past_hands   earlier hands [{dealer, points (per side, last trick included), winners\n"
         "             (sides), win: 'single'|'double'|'triple'|'tie', vp (per side awarded)}]"
     )
+    #: the rollout kernel (uniform policy, same draws as ``rollout_action``; issue 19)
+    playout = staticmethod(playout)
     configs = (
         (2, {}),
         (3, {}),

@@ -7,6 +7,7 @@ draw), the current trick as a few ints, and each side's won cards as a mask.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 from typing import Any
 
@@ -37,6 +38,11 @@ def sides_for(n: int) -> list[list[int]]:
 
 def hand_rewards_from_points(n: int, points: list[int]) -> tuple[float, ...]:
     """Per seat in [0, 1]: the placing of a hand scored ``points`` per side (§2.5)."""
+    return _placing(n, tuple(points))
+
+
+@functools.lru_cache(maxsize=4096)
+def _placing(n: int, points: tuple[int, ...]) -> tuple[float, ...]:
     teams = sides_for(n)
     return tuple(rank_rewards(seat_ranks_from_sides(points, teams), teams))
 
@@ -237,6 +243,14 @@ class SedmaState(SnapshotState):
 
     def _end_hand(self, last_side: int) -> None:
         """Score the hand (§2.5), record it, end the match or deal the next hand."""
+        if not self.close_hand(last_side):
+            self._deal()
+
+    def close_hand(self, last_side: int) -> bool:
+        """Score the hand whose last trick ``last_side`` took (§2.5); True if the match is over.
+
+        Otherwise the next dealer is set; the next hand is not dealt yet (``_deal``).
+        """
         ns = self.nsides
         points = [10 * (self.won[s] & POINT_MASK).bit_count() for s in range(ns)]
         points[last_side] += 10
@@ -264,7 +278,7 @@ class SedmaState(SnapshotState):
         if not self.vp_mode or max(self.vp) >= self.vp_target or self.hidx >= self.max_hands:
             self.terminal = True
             self.cur = -1
-            return
+            return True
         n = self.n
         d = self.dealer
         if kind == "tie":
@@ -276,7 +290,7 @@ class SedmaState(SnapshotState):
         else:
             d = (winners[0] - 1) % n
         self.dealer = d
-        self._deal()
+        return False
 
     def outcome(self) -> Outcome:
         """Placings and scores (§2.5): by hand points (``single``) or by VP (``vp``).

@@ -13,6 +13,7 @@ hand (or ends the match) in the same call.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Hashable
 from typing import Any
 
@@ -298,6 +299,25 @@ class WhiskeyState(SnapshotState):
         else:
             self._bet(action)
 
+    def finish_hand(self, rng: random.Random, teams: list[list[int]]) -> list[float]:
+        """Play the current hand out in place with ``game.rollout_action`` and return the
+        rollout's rewards (:meth:`hand_rewards`, or ``outcome().rewards(teams)`` when the hand
+        ended the match), exactly as that loop of :meth:`apply` would, but without dealing
+        the next hand (issue 19: hand rollouts throw it away). Afterwards the state is a
+        :class:`_HandOver` and only :meth:`is_terminal`, :meth:`hand_index`,
+        :meth:`hand_rewards` and :meth:`outcome` hold.
+
+        :raises GameOverError: if the match is over.
+        """
+        if self.phase == OVER:
+            raise GameOverError("whiskey_poker: the match is over; no action can be applied")
+        self.__class__ = _HandOver
+        roll = self.game.rollout_action
+        hidx = self.hidx
+        while self.hidx == hidx:
+            self.apply(roll(self, rng))
+        return self.outcome().rewards(teams) if self.phase == OVER else self.hand_rewards()
+
     def _bet(self, a: int) -> None:
         """One betting action (§2.4)."""
         p = self.turn
@@ -574,3 +594,12 @@ class WhiskeyState(SnapshotState):
             seats.append(s.turn)
             s.apply(a)
         return seats
+
+
+class _HandOver(WhiskeyState):
+    """A :class:`WhiskeyState` whose next hand is never dealt (:meth:`WhiskeyState.finish_hand`)."""
+
+    __slots__ = ()
+
+    def _deal(self) -> None:
+        """No next deal: a hand rollout ends with this hand."""

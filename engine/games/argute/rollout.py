@@ -1,0 +1,141 @@
+"""Argute's rollout kernel: a world played out by the uniform rollout policy on card masks.
+
+:func:`playout` is ``Argute.playout`` (used by :func:`engine.search.rollout.rollout_rewards`,
+i.e. every ISMCTS and PIMC rollout). It gives exactly the result of the generic loop
+``state.apply(game.rollout_action(state, rng))`` — one ``rng.random()`` per decision, the
+``k``-th legal action in :meth:`ArguteState.legal_actions` order — but plays a whole hand
+inside one function on plain integers (:func:`_play_hand`), and with ``hand_rollouts`` it
+does not deal the next hand that the rollout would throw away (issue 19).
+
+One source: ``rollout.pxd`` beside this file types the kernel for Cython (64-bit masks of
+the 42 physical cards, 7 copies of each value in 7 bits); without a build the same code
+runs as Python. Rules: docs/rules/argute.md §1.3, as in :mod:`engine.games.argute.state`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.games.argute import actions as _a
+
+BID_ = _a.BID
+COPIES_ = _a.COPIES
+VALUES_ = _a.VALUES
+T_PER_TRICK = _a.CARDS_PER_TRICK
+
+
+def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
+            hand_rollouts: bool) -> list[float]:
+    """Play ``state`` out in place by the uniform policy; the reward per seat.
+
+    Same contract and result as :func:`engine.search.rollout.rollout_rewards` with
+    ``Game.rollout_action``: with ``hand_rollouts`` stop when hand ``hand0`` is over and
+    return ``state.hand_rewards()`` (the next hand is then not dealt: the state is left
+    between hands, fit only to be discarded), else play to the end of the match.
+
+    :param state: an :class:`~engine.games.argute.state.ArguteState` (changed in place).
+    :param teams: the sides, for :meth:`Outcome.rewards`.
+    """
+    while state.phase != 2:
+        if hand_rollouts and state.hidx != hand0:
+            return state.hand_rewards()
+        _play_hand(state, rng.random)
+        if state.close_hand():
+            break
+        if hand_rollouts:
+            return state.hand_rewards()
+        state._deal()
+    return state.outcome().rewards(teams)
+
+
+def _play_hand(st: Any, rand: Any) -> int:
+    """Play the current hand of ``st`` (bids, then three tricks) to its end; returns 0.
+
+    ``rand`` is the rollout's ``rng.random``, called once per decision. The hand's history
+    and actors are appended; scoring is left to ``st.close_hand()``.
+    """
+    n = st.m.n
+    phase = st.phase
+    cur = st.cur
+    leader = st.leader
+    tno = st.tno
+    seq = st.seq
+    hist = st.hist
+    actors = st.actors
+    nh = len(hist)
+    hands = [0, 0, 0, 0, 0, 0, 0]
+    bids = [0, 0, 0, 0, 0, 0, 0]
+    totals = [0, 0, 0, 0, 0, 0, 0]
+    reach = [0, 0, 0, 0, 0, 0, 0]
+    won = [0, 0, 0, 0, 0, 0, 0]
+    per = [0, 0, 0]
+    for i in range(3):
+        per[i] = T_PER_TRICK[i] * n
+    for i in range(n):
+        hands[i] = st.hands[i]
+        bids[i] = st.bids[i]
+        totals[i] = st.totals[i]
+        reach[i] = st.reach[i]
+        won[i] = st.won[i]
+    while phase == 0:                             # bids 0..3 from the dealer's left
+        r = rand()
+        k = int(r * 4)
+        bids[cur] = k
+        hist.append(BID_ + k)
+        actors.append(cur)
+        nh += 1
+        cur = cur + 1 if cur + 1 < n else 0
+        if nh == n:
+            phase = 1
+            leader = cur
+    while True:                                   # play v for each value held, ascending
+        h = hands[cur]
+        cnt = 0
+        for v in range(VALUES_):
+            if (h >> (COPIES_ * v)) & 0x7F:
+                cnt += 1
+        r = rand()
+        k = int(r * cnt)
+        v = 0
+        while True:
+            if (h >> (COPIES_ * v)) & 0x7F:
+                if not k:
+                    break
+                k -= 1
+            v += 1
+        ids = (h >> (COPIES_ * v)) & 0x7F          # the value's copies, shifted down (no int overflow)
+        hands[cur] = h ^ ((ids & (~ids + 1)) << (COPIES_ * v))
+        hist.append(v)
+        actors.append(cur)
+        if v or reach[cur] < 0:
+            reach[cur] = seq
+        totals[cur] += v
+        seq += 1
+        if seq < per[tno]:
+            cur = cur + 1 if cur + 1 < n else 0
+            continue
+        w = 0
+        for q in range(1, n):
+            if totals[q] > totals[w] or (totals[q] == totals[w] and reach[q] < reach[w]):
+                w = q
+        won[w] += 1
+        tno += 1
+        if tno == 3:
+            break
+        leader = cur = w
+        seq = 0
+        for i in range(n):
+            totals[i] = 0
+            reach[i] = -1
+    st.hands = [hands[i] for i in range(n)]
+    st.bids = [bids[i] for i in range(n)]
+    st.totals = [totals[i] for i in range(n)]
+    st.reach = [reach[i] for i in range(n)]
+    st.won = [won[i] for i in range(n)]
+    st.phase = phase
+    st.cur = cur
+    st.leader = leader
+    st.tno = tno
+    st.seq = seq
+    return 0
