@@ -138,7 +138,7 @@ def hidden_paths() -> list[str]:
 def cover_candidates() -> set[str]:
     """The folders covered in every sandbox unless the bot needs them whole: the homes and the
     registered bots' program folders."""
-    return homes() | set(_STATE.bots)
+    return homes() | {b for b in _STATE.bots if os.path.isdir(b)}
 
 
 def _needs(spec: BotSpec | None, argv: Sequence[str]) -> list[str]:
