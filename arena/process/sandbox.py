@@ -191,11 +191,10 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
             source[p] = f"/dev/shm/{len(source)}"
             tab.append(f"{_fstab_path(p)} {source[p]} none bind,ro,X-mount.mkdir 0 0")
     private = [t for t in v.private if t != "/dev/shm"]
-    for i, t in enumerate(private):
-        tab.append(f"cardarena /dev/shm/p{i} tmpfs {size},X-mount.mkdir 0 0")
+    tab += [f"cardarena /dev/shm/p{i} tmpfs {size},X-mount.mkdir 0 0" for i in range(len(private))]
     tab += _fstab(v.outside, source)
     tab += [f"/dev/shm/p{i} {_fstab_path(t)} none bind 0 0" for i, t in enumerate(private)]
-    tab += _fstab(v.inside, source)
+    tab += _fstab([x for x in v.inside if not under(x[1], ["/dev/shm"])], source)  # (bwrap only: rare)
     tab.append(f"cardarena /dev/shm tmpfs {size} 0 0")
     fstab = os.path.join(workdir, ".cardarena-fstab")
     lines = ["set -e", "umask 022", "printf '%s\\n' " + " ".join(q(x) for x in tab) + f" > {q(fstab)}",
