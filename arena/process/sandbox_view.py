@@ -33,6 +33,9 @@ SANDBOX_TMPFS = ("/tmp", "/dev/shm")
 #: the project holding ``engine``/``bots`` (an editable install's source folder): every bot may
 #: import the SDK or the engine from it.
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: the project and its packages (the shipped bots share ``bots/`` with the SDK every bot may
+#: import): never hidden as a bot's program folder.
+PROJECT_SHARED = (PROJECT_ROOT, *(os.path.join(PROJECT_ROOT, d) for d in ("arena", "bots", "engine")))
 #: folders of the system, never hidden as a bot's program folder (a bot's ``cmd`` may name them).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
                "/proc", "/sys", "/dev", "/run", "/boot", "/var/lib")
@@ -89,8 +92,9 @@ def hide_bot_folders(specs: Iterable[BotSpec]) -> None:
 def program_folders(spec: BotSpec) -> set[str]:
     """The folders of a bot's own program: its ``cwd`` and the folders of the files its
     ``cmd`` names (relative to ``cwd``; symbolic links followed too). Folders of the system
-    (:data:`SYSTEM_DIRS`, ``PATH``), the interpreter's prefix, the project root, the homes
-    and ``/`` are never a bot's own (every bot may need them).
+    (:data:`SYSTEM_DIRS`, ``PATH``), the interpreter's prefix, the project root and its
+    packages (:data:`PROJECT_SHARED`: the shipped bots live next to the SDK), the homes and
+    ``/`` are never a bot's own (every bot may need them).
     """
     cwd = os.path.abspath(spec.cwd)
     cands = [cwd]
@@ -98,7 +102,7 @@ def program_folders(spec: BotSpec) -> set[str]:
         p = a if os.path.isabs(a) else os.path.join(cwd, a)
         if a and os.path.isfile(p):
             cands += [os.path.dirname(os.path.abspath(p)), os.path.dirname(os.path.realpath(p))]
-    shared = set(os.environ.get("PATH", os.defpath).split(os.pathsep)) | homes() | {"/", PROJECT_ROOT}
+    shared = set(os.environ.get("PATH", os.defpath).split(os.pathsep)) | homes() | {"/", *PROJECT_SHARED}
     prefixes = [sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
     return {c for c in cands if c not in shared and not under(c, SYSTEM_DIRS) and not under(c, prefixes)}
 

@@ -22,7 +22,7 @@ import pytest
 
 from arena.batch import play_batch
 from arena.specs import BotSpec
-from tests.arena.conftest import ROOT, leftovers, spec
+from tests.arena.conftest import RANDOM, ROOT, leftovers, spec
 from tests.conftest import require
 from tests.security.test_leaks import CLOCK, MODES, SPY, expect, limits_for, verdict
 
@@ -58,7 +58,10 @@ def spy_bot(folder: str, leak: str, arg: str) -> BotSpec:
 
 
 def play(tmp_path, mode: str, bots: dict[str, BotSpec]) -> tuple[list[str], object]:
-    """One match spy vs victim; the spy's ``SPY ...`` stderr lines and the result."""
+    """One match spy vs victim; the spy's ``SPY ...`` stderr lines and the result. The shipped
+    random bot is a bot of the tournament too (not seated): its folder ``bots/`` holds the SDK
+    the victim runs through, which must stay reachable."""
+    bots = {**bots, "random": RANDOM}
     results = tmp_path / "results" / "t"
     results.mkdir(parents=True, exist_ok=True)
     s = replace(spec(["spy", "victim"], deal=0, clock=CLOCK), limits=limits_for(mode))
