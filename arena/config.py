@@ -3,8 +3,9 @@
 DESIGN "Configuration". Unknown keys are errors; every error names the file, the
 tournament and the key, and says what is expected.
 
-(647 lines, above the project's ~600: the schema models and their validators belong together;
-the submissions reader and the error wording are the parts to move out next.)
+(about 690 lines with the ``lineups: adaptive`` schema, above the project's ~600: the schema
+models and their validators belong together; the submissions reader and the error wording
+are the parts to move out next.)
 """
 
 from __future__ import annotations
@@ -103,6 +104,29 @@ class LineupsSample(_Strict):
     sample: SampleLineups
 
 
+class AdaptiveLineups(_Strict):
+    """``{adaptive: {...}}`` of ``lineups`` (docs/config.md).
+
+    :ivar max_matches: the match budget: no round starts that would exceed it (the last is cut).
+    :ivar per_round: lineups per bot per round, on average (a round = ``per_round · bots / players`` lineups).
+    :ivar first: lineups per bot in round 0 (the ``sample`` design).
+    :ivar explore: share of each round's lineups built for mixing, not for uncertainty (0..1).
+    :ivar width: stop early once the mean rank-interval width (high − low) is at most this (None: budget only).
+    """
+
+    max_matches: int = Field(strict=True, ge=1)
+    per_round: int = Field(2, strict=True, ge=1)
+    first: int = Field(4, strict=True, ge=1)
+    explore: float = Field(0.2, ge=0, le=1, allow_inf_nan=False)
+    width: float | None = Field(None, ge=0, allow_inf_nan=False)
+
+
+class LineupsAdaptive(_Strict):
+    """``lineups: {adaptive: {max_matches: N, ...}}``."""
+
+    adaptive: AdaptiveLineups
+
+
 SPRT_BATCH = 16  # mode: sprt — default execution.batch_size (matches per batch)
 
 
@@ -160,7 +184,7 @@ class TournamentModel(_Strict):
     bots: list[str] = Field(min_length=1)
     deals: Int = Field(ge=1)
     rotations: Literal["cyclic", "permutations"] = "cyclic"
-    lineups: Literal["all", "gauntlet"] | LineupsSample = "all"
+    lineups: Literal["all", "gauntlet"] | LineupsSample | LineupsAdaptive = "all"
     panel: list[str] = []  # lineups: gauntlet — the reference bots every other bot meets
     mode: Literal["tournament", "sprt"] = "tournament"
     sprt: SprtModel | None = None
@@ -530,6 +554,7 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
             merged["bots"] = list(bots)
         for key in ("clock", "faults", "limits", "ratings", "execution"):
             merged[key] = _merge(defaults.get(key) or {}, traw.get(key) or {})
+        _check_adaptive(merged.get("lineups"), where)
         try:
             tm = TournamentModel.model_validate(merged)
         except ValidationError as e:
@@ -556,6 +581,9 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
             raise ConfigError(f"{where}: key {key!r}: {e}") from e
         teams = game.teams(tm.players)
         partnership = any(len(t) > 1 for t in teams)
+        if isinstance(tm.lineups, LineupsAdaptive) and partnership and tm.partners == "mixed":
+            raise ConfigError(f"{where}: key 'lineups': adaptive works with free-for-all games and partners: self; "
+                              "use lineups: all or sample with partners: mixed")
         if tm.mode == "sprt" or tm.lineups == "gauntlet":
             _check_sprt_or_gauntlet(tm, where, partnership)
         elif partnership:
@@ -577,6 +605,21 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
                                   "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
     return out
+
+
+def _check_adaptive(lineups: Any, where: str) -> None:
+    """``lineups: {adaptive: ...}`` validated on its own, so its errors name ``lineups.adaptive.<key>``.
+
+    :raises ConfigError: naming the key, with the closest known key for a misspelt one.
+    """
+    if not (isinstance(lineups, dict) and "adaptive" in lineups):
+        return
+    try:
+        LineupsAdaptive.model_validate(lineups)
+    except ValidationError as e:
+        msg = _errors(e, model=LineupsAdaptive).replace("key '", "key 'lineups.")
+        raise ConfigError(f"{where}: {msg} (lineups: adaptive takes max_matches, per_round, first, explore, "
+                          "width; docs/config.md)") from e
 
 
 def _check_sprt_or_gauntlet(tm: TournamentModel, where: str, partnership: bool) -> None:

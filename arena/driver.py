@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.adaptive import adaptive_schedule, is_adaptive
 from arena.executors import (
     Batcher,
     InfrastructureError,
@@ -85,7 +86,10 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt, tournament.name)
-        specs = build_schedule(tournament, salt)
+        if is_adaptive(tournament.model):  # its rounds are planned from the journal's records
+            specs = adaptive_schedule(tournament, salt, journal.records)
+        else:
+            specs = build_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
         journal.check_fingerprints(specs, lambda s: fingerprint_fields(
             s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
@@ -320,6 +324,46 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
                    warn: Callable[[str], None] = lambda m: None,
                    stop: Callable[[], bool] | None = None) -> RunSummary:
     """Play every match of ``tournament`` not yet in its journal; write each record as it ends.
+
+    ``lineups: {adaptive: ...}`` plays round after round (:mod:`arena.adaptive`): each pass
+    plays the rounds the journal determines; once they are recorded the next pass plans the
+    next round, until the design stops or a pass leaves matches unplayed. Parameters, return
+    and errors as :func:`run_once`.
+    """
+    kw: dict[str, Any] = dict(inline=inline, workers=workers, address=address, on_result=on_result, warn=warn,
+                              stop=stop)
+    if not is_adaptive(tournament.model):
+        return run_once(tournament, results_root, on_start=on_start, **kw)
+    cap = tournament.model.lineups.adaptive.max_matches
+
+    def first_start(s: RunSummary) -> None:
+        """The live display counts towards the budget (the schedule grows round by round)."""
+        if on_start:
+            on_start(RunSummary(**{**s.__dict__, "total": max(s.total, cap)}))
+
+    out = run_once(tournament, results_root, on_start=first_start, **kw)
+    while out.played and not out.unplayed and not (stop is not None and stop()):
+        if on_result is not None:  # the live display counts this run's matches over every pass
+            base = out.played
+            kw["on_result"] = lambda rec, s, base=base: on_result(rec, RunSummary(**{**s.__dict__,
+                                                                                        "played": s.played + base}))
+        more = run_once(tournament, results_root, **kw)
+        out.total, out.played, out.seconds = more.total, out.played + more.played, out.seconds + more.seconds
+        out.faults.update(more.faults)
+        out.unplayed, out.restarts = more.unplayed, out.restarts + more.restarts
+        out.disabled.extend(b for b in more.disabled if b not in out.disabled)
+        if not more.played:
+            break
+    return out
+
+
+def run_once(tournament, results_root: str | Path = "results", *, inline: bool = False,
+             workers: int | None = None, address: str | None = None,
+             on_result: Callable[[MatchRecord, RunSummary], None] | None = None,
+             on_start: Callable[[RunSummary], None] | None = None,
+             warn: Callable[[str], None] = lambda m: None,
+             stop: Callable[[], bool] | None = None) -> RunSummary:
+    """Play every match of the schedule as the journal now determines it (one pass of :func:`run_tournament`).
 
     :param inline: run in this process (no Ray).
     :param workers: concurrent matches (default: the config's ``execution.workers``; auto = CPUs).

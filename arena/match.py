@@ -4,10 +4,17 @@
 waits for ``ready`` (``startup_ms`` for a new process, ``move_ms`` otherwise), then asks
 the seat to move with ``act`` until the match is over and sends ``end``. A decision with
 one legal action is played by the arena unless the bot has ``ask_forced``; with
-``MatchSpec.pace_forced`` (``preset: competition``) it then takes as long as that seat's
-median decision so far (the match's median before the seat has decided; nothing before any
-decision), so the time between a bot's action and its next ``act`` does not tell it that an
-opponent had a single legal move.
+``MatchSpec.pace_forced`` (``preset: competition``) it then takes as long as one of that
+seat's decisions so far in the match (drawn at random), so the time between a bot's action
+and its next ``act`` does not tell it that an opponent had a single legal move. Before the
+seat's first decision of the match its bot's decisions in earlier matches of this process are used
+(:data:`HISTORY`; the other seats' times never are: they would let a prober set the pace);
+when the bot has never decided in this process, both its forced moves and its real decisions
+take at least :data:`FIRST_PACE_FRACTION` of ``move_ms`` until it has decided once.
+With ``MatchSpec.pause_idle`` (``preset: competition``) every process of a bot is stopped
+after its ``ready`` and after each action, and continued when it is next sent a message
+(:meth:`arena.process.BotProcess.pause`): busy children cannot take the CPU from the seat
+that thinks.
 
 Clock: each decision may use ``move_ms``; time beyond it comes out of the seat's bank; a
 decision times out when its wall time (from the write of ``act`` to the read of the
@@ -30,8 +37,9 @@ or ``aborted`` if none was.
 
 from __future__ import annotations
 
-import statistics
+import random
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,8 +65,17 @@ from arena.protocol import (
 from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
 from engine import registry
 from engine.core import State
+from engine.seeds import h64
 
 InfoSink = Callable[[int, int, dict], None]
+
+#: pace of a forced move (and floor of a real decision) of a bot that has not decided yet in
+#: this process, as a fraction of ``move_ms`` (``pace_forced``).
+FIRST_PACE_FRACTION = 0.5
+#: per bot, its latest decision times (ms) in this process, for ``pace_forced`` before a
+#: seat's first decision of a match; at most :data:`HISTORY_LEN` each.
+HISTORY: dict[BotSpec, deque[float]] = {}
+HISTORY_LEN = 256
 
 
 class WallBudgetExceeded(Exception):
@@ -298,6 +315,8 @@ class _Match:
             self.versions[seat] = r.label()
             proc.fresh = False
             self.is_ready[seat] = True
+            if self.spec.pause_idle:
+                proc.pause()
             return
 
     def start_all(self) -> None:
@@ -370,17 +389,36 @@ class _Match:
 
     # ------------------------------------------------------------ moves
 
-    def forced_delay_ms(self, seat: int) -> float:
-        """How long a forced move of ``seat`` takes when paced: the median of the seat's decisions
-        so far (ms), else the median of every seat's decisions in this match, else 0."""
-        own = self.move_ms[seat]
-        times = own if own else [t for ts in self.move_ms for t in ts]
-        return float(statistics.median(times)) if times else 0.0
+    def seat_times(self, seat: int) -> Sequence[float]:
+        """The decision times (ms) that pace ``seat``: its own in this match, else its bot's in
+        earlier matches of this process (:data:`HISTORY`), else none."""
+        return self.move_ms[seat] or HISTORY.get(self.pool.bots[seat], ())
 
-    def pace(self, seat: int) -> None:
-        """Wait :meth:`forced_delay_ms` before a forced move of ``seat``, keeping the pipes drained
-        and the housekeeping (other seats' processes, the wall budget) running."""
-        deadline = time.perf_counter() + self.forced_delay_ms(seat) / 1000.0
+    def forced_delay_ms(self, seat: int) -> float:
+        """How long a forced move of ``seat`` takes when paced (ms): one of :meth:`seat_times`
+        drawn uniformly (an RNG keyed by the deal seed and the move index: the bots know
+        neither), so paced moves are distributed like the seat's decisions, not only centred
+        on them; else :data:`FIRST_PACE_FRACTION` of ``move_ms``. Never from other seats'
+        times (a prober's instant replies would set the pace)."""
+        times = self.seat_times(seat)
+        if times:
+            rng = random.Random(h64(b"cardarena-pace", self.spec.deal_seed, len(self.actions)))
+            return float(times[rng.randrange(len(times))])
+        return FIRST_PACE_FRACTION * self.clock.move_ms
+
+    def remember_times(self) -> None:
+        """Add this match's decision times to each seat's bot in :data:`HISTORY`."""
+        for seat, times in enumerate(self.move_ms):
+            if times:
+                HISTORY.setdefault(self.pool.bots[seat], deque(maxlen=HISTORY_LEN)).extend(times)
+
+    def pace(self, seat: int, since: float | None = None, delay_ms: float | None = None) -> None:
+        """Wait until ``delay_ms`` (default :meth:`forced_delay_ms`) after ``since``
+        (``perf_counter``; default now) before a move of ``seat`` is played, keeping the pipes
+        drained and the housekeeping (other seats' processes, the wall budget) running."""
+        start = time.perf_counter() if since is None else since
+        delay = self.forced_delay_ms(seat) if delay_ms is None else delay_ms
+        deadline = start + delay / 1000.0
         while True:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -436,6 +474,8 @@ class _Match:
                     if reply is not None:
                         break
                     stale.append(action_id(line))
+                if self.spec.pause_idle:
+                    proc.pause()
                 elapsed = (t1 - t0) * 1000.0
                 charged = max(0.0, elapsed - clock.grace_ms)
                 if charged > clock.move_ms + self.bank[seat]:
@@ -481,6 +521,10 @@ class _Match:
                     action = legal_actions[0]
                     if spec.pace_forced:
                         self.pace(seat)
+                elif spec.pace_forced and not self.seat_times(seat):
+                    floor, t_ask = self.forced_delay_ms(seat), time.perf_counter()
+                    action = self.decide(seat, legal_actions, legal)  # no pace known: the floor
+                    self.pace(seat, since=t_ask, delay_ms=floor)       # holds real decisions too
                 else:
                     action = self.decide(seat, legal_actions, legal)
                 self.actions.append(fmt(action))
@@ -496,6 +540,7 @@ class _Match:
                 status = "forfeit"
             else:
                 status = "aborted"
+        self.remember_times()
         faulty = {f.seat for f in self.faults}
         if status == "forfeit":
             outcome = forfeit_outcome(spec.teams, faulty)

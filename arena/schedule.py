@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from arena.specs import MatchSpec
@@ -251,19 +252,47 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
 
     :param tournament: an :class:`arena.config.Tournament`.
     :param salt: the tournament's secret salt.
+    :raises ValueError: for ``lineups: {adaptive: ...}``, whose rounds are planned from the journal
+        (:func:`arena.adaptive.adaptive_schedule`).
     """
     from engine import registry
 
     m = tournament.model
     if getattr(m, "mode", "tournament") == "sprt":
         return build_sprt_schedule(tournament, salt)
+    if hasattr(m.lineups, "adaptive"):
+        raise ValueError("lineups: adaptive is planned from the journal: use arena.adaptive.adaptive_schedule")
     game = registry.get_game(m.game)
     teams = game.teams(m.players)
     lus = lineups_for(m.bots, m.players, teams, m.rotations, m.lineups, m.partners, salt,
                       getattr(m, "panel", None))
+    specs = specs_for(tournament, salt, lus, range(m.deals))
+    specs.sort(key=replay_key)
+    return specs
+
+
+def lineup_of(bots: Sequence[str], players: int, teams: list[list[int]], rotations: str = "cyclic") -> Lineup:
+    """The :class:`Lineup` of one set of bots: free-for-all (``players`` bots, ``rotations``) or,
+    in a partnership game with ``partners: self``, two bots (one per side)."""
+    if any(len(t) > 1 for t in teams):
+        return _self_partner_lineups(list(bots), teams)[0]
+    return _ffa_lineups(list(bots), players, rotations, "all", "")[0]
+
+
+def specs_for(tournament, salt: str, lus: Sequence[Lineup], deals: Sequence[int]) -> list[MatchSpec]:
+    """The matches of ``lus`` on the deals ``deals`` (every seating of each), unsorted.
+
+    Ids ``<tournament>/<lineup key>/d<deal:05>/r<rotation:02>``; seeds, tokens and fingerprints
+    as the module docstring says.
+    """
+    from engine import registry
+
+    m = tournament.model
+    game = registry.get_game(m.game)
+    teams = game.teams(m.players)
     clock, faults, limits = tournament.clock(), tournament.fault_policy(), tournament.limits()
     specs = []
-    for d in range(m.deals):
+    for d in deals:
         ds = deal_seed(salt, m.game, d)
         for lu in lus:
             for r, seats in enumerate(lu.seatings):
@@ -279,8 +308,8 @@ def build_schedule(tournament, salt: str) -> list[MatchSpec]:
                     bot_seeds=tuple(bot_seed(salt, mid, s) for s in range(m.players)),
                     fingerprint=fp, clock=clock, faults=faults, limits=limits,
                     wall_s=m.execution.match_wall_s, bot_commands=tuple(cmds),
-                    pace_forced=bool(getattr(tournament, "pace_forced", False))))
-    specs.sort(key=replay_key)
+                    pace_forced=bool(getattr(tournament, "pace_forced", False)),
+                    pause_idle=bool(getattr(tournament, "pace_forced", False))))
     return specs
 
 

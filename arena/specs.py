@@ -103,7 +103,10 @@ class MatchSpec:
     :ivar bot_seeds: per seat, the ``seed`` sent in ``start``.
     :ivar wall_s: wall budget of the whole match, seconds.
     :ivar bot_commands: per seat ``{"cmd": [...], "version": ...}`` (recorded; part of the fingerprint).
-    :ivar pace_forced: forced moves take as long as the seat's median decision (``preset: competition``).
+    :ivar pace_forced: forced moves take as long as one of the seat's own decisions
+        (``preset: competition``; :mod:`arena.match`).
+    :ivar pause_idle: every process of a bot is stopped (SIGSTOP) while it is not its turn
+        (``preset: competition``: no pondering, no CPU taken from the opponent).
     """
 
     match_id: str
@@ -126,6 +129,7 @@ class MatchSpec:
     wall_s: float = 600.0
     bot_commands: tuple = ()
     pace_forced: bool = False
+    pause_idle: bool = False
 
 
 @dataclass

@@ -158,6 +158,11 @@ def world_signature(state: State) -> str:
     return json.dumps([state.observation(s) for s in range(state.num_players)], sort_keys=True)
 
 
+#: consistent patterns per round from which the single exchanges are tried again
+#: (:func:`exact_physical_distribution`)
+CLOSURE_STARTS = 6
+
+
 class _OverBudget(Exception):
     """The exact enumeration would need more replays than its budget."""
 
@@ -198,28 +203,6 @@ class _Replayer:
         return ends
 
 
-def _moves(pat: tuple, movable: list[tuple[int, int]], hidden: list[int]):
-    """Patterns one exchange away: a movable (group, face) card against a card of another
-    hidden group with another face."""
-    for x, f in movable:
-        if f not in pat[x]:
-            continue
-        for y in hidden:
-            if y == x:
-                continue
-            for g in set(pat[y]):
-                if g == f:
-                    continue
-                nxt = list(pat)
-                a = list(pat[x])
-                a.remove(f)
-                b = list(pat[y])
-                b.remove(g)
-                nxt[x] = tuple(sorted(a + [g]))
-                nxt[y] = tuple(sorted(b + [f]))
-                yield tuple(nxt)
-
-
 def _groups(deals: PhysicalDeals, replay: _Replayer, target: list) -> list[list[int]]:
     """The deal's classes, with classes merged whose exchange changes no seat's observation
     after the actions (the undrawn part of a stock: its order shows nowhere yet)."""
@@ -239,114 +222,248 @@ def _groups(deals: PhysicalDeals, replay: _Replayer, target: list) -> list[list[
     return groups
 
 
+class _Situation:
+    """One seat's view after some actions: the grouped positions, which groups the seat does
+    not see at the start (``hidden``), and a test of a face pattern against the observation."""
+
+    def __init__(self, deals: PhysicalDeals, actions: list, seat: int, budget: int) -> None:
+        self.deals, self.seat = deals, seat
+        self.replay = _Replayer(deals, actions, seat, budget)
+        true = self.replay(deals.order)
+        assert true, f"{deals.game.name}: the hand does not replay from its own deal"
+        self.target = true[0].observation(seat)
+        self.groups = _groups(deals, self.replay, [world_signature(true[0])])
+        face, order = deals.face, deals.order
+        start_obs = deals.start(order).observation(seat)
+        self.hidden = []
+        for k, g in enumerate(self.groups):
+            others = [m[0] for j, m in enumerate(self.groups) if j != k and face[order[m[0]]] != face[order[g[0]]]]
+            if any(deals.start(deals._swapped(order, g[0], q)).observation(seat) == start_obs for q in others):
+                self.hidden.append(k)  # else every exchange shows: seat sees this group at the start
+        self.root = deals.pattern(order, self.groups)
+
+    def ends(self, pat: tuple) -> list[State]:
+        """The end states of the pattern's deal that give the seat's observation."""
+        return [st for st in self.replay(self.deals.order_of(pat, self.groups))
+                if st.observation(self.seat) == self.target]
+
+    def ranges(self, starts: list[tuple], up: set, down: set) -> dict[tuple[int, int], tuple[int, int]]:
+        """Per (hidden group, face) the count range a candidate may give it: a face that some
+        single exchange of cards between two hidden groups, made at one of the consistent
+        patterns ``starts``, moves into (out of) a group keeping the observation may fill
+        (leave) it freely; otherwise its count stays the true one. ``up``/``down`` (the
+        (group, face) pairs seen to move so far) are updated in place."""
+        hidden = self.hidden
+        for pat in starts:
+            for i, x in enumerate(hidden):
+                for y in hidden[i + 1:]:
+                    for f in set(pat[y]):
+                        for g in set(pat[x]):
+                            if f == g or {(x, f), (y, g)} <= up and {(x, g), (y, f)} <= down:
+                                continue
+                            nxt = list(pat)
+                            a, b = list(pat[x]), list(pat[y])
+                            a.remove(g)
+                            b.remove(f)
+                            nxt[x], nxt[y] = tuple(sorted(a + [f])), tuple(sorted(b + [g]))
+                            if self.ends(tuple(nxt)):
+                                up |= {(x, f), (y, g)}
+                                down |= {(x, g), (y, f)}
+        copies = {f: len(cs) for f, cs in self.deals.copies.items()}
+        out = {}
+        root = self.root
+        for x in hidden:
+            for f in copies:
+                c = root[x].count(f)
+                out[x, f] = (0 if (x, f) in down else c, min(len(root[x]), copies[f]) if (x, f) in up else c)
+        return out
+
+
+def _compositions(left: int, slots: list[tuple[int, int]]):
+    """Every split of ``left`` over ``slots`` (per slot its inclusive (lo, hi) count range)."""
+    if not slots:
+        if left == 0:
+            yield ()
+        return
+    lo, hi = slots[0]
+    rest_lo = sum(s[0] for s in slots[1:])
+    rest_hi = sum(s[1] for s in slots[1:])
+    for k in range(max(lo, left - rest_hi), min(hi, left - rest_lo) + 1):
+        for tail in _compositions(left - k, slots[1:]):
+            yield (k, *tail)
+
+
+def _candidates(sit: _Situation, ranges: dict, budget: int) -> list[tuple] | None:
+    """Every face pattern within ``ranges`` (the hidden groups' cards redistributed over them,
+    each filled to its size; the other groups as dealt), or ``None`` past ``budget`` patterns."""
+    root, hidden = sit.root, sit.hidden
+    pool = Counter(f for x in hidden for f in root[x])
+    faces = sorted(pool)
+    out: list[tuple] = []
+    room = {x: len(root[x]) for x in hidden}
+    picks: dict[int, list[int]] = {x: [] for x in hidden}
+
+    def fill(i: int) -> None:
+        if len(out) > budget:
+            return
+        if i == len(faces):
+            if not any(room.values()):
+                pat = list(root)
+                for x in hidden:
+                    pat[x] = tuple(sorted(picks[x]))
+                out.append(tuple(pat))
+            return
+        f = faces[i]
+        slots = [(ranges[x, f][0], min(ranges[x, f][1], room[x])) for x in hidden]
+        if any(lo > hi for lo, hi in slots):
+            return
+        for split in _compositions(pool[f], slots):
+            for x, k in zip(hidden, split):
+                room[x] -= k
+                picks[x].extend([f] * k)
+            fill(i + 1)
+            for x, k in zip(hidden, split):
+                del picks[x][len(picks[x]) - k:]
+                room[x] += k
+            if len(out) > budget:
+                return
+
+    fill(0)
+    return None if len(out) > budget else out
+
+
 def exact_physical_distribution(deals: PhysicalDeals, actions: list, seat: int,
                                 budget: int = 6000) -> Counter | None:
     """The world signatures of every physical deal consistent with ``seat``'s observation after
     ``actions`` (from the first hand's start), weighted by their number of physical deals.
 
     Independent of the game's information set and sampler. Positions are grouped
-    (:func:`_groups`); a flood fill over patterns from the true deal, one exchange of cards
-    between two groups that ``seat`` does not see at the start at a time (a card whose every
-    exchange at the true deal is inconsistent stays in its group: a card that was played
-    from there); a pattern counts if its deal, replayed through ``State.apply``, gives
-    ``seat``'s observation. A region the fill misses would show as sampled worlds outside
-    the result, never as a pass. :returns: ``None`` past ``budget`` replays.
+    (:func:`_groups`); the groups ``seat`` does not see at the start are hidden; single
+    exchanges of cards between hidden groups at the true deal tell which faces may move
+    where (:meth:`_Situation.ranges`), tried again from up to ``CLOSURE_STARTS`` new
+    consistent patterns a round until the ranges stop growing; every face pattern within
+    those ranges is dealt,
+    replayed through ``State.apply`` and kept if it gives ``seat``'s observation, weighted
+    by its number of physical deals. A consistent region the ranges miss would show as
+    sampled worlds outside the result, never as a pass. :returns: ``None`` past ``budget``
+    replays or candidate patterns.
     """
-    replay = _Replayer(deals, actions, seat, budget)
     try:
-        true = replay(deals.order)
-        assert true, f"{deals.game.name}: the hand does not replay from its own deal"
-        target = true[0].observation(seat)
-        groups = _groups(deals, replay, [world_signature(true[0])])
-        start_obs = deals.start(deals.order).observation(seat)
-        face, order = deals.face, deals.order
-        hidden = []
-        for k, g in enumerate(groups):
-            others = [m[0] for j, m in enumerate(groups) if j != k and face[order[m[0]]] != face[order[g[0]]]]
-            if any(deals.start(deals._swapped(order, g[0], q)).observation(seat) == start_obs for q in others):
-                hidden.append(k)  # else every exchange shows: seat sees this group at the start
-        root = deals.pattern(order, groups)
-        movable = []
-        for x in hidden:
-            for f in set(root[x]):
-                for nxt in _moves(root, [(x, f)], hidden):
-                    if any(st.observation(seat) == target for st in replay(deals.order_of(nxt, groups))):
-                        movable.append((x, f))
-                        break
+        sit = _Situation(deals, actions, seat, 8 * budget)
+        pick = random.Random(len(actions) * 131 + seat)
+        up: set = set()
+        down: set = set()
+        starts, expanded = [sit.root], {sit.root}
+        while True:
+            ranges = sit.ranges(starts, up, down)
+            cands = _candidates(sit, ranges, budget)
+            if cands is None:
+                return None
+            found = {pat: sit.ends(pat) for pat in cands}
+            fresh = [pat for pat, ends in found.items() if ends and pat not in expanded]
+            starts = pick.sample(fresh, min(CLOSURE_STARTS, len(fresh)))
+            expanded.update(starts)
+            if not starts or sit.ranges(starts, up, down) == ranges:
+                break
+            starts = []
         out: Counter = Counter()
-        seen = {root}
-        queue = [root]
-        while queue:
-            pat = queue.pop()
-            ends = [st for st in replay(deals.order_of(pat, groups)) if st.observation(seat) == target]
+        for pat, ends in found.items():
             for st in ends:
                 out[world_signature(st)] += deals.weight(pat)
-            if ends:
-                for nxt in _moves(pat, movable, hidden):
-                    if nxt not in seen:
-                        seen.add(nxt)
-                        queue.append(nxt)
-                if len(seen) > budget:
-                    raise _OverBudget
         return out
     except _OverBudget:
         return None
 
 
-def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: int = 2500,
-                        tries: int = 3, max_categories: int = 150) -> bool:
-    """Audit (f): the sampler's worlds against the exact distribution over physical deals.
-
-    A first hand is played at random; from its last positions backwards, for a random seat,
-    the exact distribution (:func:`exact_physical_distribution`) is enumerated if it fits in
-    ``budget`` replays; then ``game.infoset(observation).sample`` is drawn and the world
-    signatures compared by χ² (categories expecting fewer than 5 pooled, α = 0.001).
-
-    :returns: False if no position of the hand was small enough (nothing tested).
-    """
-    from scipy.stats import chisquare
-
-    rng = random.Random(seed)
-    deals = PhysicalDeals(game, n, options, rng.getrandbits(40))
+def _first_hand(deals: PhysicalDeals, rng: random.Random) -> list:
+    """The actions of the first hand played at random from the deal (up to its end)."""
     st = deals.start(deals.order)
     actions: list = []
-    prefixes = []
     while not st.is_terminal() and st.hand_index() == 0:
-        prefixes.append(list(actions))
         legal = st.legal_actions()
         a = legal[rng.randrange(len(legal))]
         st.apply(a)
         actions.append(a)
-    for prefix in prefixes[::-1][:tries]:
-        seat = rng.randrange(n)
-        exact = exact_physical_distribution(deals, prefix, seat, budget)
-        if exact is None or len(exact) < 2 or len(exact) > max_categories:
-            continue
-        state = deals.start(deals.order)
-        for a in prefix:
-            state.apply(a)
-        info = game.infoset(json.loads(json.dumps(state.observation(seat))))
-        samples = max(800, 20 * len(exact))
-        got: Counter = Counter(world_signature(info.sample(rng)) for _ in range(samples))
-        stray = set(got) - set(exact)
-        assert not stray, f"{game.name}: the sampler gave {len(stray)} world(s) no physical deal gives"
-        total = sum(exact.values())
-        f_obs, f_exp, po, pe = [], [], 0, 0.0
-        for key, w in exact.items():
-            e = samples * w / total
-            if e < 5:
-                po, pe = po + got[key], pe + e
-            else:
-                f_obs.append(got[key])
-                f_exp.append(e)
-        if pe:
-            f_obs.append(po)
-            f_exp.append(pe)
-        if len(f_obs) < 2:
-            continue
-        p = chisquare(f_obs, f_exp).pvalue
-        assert p > 0.001, (
-            f"{game.name}: χ² rejects the sampler against the exact distribution over physical deals "
-            f"(p = {p:.2g}, {len(exact)} worlds, seat {seat}, {len(prefix)} actions into the first hand)")
-        return True
-    return False
+    return actions
+
+
+def _buckets(exact: Counter, max_categories: int) -> dict[str, int]:
+    """Per world signature its χ² category: the worlds in sorted order, cut into at most
+    ``max_categories`` runs (a function of the world, so exactness carries over to it)."""
+    keys = sorted(exact)
+    cut = min(max_categories, len(keys))
+    return {k: i * cut // len(keys) for i, k in enumerate(keys)}
+
+
+def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: int = 2500,
+                        tries: int = 3, max_categories: int = 150, early: bool = False,
+                        infoset=None) -> dict | None:
+    """Audit (f): the sampler's worlds against the exact distribution over physical deals.
+
+    A first hand is played at random; at up to ``tries`` of its positions (the last ones
+    first, or if ``early`` the first ones after the opening action, then the deal itself), for every seat, the exact distribution
+    (:func:`exact_physical_distribution`) is enumerated if it fits in ``budget``; the first
+    with two worlds or more is tested: ``infoset(observation).sample`` (``game.infoset`` by
+    default) is drawn and compared by χ² (worlds cut into at most ``max_categories`` runs,
+    ``max(600, 10 · categories)`` samples, categories expecting fewer than 5 pooled, α = 0.001). A sampled world outside the exact
+    set fails at once.
+
+    :returns: ``None`` if no position was small enough (nothing tested), else what was
+        tested: ``actions`` into the hand, ``seat``, ``worlds``, ``deals`` (physical deals,
+        up to a common factor), ``samples``, ``p``.
+    """
+
+    rng = random.Random(seed)
+    deals = PhysicalDeals(game, n, options, rng.getrandbits(40))
+    actions = _first_hand(deals, rng)
+    spots = list(range(len(actions)))
+    for k in (spots[1:] + spots[:1] if early else spots[::-1])[:tries]:
+        seats = list(range(n))
+        rng.shuffle(seats)
+        for seat in seats:
+            exact = exact_physical_distribution(deals, actions[:k], seat, budget)
+            if exact is None or len(exact) < 2:
+                continue
+            return _compare(game, deals, actions[:k], seat, exact, rng, max_categories, infoset or game.infoset)
+    return None
+
+
+def _compare(game: Game, deals: PhysicalDeals, prefix: list, seat: int, exact: Counter,
+             rng: random.Random, max_categories: int, infoset) -> dict:
+    """χ² of sampled worlds against ``exact`` (see :func:`chi2_physical_deals`)."""
+    from scipy.stats import chisquare
+
+    state = deals.start(deals.order)
+    for a in prefix:
+        state.apply(a)
+    info = infoset(json.loads(json.dumps(state.observation(seat))))
+    bucket = _buckets(exact, max_categories)
+    cats = max(bucket.values()) + 1
+    samples = max(600, 10 * cats)
+    got: Counter = Counter()
+    for _ in range(samples):
+        key = world_signature(info.sample(rng))
+        assert key in bucket, f"{game.name}: the sampler gave a world no physical deal gives (seat {seat}, {len(prefix)} actions into the first hand)"
+        got[bucket[key]] += 1
+    total = sum(exact.values())
+    want: Counter = Counter()
+    for key, w in exact.items():
+        want[bucket[key]] += w
+    f_obs, f_exp, po, pe = [], [], 0, 0.0
+    for c in range(cats):
+        e = samples * want[c] / total
+        if e < 5:
+            po, pe = po + got[c], pe + e
+        else:
+            f_obs.append(got[c])
+            f_exp.append(e)
+    if pe:
+        f_obs.append(po)
+        f_exp.append(pe)
+    assert len(f_obs) >= 2, f"{game.name}: the worlds pool into one χ² category"
+    p = chisquare(f_obs, f_exp).pvalue
+    assert p > 0.001, (
+        f"{game.name}: χ² rejects the sampler against the exact distribution over physical deals "
+        f"(p = {p:.2g}, {len(exact)} worlds, seat {seat}, {len(prefix)} actions into the first hand)")
+    return {"actions": len(prefix), "seat": seat, "worlds": len(exact), "deals": total,
+            "samples": samples, "p": p}

@@ -79,20 +79,61 @@ def test_chi2_against_exact_enumeration(name, n, opts):
     assert tested + sliced >= 2, f"{name}: no position had two or more consistent worlds to compare"
 
 
-#: games whose samples are compared with the exact distribution over physical deals today; a
-#: game that drops out of it (or a χ² failure anywhere) fails the test below
-MIN_PHYSICAL_GAMES = 4
+#: audit (f) per game: (players, options, seed, keyword arguments of ``chi2_physical_deals``),
+#: a small first-hand situation found for each (measured in docs/architecture.md "Exactness
+#: over physical deals"). Sedma: the first positions (later ones carry each seat's drawn
+#: history: too many worlds); Whiskey Poker: ``LOWEST_PAYS`` (no folds, so the open exchange
+#: phase is reached and the opponent has given away all but two of its dealt cards).
+PHYSICAL_SITUATIONS = {
+    "agram": (2, {}, 0, {}),
+    "argute": (3, {}, 0, {}),
+    "cuckoo": (2, {}, 0, {}),
+    "cuttle": (2, {}, 0, {}),
+    "sedma": (2, {}, 0, {"early": True}),
+    "whiskey_poker": (2, {"mode": "LOWEST_PAYS"}, 1, {"tries": 12}),
+}
+#: games audit (f) cannot cover yet, and why (their own brute-force tests over physical deals
+#: are in tests/games/): every position of their first hand has far more consistent worlds than
+#: the enumeration can replay (each seat's dealt and drawn cards are part of the world)
+PHYSICAL_NOT_COVERED = {
+    "gargon": "102 cards, values hidden behind public colours in three hands and two ordered piles",
+    "guinote": "until the stock runs out the opponent holds >= 5 unseen cards (C(32, 5) worlds after "
+               "the first lead); afterwards which stock positions it drew stays hidden",
+}
+
+
+def test_physical_audit_names_every_game():
+    assert set(PHYSICAL_SITUATIONS) | set(PHYSICAL_NOT_COVERED) == set(NAMES)
+    assert not set(PHYSICAL_SITUATIONS) & set(PHYSICAL_NOT_COVERED)
 
 
 @pytest.mark.slow
-def test_samples_against_exact_physical_deals():
-    """Audit (f) on every game: for each, up to two configs and two seeds are tried until a small
-    first-hand position fits the exact enumeration; every comparison that runs must pass χ²."""
-    covered, missed = [], []
-    for name in NAMES:
-        game = registry.get_game(name)
-        done = any(cf.chi2_physical_deals(game, n, opts, seed=seed)
-                   for n, opts in game.configs[:2] for seed in (0, 1))
-        (covered if done else missed).append(name)
-    assert len(covered) >= MIN_PHYSICAL_GAMES, (
-        f"exact physical-deal comparison ran for {covered} only; no small position fitted for {missed}")
+@pytest.mark.parametrize("name", sorted(PHYSICAL_SITUATIONS))
+def test_samples_against_exact_physical_deals(name):
+    """Audit (f): at the game's situation the exact distribution over physical deals fits the
+    enumeration, and the sampler passes χ² against it (α = 0.001)."""
+    n, opts, seed, kw = PHYSICAL_SITUATIONS[name]
+    got = cf.chi2_physical_deals(registry.get_game(name), n, opts, seed=seed, **kw)
+    assert got is not None, f"{name}: no position of the first hand fitted the exact enumeration"
+    assert got["worlds"] >= 2 and got["p"] > 0.001
+
+
+class _FavourSmallest:
+    """An information set whose ``sample`` draws two worlds and keeps the one with the smaller
+    world signature: a biased sampler (like Argute's old lowest-copy draw)."""
+
+    def __init__(self, info) -> None:
+        self.info = info
+
+    def sample(self, rng):
+        a, b = self.info.sample(rng), self.info.sample(rng)
+        return min(a, b, key=cf.world_signature)
+
+
+@pytest.mark.parametrize("name", ["agram", "sedma"])
+def test_physical_audit_rejects_a_biased_sampler(name):
+    n, opts, seed, kw = PHYSICAL_SITUATIONS[name]
+    game = registry.get_game(name)
+    with pytest.raises(AssertionError, match="χ² rejects the sampler"):
+        cf.chi2_physical_deals(game, n, opts, seed=seed, **kw,
+                               infoset=lambda obs: _FavourSmallest(game.infoset(obs)))

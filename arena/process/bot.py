@@ -5,8 +5,12 @@ exactly the environment of DESIGN (:func:`arena.process.launch.bot_env`) behind 
 wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working directory that
 :meth:`BotProcess.reset_workdir` empties before every match.
 
-Memory is limited by resident size: the RSS of the process and its descendants is polled
-(by :meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``.
+Memory is limited by resident size: the RSS of the process and its descendants, plus the
+``memfd`` files they hold (:func:`arena.process.tree.memfd_bytes`), is polled (by
+:meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``. A sandboxed bot
+that closes its stdout while alive is a crash at the next check (the sandbox tool keeps the
+pipe open, so no end of file comes); :meth:`BotProcess.pause` stops every process of the bot
+between its turns (``MatchSpec.pause_idle``), :meth:`BotProcess.send` resumes it.
 Killing (:meth:`BotProcess.kill`) sends SIGTERM to the group and to every known
 descendant (also those that started their own session; in a sandbox, to the processes
 inside it only), then SIGKILL after a short grace, and reaps the leader and any orphan
@@ -31,6 +35,15 @@ from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapp
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
+from arena.process.tree import (
+    cont_tree,
+    in_bot,
+    memfd_bytes,
+    memfd_paths,
+    pipe_holder,
+    stop_tree,
+    walk,
+)
 from arena.process.workdirs import open_root_for_other_users, remove_workdir
 from arena.protocol import MAX_LINE_BYTES
 from arena.specs import BotSpec, Limits
@@ -97,6 +110,10 @@ class BotProcess:
         self.rss_peak_mb = 0.0
         self._killed = False
         self._ns_pid: int | None = None
+        self._paused: list[int] = []
+        self._memfds: list[str] = []
+        self._is_bot: dict[int, bool | None] = {}
+        self._holder: int | None = None
         make_subreaper()
         try:
             self.proc = self._spawn()
@@ -110,6 +127,7 @@ class BotProcess:
         self.stdin_fd, self.stdout_fd, self.stderr_fd = (f.fileno() for f in self._pipes)
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
+        self._stdout_ino = os.fstat(self.stdout_fd).st_ino
         if not prlimit_available():
             self._apply_limits_late()
         log.debug("spawned %s pid %d in sandbox %s", spec.name, self.pid, self.mode)
@@ -192,12 +210,15 @@ class BotProcess:
         return pids
 
     def rss_mb(self) -> float:
-        """Resident size of the process and its descendants, MiB (descendants rescanned each second)."""
+        """Memory of the bot, MiB: the resident size of the process and its descendants plus
+        the ``memfd`` files they hold open or mapped, each file once (descendants and their
+        memfds rescanned each second; a memfd that is also mapped and touched counts twice)."""
         now = time.perf_counter()
         if now >= self._scan_at:
             self._scan_at = now + 1.0
             for pid in self.descendants():
                 self._known.setdefault(pid, now)
+            self._memfds = [p for pid in (self.pid, *self._known) for p in memfd_paths(pid, maps=True)]
         total = _rss_pages(self.pid)
         for pid in list(self._known):
             pages = _rss_pages(pid)
@@ -206,14 +227,16 @@ class BotProcess:
             else:
                 total += pages
         mb = max(total, 0) * _PAGE / 2**20
+        if self._memfds:
+            mb += memfd_bytes(self._memfds) / 2**20
         self.rss_peak_mb = max(self.rss_peak_mb, mb)
         return mb
 
     def check(self) -> None:
         """Housekeeping: raise a fault if the process died, overran memory or flooded.
 
-        :raises BotCrashed: the leader exited, or resident memory exceeded ``max_rss_mb``
-            (the group is killed first).
+        :raises BotCrashed: the leader exited, memory (resident + memfd) exceeded ``max_rss_mb``
+            (the group is killed first), or a sandboxed bot closed its stdout.
         :raises ProtocolError: an oversized line or a flood of unrequested lines.
         """
         if self.violation is not None:
@@ -226,7 +249,42 @@ class BotProcess:
             if mb > limit:
                 self.kill()
                 raise self._tag(BotCrashed(
-                    f"bot {self.name!r} used {mb:.0f} MiB resident memory; the limit is {limit} MiB"))
+                    f"bot {self.name!r} used {mb:.0f} MiB resident memory (memfd files included); "
+                    f"the limit is {limit} MiB"))
+        if self.mode != "none" and not self.fresh and self.stdout_closed():
+            raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
+
+    def stdout_closed(self) -> bool:
+        """Whether a sandboxed bot's own processes (:func:`arena.process.tree.in_bot`) hold the
+        arena's stdout pipe no more. False while none of them is seen (starting or exiting);
+        unsandboxed bots give end of file instead (the hub reads it)."""
+        holder = self._holder
+        if holder is not None and pipe_holder([holder], self._stdout_ino, fds=("1",)) is not None:
+            return False  # the usual case, one readlink: the last holder still has it as fd 1
+        cache = self._is_bot
+        mine = []
+        for pid in walk(self.pid, self._known):
+            if pid not in cache:
+                cache[pid] = in_bot(pid)
+            if cache[pid]:
+                mine.append(pid)
+        if not mine:
+            return False
+        self._holder = pipe_holder(mine, self._stdout_ino)
+        return self._holder is None
+
+    def pause(self) -> None:
+        """SIGSTOP every process of the bot (it is not its turn); :meth:`resume` (or any
+        :meth:`send`) lets them run again. No-op if already paused or exited."""
+        if self._paused or self.returncode is not None:
+            return
+        self._paused = stop_tree(self.pid, self._known)
+
+    def resume(self) -> None:
+        """SIGCONT what :meth:`pause` stopped."""
+        if self._paused:
+            cont_tree(self._paused)
+            self._paused = []
 
     def cpu_seconds(self) -> float:
         """CPU time used so far by the bot (user + system), seconds; 0 if unknown: the
@@ -254,6 +312,8 @@ class BotProcess:
 
         :raises BotCrashed: if the bot closed its stdin or exited.
         """
+        if self._paused:
+            self.resume()
         if self._pending:
             self._pending += data
             return
@@ -407,6 +467,7 @@ class BotProcess:
         if self._killed:
             return
         self._killed = True
+        self.resume()  # a stopped process would act on SIGTERM only when continued
         targets = set(self.descendants()) | set(self._known)
         # in a sandbox the leader is the sandbox tool: terminated first, it would take the bot
         # down at once with SIGKILL, before the bot's own SIGTERM handler could run
@@ -452,6 +513,7 @@ class BotProcess:
 
         :returns: the exit code if the bot exited by itself in time, else None.
         """
+        self.resume()
         try:
             self._pipes[0].close()
         except OSError:

@@ -20,8 +20,8 @@ FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit"},
     2: {"faults", "ratings", "replay", "strength"},
-    3: {"match", "tables", "replay_html", "checkpoint"},
-    4: {"batch", "render", "report_html", "bot_pages"},
+    3: {"match", "tables", "replay_html", "checkpoint", "adaptive"},
+    4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim"},
     5: {"executors", "ray_setup", "results", "doctor"},
     6: {"driver", "progress", "play"},
     7: {"sprt"},  # arena sprt: runs a test through the driver, reads its blocks (docs/regression.md)

@@ -70,9 +70,9 @@ def _play(tmp_path, paced: bool):
 
 def test_forced_moves_are_paced_like_the_seats_decisions(tmp_path):
     res, gaps = _play(tmp_path, paced=True)
-    medians = [sorted(m)[0] for m in res.move_ms]  # 2 decisions each: the lower one bounds the median
+    lows = [min(m) for m in res.move_ms]  # a paced move lasts one of the seat's decisions
     # the seat that decided last waits for both forced moves of the last trick
-    assert max(gaps) >= 0.9 * sum(medians) / 1000.0, (gaps, res.move_ms)
+    assert max(gaps) >= 0.9 * sum(lows) / 1000.0, (gaps, res.move_ms)
     assert max(gaps) >= 0.1  # two decisions of ~60 ms each
 
 
@@ -81,15 +81,41 @@ def test_unpaced_forced_moves_are_instant_which_is_what_leaks(tmp_path):
     assert min(gaps) < 0.05, gaps
 
 
-def test_forced_delay_is_the_seats_median_then_the_matchs():
+def test_forced_delay_is_a_draw_of_the_seats_times_then_its_bots_then_a_share_of_move_ms():
+    from collections import Counter, deque
+    from types import SimpleNamespace
+
+    from arena import match as match_mod
+
+    a, b = bot("a", "python", "a.py"), bot("b", "python", "b.py")
     m = _Match.__new__(_Match)
-    m.move_ms = [[], []]
-    assert m.forced_delay_ms(0) == 0.0
-    m.move_ms = [[], [10.0, 30.0, 20.0]]
-    assert m.forced_delay_ms(0) == pytest.approx(20.0)  # the match's median before seat 0 decided
-    m.move_ms = [[5.0, 7.0], [10.0, 30.0, 20.0]]
-    assert m.forced_delay_ms(0) == pytest.approx(6.0)
-    assert m.forced_delay_ms(1) == pytest.approx(20.0)
+    m.pool = SimpleNamespace(bots=[a, b])
+    m.clock = Clock(move_ms=400)
+    m.spec = SimpleNamespace(deal_seed=12345)
+    m.actions = []
+    saved = dict(match_mod.HISTORY)
+    match_mod.HISTORY.clear()
+    try:
+        m.move_ms = [[], [10.0, 30.0, 20.0]]
+        # before seat 0 decided: never the other seats' times (a prober's would set the pace)
+        assert m.forced_delay_ms(0) == pytest.approx(match_mod.FIRST_PACE_FRACTION * 400)
+        match_mod.HISTORY[a] = deque([50.0, 70.0, 90.0])
+        assert m.forced_delay_ms(0) in (50.0, 70.0, 90.0)  # its bot's earlier matches
+        m.move_ms = [[5.0, 7.0], [10.0, 30.0, 20.0]]
+        draws = Counter()
+        for i in range(3000):
+            m.actions = ["x"] * i  # the move index keys the draw
+            draws[m.forced_delay_ms(1)] += 1
+        assert set(draws) == {10.0, 30.0, 20.0}
+        # uniform over the seat's own times: chi-square, 2 degrees of freedom, alpha = 0.001
+        assert sum((c - 1000) ** 2 / 1000 for c in draws.values()) < 13.82, draws
+        assert m.forced_delay_ms(0) in (5.0, 7.0)
+        m.remember_times()
+        assert list(match_mod.HISTORY[a]) == [50.0, 70.0, 90.0, 5.0, 7.0]
+        assert list(match_mod.HISTORY[b]) == [10.0, 30.0, 20.0]
+    finally:
+        match_mod.HISTORY.clear()
+        match_mod.HISTORY.update(saved)
 
 
 def test_preset_competition_bundles_sandbox_network_strict_faults_and_pacing(tmp_path):
@@ -116,11 +142,11 @@ def test_preset_competition_bundles_sandbox_network_strict_faults_and_pacing(tmp
     limits, policy = t.limits(), t.fault_policy()
     assert (limits.sandbox, limits.network) == ("required", "deny")  # over the defaults
     assert (policy.policy, policy.disable_after) == ("forfeit", 3)
-    assert all(s.pace_forced and s.limits == limits for s in build_schedule(t, "salt"))
+    assert all(s.pace_forced and s.pause_idle and s.limits == limits for s in build_schedule(t, "salt"))
     plain = base.replace("    preset: competition\n", "")
     (tmp_path / "p.yaml").write_text(plain)
     (p,) = cfg.load(tmp_path / "p.yaml")
-    assert not any(s.pace_forced for s in build_schedule(p, "salt")) and p.limits().sandbox == "none"
+    assert not any(s.pace_forced or s.pause_idle for s in build_schedule(p, "salt")) and p.limits().sandbox == "none"
     (tmp_path / "bad.yaml").write_text(base + "    limits: {network: allow}\n")
     with pytest.raises(ConfigError, match=r"'competition' sets limits.network itself"):
         cfg.load(tmp_path / "bad.yaml")

@@ -1,0 +1,189 @@
+"""The processes of one bot as the kernel sees them: walking the tree, pausing it, what it holds.
+
+Read from ``/proc`` of the arena's PID namespace (a sandboxed bot's processes are there too,
+under other numbers):
+
+* :func:`walk` — the leader and every descendant, through the ``/proc/<pid>/task/<tid>/children``
+  lists (a few small reads; no full ``/proc`` scan).
+* :func:`stop_tree` / :func:`cont_tree` — SIGSTOP every process of a bot while it is not its
+  turn and SIGCONT before its next message (``MatchSpec.pause_idle``, ``preset: competition``):
+  busy children cannot take the CPU from the opponent. Stopping is top-down (a process is
+  stopped before its children are listed), so a fork cannot slip a child past it: the kernel
+  fails a ``fork`` that a pending signal interrupts.
+* :func:`memfd_bytes` — memory held in ``memfd`` files open or mapped by the bot (not resident
+  in any process until touched, and not on a capped tmpfs), counted in ``max_rss_mb``.
+* :func:`pipe_holder` — which process of the bot itself (not the sandbox tool or the
+  namespace's init, which keep the pipes open) still holds the arena's stdout pipe, if any: a bot
+  that closed its stdout and stays alive is then noticed at once, not at its time-out.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterable
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (every thread's), [] if it is gone or unreadable."""
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out += [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def walk(root: int, extra: Iterable[int] = ()) -> list[int]:
+    """``root`` and its descendants, then ``extra`` pids (e.g. orphans re-parented to the
+    arena) and their descendants, each once, parents before children."""
+    seen: set[int] = set()
+    out: list[int] = []
+    todo = [root, *extra]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        out.append(pid)
+        todo += children(pid)
+    return out
+
+
+def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
+    """SIGSTOP ``root``, every descendant and ``extra`` (top-down: each process is stopped
+    before its children are listed), then wait until they have stopped (:func:`wait_stopped`).
+    :returns: the pids signalled (for :func:`cont_tree`)."""
+    seen: set[int] = set()
+    out: list[int] = []
+    todo = [root, *extra]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except (ProcessLookupError, PermissionError):
+            continue
+        out.append(pid)
+        todo += children(pid)
+    wait_stopped(out)
+    return out
+
+
+def wait_stopped(pids: Iterable[int], timeout_s: float = 0.05) -> bool:
+    """Wait until every pid of ``pids`` is stopped (state ``T``/``t``), a zombie or gone: a
+    signalled process stops only once it is next scheduled, which on a loaded machine can
+    take a few milliseconds during which it may still run. :returns: False on time-out."""
+    todo = list(pids)
+    deadline = time.perf_counter() + timeout_s
+    while True:
+        todo = [pid for pid in todo if _state(pid) not in b"TtZX"]
+        if not todo:
+            return True
+        if time.perf_counter() >= deadline:
+            return False
+        time.sleep(0.0002)
+
+
+def _state(pid: int) -> bytes:
+    """The one-letter state of ``pid`` (``/proc/<pid>/stat``), ``X`` if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b"X"
+
+
+def cont_tree(pids: Iterable[int]) -> None:
+    """SIGCONT every pid of ``pids`` (gone ones are skipped)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def memfd_paths(pid: int, maps: bool) -> list[str]:
+    """Paths through which the arena can ``stat`` the memfd files of ``pid``: its open
+    descriptors (``/proc/<pid>/fd/N``) and, with ``maps``, its mappings of memfds whose
+    descriptor is closed (``/proc/<pid>/map_files/<range>``; needs root, else skipped)."""
+    out: list[str] = []
+    base = f"/proc/{pid}/fd"
+    try:
+        fds = os.listdir(base)
+    except OSError:
+        return out
+    for fd in fds:
+        try:
+            if os.readlink(f"{base}/{fd}").startswith("/memfd:"):
+                out.append(f"{base}/{fd}")
+        except OSError:
+            pass
+    if maps:
+        try:
+            with open(f"/proc/{pid}/maps", "rb") as f:
+                for line in f:
+                    if b"/memfd:" in line:
+                        out.append(f"/proc/{pid}/map_files/{line.split(None, 1)[0].decode()}")
+        except OSError:
+            pass
+    return out
+
+
+def memfd_bytes(paths: Iterable[str]) -> int:
+    """Bytes allocated to the distinct files behind ``paths`` (``st_blocks`` × 512, each
+    inode once); unreadable paths are skipped."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen.add(key)
+            total += st.st_blocks * 512
+    return total
+
+
+def in_bot(pid: int) -> bool | None:
+    """Whether ``pid`` is one of a sandboxed bot's own processes: in a child PID namespace
+    and not its init (the sandbox tool's ``bwrap`` or ``sh``). None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"NSpid:"):
+                    ids = line.split()[1:]
+                    return len(ids) > 1 and ids[-1] != b"1"
+    except OSError:
+        return None
+    return False
+
+
+def pipe_holder(pids: Iterable[int], ino: int, fds: Iterable[str] | None = None) -> int | None:
+    """The first of ``pids`` with a descriptor (any, or only those named in ``fds``) on the
+    pipe with inode ``ino``, or None."""
+    target = f"pipe:[{ino}]"
+    for pid in pids:
+        base = f"/proc/{pid}/fd"
+        try:
+            names = os.listdir(base) if fds is None else fds
+        except OSError:
+            continue
+        for fd in names:
+            try:
+                if os.readlink(f"{base}/{fd}") == target:
+                    return pid
+            except OSError:
+                pass
+    return None
