@@ -94,7 +94,7 @@ PHYSICAL_SITUATIONS = {
     "argute": (3, {}, 0, {}),
     "cuckoo": (2, {}, 0, {}),
     "cuttle": (2, {}, 0, {}),
-    "gargon": (3, {"replacement": "none"}, 1, {}),
+    "gargon": (3, {"replacement": "none"}, 3, {}),
     "guinote": (2, {}, 1, {"early": True, "budget": 5000}),
     "sedma": (2, {}, 0, {"early": True}),
     "whiskey_poker": (2, {"mode": "LOWEST_PAYS"}, 1, {"tries": 12}),

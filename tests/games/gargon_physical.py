@@ -33,7 +33,9 @@ class GargonDeals:
     ``order`` is the true deck order; ``loc[i]`` the location deck position ``i`` deals to.
     """
 
-    start = PhysicalDeals.start  # a new match dealt from a deck order (the game's own dealing)
+    def start(self, order: list[int]) -> State:
+        """A new match whose first hand is dealt from the deck ``order`` (the game's own dealing)."""
+        return PhysicalDeals.start(self, order)  # type: ignore[arg-type]  # uses game, n, seed, options only
 
     def __init__(self, game: Game, n: int, options: dict, seed: int) -> None:
         from engine.deal import forced_orders, shuffled
@@ -129,7 +131,7 @@ class _Colour:
                     self.lump.append((k, i))
                 elif p != seat:
                     self.drawn[p].append((k, i))
-        self.shown = {p: Counter() for p in self.drawn}
+        self.shown: dict[int, Counter] = {p: Counter() for p in self.drawn}
         for rnd in obs["rounds"]:
             for p, faces in enumerate(rnd["plays"]):
                 if p != seat and faces:
@@ -168,7 +170,6 @@ class _Colour:
                     for loc, f in zip(self.drawn[p], drawn):
                         values[loc, self.colour] = [f]
                 if self.lump:
-                    values.update({(loc, self.colour): [] for loc in self.lump})
                     lump = sorted(held[-1].elements())
                     for loc, f in zip(self.lump, lump):
                         values[loc, self.colour] = [f]
