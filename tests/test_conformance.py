@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from engine import registry
 from tests import conformance as cf
+from tests.games import gargon_physical
 from tests.games.gargon_physical import chi2_gargon
 
 NAMES = registry.names()  # captured at import: test-only games registered later are not conformance subjects
@@ -144,3 +145,33 @@ def test_physical_audit_rejects_a_biased_sampler(name):
     audit = PHYSICAL_AUDITS.get(name, cf.chi2_physical_deals)
     with pytest.raises(AssertionError, match="χ² rejects the sampler"):
         audit(game, n, opts, seed=seed, **kw, infoset=lambda obs: _FavourSmallest(game.infoset(obs)))
+
+
+class _IgnoreDealWeights:
+    """An information set whose ``sample`` keeps a draw with probability ``lightest / weight``
+    of its world: uniform over worlds, ignoring how many physical deals each has (like a
+    sampler that treats a colour's two zeros as distinct faces)."""
+
+    def __init__(self, info, exact) -> None:
+        self.info, self.exact, self.lightest = info, exact, min(exact.values())
+
+    def sample(self, rng):
+        while True:
+            world = self.info.sample(rng)
+            if rng.random() < self.lightest / self.exact[cf.world_signature(world)]:
+                return world
+
+
+@pytest.mark.slow
+def test_gargon_physical_audit_sees_deal_weights():
+    """Gargon's situation has worlds of 32 and 64 deals (a colour's zeros apart or together in
+    one hand): the sampler fits, a sampler uniform over worlds is rejected."""
+    n, opts, seed, kw = PHYSICAL_SITUATIONS["gargon"]
+    game = registry.get_game("gargon")
+    found = gargon_physical.situation(game, n, opts, seed)
+    assert found is not None
+    exact = found[3]
+    assert sorted(set(exact.values())) == [32, 64]
+    assert gargon_physical.compare(game, found, game.infoset)["p"] > 0.001
+    with pytest.raises(AssertionError, match="χ² rejects the sampler"):
+        gargon_physical.compare(game, found, lambda obs: _IgnoreDealWeights(game.infoset(obs), exact))

@@ -11,7 +11,6 @@ if ``observation(seat)`` is reproduced. Nothing here uses the game's information
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -245,16 +244,37 @@ def _play(deals: GargonDeals, rng: random.Random) -> list:
 
 
 def chi2_gargon(game: Game, n: int, options: dict, seed: int, budget: int = 3000, tries: int = 12,
-                max_categories: int = 150, infoset=None) -> dict | None:
+                max_categories: int = 30, samples: int = 3000, infoset=None) -> dict | None:
     """Audit (f) for Gargon: a first hand is played (:func:`_play`); from its last position back,
     at up to ``tries`` positions where a seat starts a round (nothing on the table), the exact
     distribution (:func:`exact_distribution`) is enumerated if it fits in ``budget`` replays;
     the first with two worlds or more is compared with ``infoset(observation).sample`` by χ²
-    as in :func:`tests.conformance_physical.chi2_physical_deals` (α = 0.001).
+    as in :func:`tests.conformance_physical.chi2_physical_deals` (α = 0.001), with at most
+    ``max_categories`` categories and at least ``samples`` samples (fewer, fuller categories:
+    a sampler ignoring the zeros' weights is rejected, see tests/test_conformance.py).
 
     :returns: ``None`` if no position fitted, else ``actions``, ``seat``, ``worlds``, ``deals``,
         ``samples``, ``p``.
     """
+    found = situation(game, n, options, seed, budget, tries)
+    if found is None:
+        return None
+    return compare(game, found, infoset or game.infoset, max_categories, samples)
+
+
+def compare(game: Game, found: tuple, infoset, max_categories: int = 30, samples: int = 3000) -> dict:
+    """χ² of ``infoset(observation).sample`` at a :func:`situation` against its exact
+    distribution (:func:`tests.conformance_physical._compare`). :raises AssertionError: if
+    rejected (α = 0.001) or a sampled world is outside the exact set."""
+    deals, prefix, seat, exact, rng = found
+    return _compare(game, deals, prefix, seat, exact, rng, max_categories,
+                    infoset, samples)
+
+
+def situation(game: Game, n: int, options: dict, seed: int, budget: int = 3000,
+              tries: int = 12) -> tuple[GargonDeals, list, int, Counter, random.Random] | None:
+    """The position :func:`chi2_gargon` tests: ``(deals, actions into the hand, seat, exact
+    distribution, the random stream left for sampling)``, or ``None``."""
     rng = random.Random(seed)
     deals = GargonDeals(game, n, options, rng.getrandbits(40))
     actions = _play(deals, rng)
@@ -267,24 +287,7 @@ def chi2_gargon(game: Game, n: int, options: dict, seed: int, budget: int = 3000
         st.apply(a)
     for k, seat in spots[::-1][:tries]:
         exact = exact_distribution(deals, actions[:k], seat, budget)
-        if exact is None or len(exact) < 2:
-            continue
-        return _compare(game, deals, actions[:k], seat, exact, rng, max_categories,  # type: ignore[arg-type]
-                        infoset or game.infoset)
+        if exact is not None and len(exact) >= 2:
+            return deals, actions[:k], seat, exact, rng
     return None
 
-
-def describe(game: Game, n: int, options: dict, seed: int) -> str:
-    """The hands at each round start of :func:`chi2_gargon`'s hand (for choosing situations)."""
-    rng = random.Random(seed)
-    deals = GargonDeals(game, n, options, rng.getrandbits(40))
-    actions = _play(deals, rng)
-    st = deals.start(deals.order)
-    lines = []
-    for k, a in enumerate(actions):
-        obs = st.observation(0)
-        if obs["phase"] == "play" and obs["to_act"] == obs["start_player"] and not any(obs["table"]):
-            lines.append(json.dumps([k, obs["to_act"], [sum(h) for h in obs["hand_colours"]],
-                                     [len(d) for d in st.draws]]))  # type: ignore[attr-defined]
-        st.apply(a)
-    return "\n".join(lines)
