@@ -138,7 +138,7 @@ class _FavourSmallest:
         return min(a, b, key=cf.world_signature)
 
 
-@pytest.mark.parametrize("name", ["agram", "gargon", "guinote", "sedma"])
+@pytest.mark.parametrize("name", ["agram", pytest.param("gargon", marks=pytest.mark.slow), "guinote", "sedma"])
 def test_physical_audit_rejects_a_biased_sampler(name):
     n, opts, seed, kw = PHYSICAL_SITUATIONS[name]
     game = registry.get_game(name)
