@@ -120,9 +120,13 @@ class CuckooState(SnapshotState):
         self.history = []
         self._snapshot()
 
-    def _end_hand(self, deal: bool = True) -> None:
+    def _end_hand(self, deal: bool = True, knowers: int = -1) -> None:
         """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended
-        (or ``deal`` is false: :meth:`finish_hand`)."""
+        (or ``deal`` is false: :meth:`finish_hand`, the rollout kernel).
+
+        :param knowers: the bitmask of seats that know the dealer's discard when the caller
+            followed the hand's trace itself (:mod:`engine.games.cuckoo.rollout`); ``-1``:
+            replay :meth:`trace` here."""
         cards, order, lives = self.cards, self.order, self.lives
         low = min(VALUE[cards[s]] for s in order)
         losers = tuple(s for s in order if VALUE[cards[s]] == low)
@@ -132,8 +136,9 @@ class CuckooState(SnapshotState):
                 lives[s] -= 1
                 if lives[s] == 0:
                     self.elim[s] = self.hidx
-        knowers = 0
-        if self.discard >= 0:
+        if self.discard < 0:
+            knowers = 0
+        elif knowers < 0:
             t = self.trace()
             knowers = sum(1 << s for s in order if t.knows(s, t.discard))
         self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void,
