@@ -23,3 +23,9 @@ cdef int _play_hand(object st, object rand) except -1
 
 @cython.locals(go=cython.double, r=cython.double)
 cdef int _bet_move(int rnd, int t, int bets, int cap, object rand) except -1
+
+cdef object EVAL_
+cdef int PH_[52]
+
+@cython.locals(c=cython.int[5], k=cython.int, i=cython.int)
+cdef long long _strength(unsigned long long mask) except? -1

@@ -53,6 +53,7 @@ import random
 from typing import Any
 
 from engine.games.whiskey_poker import actions as A
+from engine.games.whiskey_poker import hands as _hands
 from engine.games.whiskey_poker.hands import strength
 from engine.games.whiskey_poker.state import BET1, BET2, BET3, EX1, EX2, OVER, WhiskeyState, _HandOver
 
@@ -62,6 +63,27 @@ _R = 0x1FFF                      # the 13 ranks of one suit (card id = 13 * suit
 _JACKS = 1 << 9                  # rank bit of the jack
 #: the ten 5-rank masks that are straights (A-2-3-4-5 included)
 _STRAIGHTS = frozenset([0x1F << k for k in range(9)] + [0x100F])
+
+
+#: the native evaluator and card ids of :mod:`engine.games.whiskey_poker.hands` (None: its reference backend)
+EVAL_ = getattr(_hands, "_evaluate", None) if _hands.BACKEND == "phevaluator" else None
+PH_ = getattr(_hands, "_PH", (0,) * 52)
+
+
+def _strength(mask: int) -> int:
+    """:func:`~engine.games.whiskey_poker.hands.strength` of a 5-card ``mask``, its card ids read
+    off the bits here (the policy's hot call, a dozen per rollout hand)."""
+    if EVAL_ is None:
+        return strength(mask)
+    c = [0, 0, 0, 0, 0]
+    k = 0
+    for i in range(52):
+        if mask >> i & 1:
+            c[k] = PH_[i]
+            k += 1
+            if k == 5:
+                break
+    return -EVAL_(c[0], c[1], c[2], c[3], c[4])
 
 
 def tier(mask: int) -> int:
@@ -165,7 +187,7 @@ def _exchange1_move(p: int, hand: int, widow: int, rx: tuple, knocked: bool, mus
     exchanges; ``must_knock``: a pass is illegal (``no_consecutive_pass`` after a pass)."""
     if rx and rx[-1][0] == p:
         # the widow holds the hand we gave up: the only case where we know its content
-        if strength(widow) > strength(hand):
+        if _strength(widow) > _strength(hand):
             return A.EXCHANGE
         t = tier(hand)
     else:
@@ -255,12 +277,12 @@ def _exchange2_move(hand: int, widow: int, knocked: bool) -> int:
                 h = next(13 * k + low for k in range(4) if suits[k] >> low & 1)
                 cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
     best_a = -1
-    best = strength(hand)
-    ws = strength(widow)
+    best = _strength(hand)
+    ws = _strength(widow)
     if ws > best:
         best_a, best = A.TAKE_ALL, ws
     for a, m in cands:
-        v = strength(m)
+        v = _strength(m)
         if v > best:
             best_a, best = a, v
     if best_a >= 0:
