@@ -24,7 +24,13 @@ from collections.abc import Iterator
 import orjson
 
 from arena.match import SeatPool, play_match
-from arena.process import PROJECT_ROOT, default_sigchld, hide_from_sandbox, hide_results_root
+from arena.process import (
+    PROJECT_ROOT,
+    default_sigchld,
+    hide_bot_folders,
+    hide_from_sandbox,
+    hide_results_root,
+)
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -73,6 +79,7 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
             needed += [p for p in (os.path.join(b.cwd, a) for a in b.cmd) if os.path.isfile(p)][:2]
         if root not in ("/", os.path.expanduser("~")) and not any(_inside(p, root) for p in needed):
             hide_results_root(root)
+    hide_bot_folders(bots.values())  # the tournament's other bots' programs (docs/security.md)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:

@@ -83,12 +83,15 @@ def test_chi2_against_exact_enumeration(name, n, opts):
 #: a small first-hand situation found for each (measured in docs/architecture.md "Exactness
 #: over physical deals"). Sedma: the first positions (later ones carry each seat's drawn
 #: history: too many worlds); Whiskey Poker: ``LOWEST_PAYS`` (no folds, so the open exchange
-#: phase is reached and the opponent has given away all but two of its dealt cards).
+#: phase is reached and the opponent has given away all but two of its dealt cards); Guiñote:
+#: a deal whose first trick's winner calls (12 + 11 shown, one card played: three of its dealt
+#: cards unseen, C(30, 3) = 4060 worlds; the earlier positions have C(32, 5) and are skipped).
 PHYSICAL_SITUATIONS = {
     "agram": (2, {}, 0, {}),
     "argute": (3, {}, 0, {}),
     "cuckoo": (2, {}, 0, {}),
     "cuttle": (2, {}, 0, {}),
+    "guinote": (2, {}, 1, {"early": True, "budget": 5000}),
     "sedma": (2, {}, 0, {"early": True}),
     "whiskey_poker": (2, {"mode": "LOWEST_PAYS"}, 1, {"tries": 12}),
 }
@@ -96,9 +99,10 @@ PHYSICAL_SITUATIONS = {
 #: are in tests/games/): every position of their first hand has far more consistent worlds than
 #: the enumeration can replay (each seat's dealt and drawn cards are part of the world)
 PHYSICAL_NOT_COVERED = {
-    "gargon": "102 cards, values hidden behind public colours in three hands and two ordered piles",
-    "guinote": "until the stock runs out the opponent holds >= 5 unseen cards (C(32, 5) worlds after "
-               "the first lead); afterwards which stock positions it drew stays hidden",
+    "gargon": "every position keeps the other hands' values hidden behind public colours (1.2e18 "
+              "worlds for seat 0 at the start, seed 1, 3 players), and replaying even the true deal "
+              "branches over each same-colour face-down selection until the end of the actions "
+              "(> 40,000 replays for a whole hand)",
 }
 
 
@@ -130,7 +134,7 @@ class _FavourSmallest:
         return min(a, b, key=cf.world_signature)
 
 
-@pytest.mark.parametrize("name", ["agram", "sedma"])
+@pytest.mark.parametrize("name", ["agram", "guinote", "sedma"])
 def test_physical_audit_rejects_a_biased_sampler(name):
     n, opts, seed, kw = PHYSICAL_SITUATIONS[name]
     game = registry.get_game(name)

@@ -7,6 +7,7 @@ One module per job, lowest first (each imports only those before it, plus
 * :mod:`~arena.process.workdirs` — working-directory roots and folders, stale-root sweep;
 * :mod:`~arena.process.reaping` — subreaper, SIGCHLD under Ray, orphan sweep, ``kill_all``;
 * :mod:`~arena.process.sandbox` — which sandbox applies (``auto``), bwrap/unshare argv;
+  :mod:`~arena.process.sandbox_view` — the folders a sandboxed bot sees (covers, binds, hidden);
 * :mod:`~arena.process.launch` — argv and environment of a bot, the wrapper chain;
 * :mod:`~arena.process.preflight` — checks before a batch starts anything;
 * :mod:`~arena.process.bot` — :class:`BotProcess`, one running bot;
@@ -53,6 +54,7 @@ from arena.process.sandbox import (
     SandboxUnavailable,
     effective_mode,
     hidden_paths,
+    hide_bot_folders,
     hide_from_sandbox,
     hide_results_root,
     sandbox_binds,
@@ -86,7 +88,7 @@ __all__ = [
     "RECENT_BYTES", "ROOT_PREFIX", "SANDBOX_TMPFS", "STALE_ROOT_AGE_S", "STDERR_DRAIN_S",
     "STDERR_HEAD", "STDERR_TAIL", "TERM_GRACE_S", "TICK_S", "BotProcess", "BotSetupError", "Hub",
     "StderrLog", "bot_env", "check_access", "check_command", "check_sandbox", "clear_caches",
-    "default_sigchld", "hide_from_sandbox", "hide_results_root", "is_bot_home", "kill_all", "last_stderr_line",
+    "default_sigchld", "hide_bot_folders", "hide_from_sandbox", "hide_results_root", "is_bot_home", "kill_all", "last_stderr_line",
     "live_leaders", "live_workdirs", "make_subreaper", "new_workdir", "pid_exists", "pid_running",
     "preflight", "prlimit_available", "remove_workdir", "resolve_argv", "sandbox_binds",
     "sigchld_ignored", "stderr_excerpt", "sweep_orphans", "sweep_stale_roots", "workdir_root",

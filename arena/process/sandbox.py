@@ -15,12 +15,12 @@ one: ``setsid``, double forks and cleared environments included), an empty netwo
 namespace unless ``network: allow`` (bubblewrap brings up a loopback private to the
 sandbox; util-linux leaves it down), everything read-only, private ``/tmp`` and
 ``/dev/shm`` (tmpfs of ``max_disk_mb`` each; the working folder lives in that ``/tmp``,
-so ``/tmp`` and the working folder share one cap), the results folders, ``~/.ray``,
-``/tmp/ray`` covered by empty mode-0 tmpfs (other bots' folders elsewhere stay readable:
-see docs/security.md, "Not done here"), and no
+so ``/tmp`` and the working folder share one cap), the arena user's home and the other bots'
+program folders covered (what the bot needs bound back), the results folders, ``~/.ray``,
+``/tmp/ray`` covered by empty mode-0 tmpfs (:mod:`arena.process.sandbox_view`), and no
 capabilities (``setpriv --bounding-set=-all --no-new-privs``, also when the arena is root).
 Nothing here is home-made namespace code: bwrap's options, or ``unshare`` running a short
-``sh`` script of ``mount`` calls (:func:`unshare_script`) before it execs the bot.
+``sh`` script of three ``mount``/``mkdir`` calls (:func:`unshare_script`) before it execs the bot.
 """
 
 from __future__ import annotations
@@ -36,9 +36,26 @@ import tempfile
 from collections.abc import Iterable, Sequence
 
 from arena.errors import ArenaError
-from arena.specs import BotSpec, Limits
+from arena.process.sandbox_view import (
+    PROJECT_ROOT,
+    SANDBOX_TMPFS,
+    hidden_paths,
+    hide_bot_folders,
+    hide_from_sandbox,
+    hide_results_root,
+    sandbox_binds,
+    under,
+    view,
+)
+from arena.specs import Limits
 
 log = logging.getLogger(__name__)
+
+#: the view's names are re-exported here (``arena.process`` and older callers import them from this module).
+__all__ = ["AUTO_ENV", "AUTO_ORDER", "MODES", "PROJECT_ROOT", "REMEDY", "SANDBOX_TMPFS", "SandboxUnavailable",
+           "bwrap_argv", "effective_mode", "hidden_paths", "hide_bot_folders", "hide_from_sandbox",
+           "hide_results_root", "inner_setpriv", "own_user_namespace", "sandbox_argv", "sandbox_binds",
+           "unsandboxed_warning", "unshare_argv", "unshare_script", "warn_if_unsandboxed"]
 
 #: ``limits.sandbox`` values.
 MODES = ("auto", "required", "bwrap", "unshare", "none")
@@ -47,14 +64,8 @@ AUTO_ORDER = ("bwrap", "unshare")
 #: environment variable that makes ``auto`` use one kind (``bwrap`` | ``unshare`` | ``none``):
 #: how CI runs the whole suite on the ``unshare`` path on a machine that has bubblewrap.
 AUTO_ENV = "CARDARENA_SANDBOX_AUTO"
-#: folders the sandbox replaces by private tmpfs mounts.
-SANDBOX_TMPFS = ("/tmp", "/dev/shm")
-#: size of the empty tmpfs laid over a hidden folder, bytes.
+#: size of the empty tmpfs laid over a hidden or covered folder, bytes.
 _HIDE_BYTES = 4096
-
-#: the project holding ``engine``/``bots`` (an editable install's source folder): bound into the
-#: sandbox so Python bots importing the SDK or the engine still run when it lies under /tmp.
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 REMEDY = ("install bubblewrap (apt-get install bubblewrap) or enable unprivileged user "
           "namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, allow "
@@ -68,105 +79,17 @@ class SandboxUnavailable(ArenaError):
 class _SandboxState:
     """What the sandbox remembers across bots (one object instead of module globals).
 
-    :ivar hidden: folders covered by an empty tmpfs in every later sandbox (results folders).
     :ivar works: per ``(kind, tool path, euid)``, whether a probe ran ``true`` in that sandbox
         (None: cannot start), with the tool's error.
     :ivar warned: the unsandboxed warning was printed.
     """
 
     def __init__(self) -> None:
-        self.hidden: set[str] = set()
-        self.roots: set[str] = set()  # results roots (hide_results_root)
         self.works: dict[tuple, str | None] = {}
         self.warned = False
 
 
 _STATE = _SandboxState()
-
-
-def hide_from_sandbox(path: str) -> None:
-    """Hide ``path`` (a results folder: journal, logs, secret) from every later sandbox.
-
-    It is covered by an empty tmpfs inside the sandbox, so a bot cannot read the finished
-    matches of the deal it is playing (other rotations and lineups replay the same deals).
-    """
-    _STATE.hidden.add(os.path.abspath(path))
-
-
-def hide_results_root(path: str) -> None:
-    """Hide the results root ``path`` (other tournaments' secrets and journals) from every later
-    sandbox, except from a bot whose own files are bound inside it (it could not run)."""
-    _STATE.roots.add(os.path.abspath(path))
-
-
-def _covers_bind(h: str, binds: Iterable[str]) -> bool:
-    """Whether results folder ``h`` (given to :func:`hide_from_sandbox`) holds a bound folder."""
-    return h in _STATE.hidden and any(_under(b, [h]) for b in binds)
-
-
-def _spared(h: str, binds: Iterable[str]) -> bool:
-    """A results root holding a folder bound for the bot (its program) is not hidden from it."""
-    return h in _STATE.roots and h not in _STATE.hidden and any(_under(b, [h]) for b in binds)
-
-
-def hidden_paths() -> list[str]:
-    """The existing folders every sandbox covers: results folders given to
-    :func:`hide_from_sandbox`, the Ray folders ``~/.ray`` (of ``$HOME`` and of the user's
-    home) and ``/tmp/ray`` (and ``$RAY_TMPDIR``); sorted, parents first."""
-    cands = set(_STATE.hidden) | set(_STATE.roots)
-    homes = {os.path.expanduser("~")}
-    try:
-        homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
-    except KeyError:
-        pass
-    cands.update(os.path.join(h, ".ray") for h in homes)
-    cands.add(os.path.join(os.environ.get("RAY_TMPDIR", "/tmp"), "ray"))
-    cands.add("/tmp/ray")
-    return sorted((p for p in cands if os.path.isdir(p)), key=lambda p: (p.count(os.sep), p))
-
-
-def _under(path: str, roots: Iterable[str]) -> bool:
-    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
-
-
-def sandbox_binds(spec: BotSpec | None, argv: Sequence[str] = ()) -> list[str]:
-    """The folders bound read-only into a sandbox so that the bot can still run when they
-    lie under a folder the sandbox hides (:data:`SANDBOX_TMPFS`, e.g. a project, venv or
-    interpreter under ``/tmp``): the interpreter's ``sys.prefix`` and ``sys.base_prefix``,
-    the bot's ``cwd`` (project root), the directory of the resolved command ``argv[0]`` and
-    of every existing file argument (the script). Symbolic links are followed (both the
-    link's folder and its target's are bound). Folders elsewhere are already visible
-    (read-only) and are not listed.
-
-    :returns: absolute paths, parents before children, without duplicates.
-    """
-    cands: list[str] = [sys.prefix, sys.base_prefix, PROJECT_ROOT]
-    if spec is not None:
-        cands.append(os.path.abspath(spec.cwd))
-    for i, a in enumerate(argv):
-        if not a or not os.path.isabs(a):
-            continue
-        if i == 0 or os.path.isfile(a):
-            cands.append(os.path.dirname(a))
-            cands.append(os.path.dirname(os.path.realpath(a)))
-    out: set[str] = set()
-    for c in cands:
-        for p in (os.path.abspath(c), os.path.realpath(c)):
-            if os.path.isdir(p) and _under(p, SANDBOX_TMPFS):
-                out.add(p)
-    # a symbolic link inside a bound folder already shows there (and resolves to its bound or
-    # visible target); binding onto it would make bubblewrap follow it outside the new root
-    out = {p for p in out if not (os.path.islink(p) and any(_under(p, [q]) and q != p for q in out))}
-    return sorted(out, key=lambda p: (p.count(os.sep), p))
-
-
-def _private_dirs(workdir: str) -> list[str]:
-    """The tmpfs mounts of a sandbox: ``/tmp``, ``/dev/shm``, and the working-directory root
-    when it does not lie under ``/tmp`` (``TMPDIR`` elsewhere)."""
-    out = list(SANDBOX_TMPFS)
-    if not _under(workdir, ["/tmp"]):
-        out.append(os.path.dirname(workdir))
-    return out
 
 
 def _workdir_mode(limits: Limits) -> str:
@@ -183,7 +106,8 @@ def own_user_namespace(limits: Limits) -> bool:
 
 
 def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
-    """bubblewrap's argv for one bot (ends with ``--``).
+    """bubblewrap's argv for one bot (ends with ``--``): the mounts of
+    :func:`arena.process.sandbox_view.view`, then the namespaces.
 
     :raises ValueError: bubblewrap is not installed.
     """
@@ -191,20 +115,27 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     if not bwrap:
         raise ValueError(f"sandbox: bwrap needs bubblewrap; {REMEDY}")
     size = str(limits.max_disk_mb * 2**20)
+    v = view(workdir, list(binds))
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    private = _private_dirs(workdir)
-    for t in private:
+
+    def ops(items: list[tuple[str, str, str]]) -> None:
+        """Covers and binds in order, the covers made read-only, then the hidden folders."""
+        for op, p, mode in items:
+            if op == "bind":
+                out.extend(["--ro-bind", p, p])
+            elif op == "cover":
+                out.extend(["--perms", mode.zfill(4), "--size", str(_HIDE_BYTES), "--tmpfs", p])
+        out.extend(a for op, p, _ in items if op == "cover" for a in ("--remount-ro", p))
+        for op, p, _ in items:
+            if op == "hide":
+                out.extend(["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", p])
+
+    ops(v.outside)
+    for t in v.private:
         out += ["--perms", "1777", "--size", size, "--tmpfs", t]
-    binds = list(binds)
-    for b in binds:
-        out += ["--ro-bind", b, b]
-    for h in [h for h in hidden_paths() if not _spared(h, binds)]:
-        # a results folder stays hidden also over a folder bound inside it (the Ray folders do
-        # not: a cluster job's bots run from Ray's copy of the project inside them)
-        if not _under(h, private) or _under(h, binds) or _covers_bind(h, binds):
-            out += ["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", h]
+    ops(v.inside)
     parent = os.path.dirname(workdir)
-    if parent not in private:
+    if parent not in v.private:
         out += ["--perms", "0755", "--dir", parent]
     out += ["--perms", _workdir_mode(limits), "--dir", workdir, "--chdir", workdir,
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
@@ -216,49 +147,61 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     return out
 
 
+def _fstab_path(p: str) -> str:
+    """``p`` as an fstab field (octal escapes for blanks and backslashes)."""
+    return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in p)
+
+
+def _fstab(items: list[tuple[str, str, str]], source: dict[str, str]) -> list[str]:
+    """fstab lines for ``view`` ops in order: covers (writable until their binds are in, then
+    ``remount,ro``), binds (from their ``source``), then the hidden folders."""
+    lines, covers, late = [], [], []
+    for op, p, mode in items:
+        t = _fstab_path(p)
+        if op == "bind":
+            lines.append(f"{_fstab_path(source[p])} {t} none bind,ro,X-mount.mkdir 0 0")
+        elif op == "cover":
+            lines.append(f"cardarena {t} tmpfs size={_HIDE_BYTES},mode={mode},X-mount.mkdir 0 0")
+            covers.append(f"cardarena {t} tmpfs remount,ro 0 0")
+        else:
+            late.append(f"cardarena {t} tmpfs ro,size={_HIDE_BYTES},mode=0 0 0")
+    return lines + covers + late
+
+
 def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     """The ``sh`` script run inside ``unshare`` (as the namespace's init) around the bot.
 
-    The private ``/tmp`` is first mounted on the (empty) working directory, filled (the
-    read-only binds, the hidden folders inside them, the working folder) and then moved
-    onto ``/tmp``: sources under ``/tmp`` are still reachable while it is being filled.
-    Finally every other mount is remounted read-only. ``mount -n``: nothing is written to
-    the host's ``/run/mount/utab``.
+    Three processes: ``mount -a -o remount,bind,ro`` makes every inherited mount read-only;
+    one ``mount -a`` reads an fstab the script wrote (shell built-in ``printf``) into the
+    working folder and mounts the view of :func:`arena.process.sandbox_view.view` in order;
+    ``mkdir`` makes the working folder in the private ``/tmp``. Every folder to bind back is
+    first bound into a scratch tmpfs on ``/dev/shm`` (its source is still in sight then) and
+    bound from there once the covers are in; the private ``/tmp`` is mounted in the scratch
+    tmpfs too and bound onto ``/tmp`` (so sources under ``/tmp`` stay reachable while it is
+    filled); the private ``/dev/shm`` mounted last puts the scratch tmpfs out of reach. ``mount -n``: nothing is
+    written to the host's ``/run/mount/utab``.
     """
     q = shlex.quote
     size = f"size={limits.max_disk_mb}m,mode=1777"
-    hide = f"size={_HIDE_BYTES},mode=0"
-    stage = workdir
-
-    def staged(p: str) -> str:
-        """Where ``p`` (under ``/tmp``) lies in the private ``/tmp`` while it is staged on the working folder."""
-        return stage + p[len("/tmp"):]
-
-    lines = ["set -e", f"mount -n -t tmpfs -o {size} tmpfs {q(stage)}"]
-    for b in binds:
-        lines.append(f"mkdir -p {q(staged(b))} && mount -n --bind -o ro {q(b)} {q(staged(b))}")
-    hidden = [h for h in hidden_paths() if not _spared(h, binds)]
-    for h in hidden:
-        if _under(h, ["/tmp"]) and (_under(h, binds) or _covers_bind(h, binds)):
-            lines.append(f"if [ -d {q(staged(h))} ]; then mount -n -t tmpfs -o {hide} tmpfs {q(staged(h))}; fi")
-    private = _private_dirs(workdir)
-    if _under(workdir, ["/tmp"]):
-        lines.append(f"mkdir -p {q(os.path.dirname(staged(workdir)))} && "
-                     f"mkdir -m {_workdir_mode(limits)} {q(staged(workdir))}")
-    lines.append(f"mount -n --move {q(stage)} /tmp")
-    lines.append(f"mount -n -t tmpfs -o {size} tmpfs /dev/shm")
-    if not _under(workdir, ["/tmp"]):
-        lines.append(f"mount -n -t tmpfs -o {size} tmpfs {q(private[-1])} && "
-                     f"mkdir -m {_workdir_mode(limits)} {q(workdir)}")
-    for h in hidden:
-        if not _under(h, private):
-            lines.append(f"mount -n -t tmpfs -o {hide} tmpfs {q(h)}")
-    keep = "|".join(q(p) for p in private)
-    # every other mount read-only; those not read-only yet, in parallel (each is one exec)
-    lines.append('while read -r _ _ _ _ m o _; do case "$m" in ' + keep + ") ;; *) case \"$o\" in ro|ro,*) ;; "
-                 '*) mount -n -o remount,bind,ro "$m" 2>/dev/null & esac;; esac; done < /proc/self/mountinfo')
-    lines.append("wait")
-    lines.append(f"cd {q(workdir)}")
+    v = view(workdir, binds)
+    tab = ["cardarena-scratch /dev/shm tmpfs size=65536,mode=0700 0 0"]
+    source: dict[str, str] = {}
+    for op, p, _ in v.outside + v.inside:
+        if op == "bind":
+            source[p] = f"/dev/shm/{len(source)}"
+            tab.append(f"{_fstab_path(p)} {source[p]} none bind,ro,X-mount.mkdir 0 0")
+    private = [t for t in v.private if t != "/dev/shm"]
+    tab += [f"cardarena /dev/shm/p{i} tmpfs {size},X-mount.mkdir 0 0" for i in range(len(private))]
+    tab += _fstab(v.outside, source)
+    tab += [f"/dev/shm/p{i} {_fstab_path(t)} none bind 0 0" for i, t in enumerate(private)]
+    tab += _fstab([x for x in v.inside if not under(x[1], ["/dev/shm"])], source)  # (bwrap only: rare)
+    tab.append(f"cardarena /dev/shm tmpfs {size} 0 0")
+    fstab = os.path.join(workdir, ".cardarena-fstab")
+    lines = ["set -e", "umask 022", "printf '%s\\n' " + " ".join(q(x) for x in tab) + f" > {q(fstab)}",
+             "mount -n -a -o remount,bind,ro 2>/dev/null || :",  # every inherited mount read-only
+             f"mount -n -a -T {q(fstab)}",
+             f"mkdir -p -m {_workdir_mode(limits)} {q(workdir)}",  # in the private /tmp
+             f"cd {q(workdir)}"]
     # the bot is not the namespace's init (which gets no signal it has no handler for): sh
     # is, and exits with the bot's status (128 + N when killed by signal N)
     lines.append('exec 3<&0')  # a background job's stdin would be /dev/null
