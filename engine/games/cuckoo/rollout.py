@@ -30,7 +30,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.games.cuckoo.actions import ACCEPT, BLOCK, CUT, IS_KING, KEEP, OVER, RESPOND, SWAP, TURN, VALUE
+from engine.games.cuckoo.actions import (
+    ACCEPT,
+    BLOCK,
+    CUT,
+    IS_KING,
+    KEEP,
+    OVER,
+    RESPOND,
+    SWAP,
+    TURN,
+    VALUE,
+)
 from engine.games.cuckoo.state import CuckooState
 
 __all__ = ["NOISE", "THRESHOLD", "playout", "rollout_action"]

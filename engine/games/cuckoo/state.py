@@ -35,6 +35,8 @@ from engine.games.cuckoo.actions import (
 )
 
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
+#: hand_rewards per result pattern (0 not dealt in / 1 lost a life / 2 kept), bounded
+_HAND_REWARDS: dict[tuple[int, ...], tuple[float, ...]] = {}
 
 
 #: card code per id, and ``None`` for ``-1`` (index ``-1`` = the last entry)
@@ -295,7 +297,13 @@ class CuckooState(SnapshotState):
         if not void:
             for s in losers:
                 res[s] = 1
-        return rank_rewards(ranks_from_results(res))
+        key = tuple(res)
+        got = _HAND_REWARDS.get(key)
+        if got is None:             # rank_rewards is quadratic in the seats: once per pattern
+            if len(_HAND_REWARDS) >= 4096:
+                _HAND_REWARDS.clear()
+            got = _HAND_REWARDS[key] = tuple(rank_rewards(ranks_from_results(res)))
+        return list(got)
 
     def clone(self) -> CuckooState:
         """An independent copy (lists copied; options, stock tuple, past hands and snapshot shared)."""

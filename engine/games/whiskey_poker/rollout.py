@@ -55,7 +55,16 @@ from typing import Any
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker import hands as _hands
 from engine.games.whiskey_poker.hands import strength
-from engine.games.whiskey_poker.state import BET1, BET2, BET3, EX1, EX2, OVER, WhiskeyState, _HandOver
+from engine.games.whiskey_poker.state import (
+    BET1,
+    BET2,
+    BET3,
+    EX1,
+    EX2,
+    OVER,
+    WhiskeyState,
+    _HandOver,
+)
 
 __all__ = ["playout", "rollout_action", "tier"]
 
@@ -160,7 +169,7 @@ def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
         return _exchange2(state, hand)
     if ph == EX1:
         return _exchange1_move(p, hand, state.widow, state.rx, state.knocker >= 0,
-                               state.rules.no_double_pass and state.passed >> p & 1, rng.random)
+                               bool(state.rules.no_double_pass and state.passed >> p & 1), rng.random)
     if ph == OVER:
         raise ValueError("whiskey_poker: no rollout action in a finished match")
     rnd = 0 if ph == BET1 else (1 if ph == BET2 else 2)
