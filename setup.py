@@ -37,6 +37,12 @@ def record(text: str) -> None:
 class OptionalBuildExt(build_ext):
     """``build_ext`` that falls back to pure Python (with a record) instead of failing the install."""
 
+    def finalize_options(self) -> None:
+        """Compile with up to two C compilers at once unless ``-j`` says otherwise (``pip install`` passes none)."""
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = max(1, min(2, os.cpu_count() or 1))
+
     def run(self) -> None:
         if not self.extensions:  # nothing to build: keep ext_modules()'s record (e.g. a cythonize failure)
             return

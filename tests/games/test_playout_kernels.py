@@ -69,5 +69,7 @@ def test_kernel_equals_loop(name: str) -> None:
                 if not hand_rollouts:
                     assert a.world_key() == b.world_key(), where
                     assert a.outcome() == b.outcome(), where
+                    for seat in range(n):   # the record too (e.g. Cuckoo's discard knowers)
+                        assert a.observation(seat) == b.observation(seat), where
                 checked += 1
     assert checked == 2 * 40 * len(game.configs)
