@@ -36,7 +36,7 @@ from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapp
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
-from arena.process.sysvshm import sysv_shm_bytes
+from arena.process.sysvshm import ShmGauge
 from arena.process.tree import (
     cont_tree,
     in_bot,
@@ -114,7 +114,7 @@ class BotProcess:
         self._ns_pid: int | None = None
         self._paused: list[int] = []
         self._memfds: list[str] = []
-        self._shm_bytes = 0
+        self._shm = ShmGauge()
         self._is_bot: dict[int, bool | None] = {}
         self._holder: int | None = None
         make_subreaper()
@@ -215,7 +215,7 @@ class BotProcess:
     def rss_mb(self) -> float:
         """Memory of the bot, MiB: the resident size of the process and its descendants plus
         the ``memfd`` files they hold open or mapped, each file once, plus their System V shared
-        memory (:func:`arena.process.sysvshm.sysv_shm_bytes`); descendants, memfds and segments
+        memory (:class:`arena.process.sysvshm.ShmGauge`, read a second late); descendants, memfds and segments
         rescanned each second; a memfd or segment also mapped and touched counts twice."""
         now = time.perf_counter()
         if now >= self._scan_at:
@@ -223,7 +223,7 @@ class BotProcess:
             for pid in self.descendants():
                 self._known.setdefault(pid, now)
             self._memfds = [p for pid in (self.pid, *self._known) for p in memfd_paths(pid, maps=True)]
-            self._shm_bytes = sysv_shm_bytes([self.pid, *self._known])
+            self._shm.update([self.pid, *self._known])
         total = _rss_pages(self.pid)
         for pid in list(self._known):
             pages = _rss_pages(pid)
@@ -234,7 +234,7 @@ class BotProcess:
         mb = max(total, 0) * _PAGE / 2**20
         if self._memfds:
             mb += memfd_bytes(self._memfds) / 2**20
-        mb += self._shm_bytes / 2**20
+        mb += self._shm.bytes / 2**20
         self.rss_peak_mb = max(self.rss_peak_mb, mb)
         return mb
 
@@ -261,7 +261,7 @@ class BotProcess:
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
 
     def _shm_note(self) -> str:
-        mb = self._shm_bytes / 2**20
+        mb = self._shm.bytes / 2**20
         return f" ({mb:.0f} MiB of it in System V shared memory segments)" if mb >= 1 else ""
 
     def stdout_closed(self) -> bool:
@@ -477,6 +477,7 @@ class BotProcess:
         if self._killed:
             return
         self._killed = True
+        self._shm.close()
         self.resume()  # a stopped process would act on SIGTERM only when continued
         targets = set(self.descendants()) | set(self._known)
         # in a sandbox the leader is the sandbox tool: terminated first, it would take the bot

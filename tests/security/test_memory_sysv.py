@@ -39,3 +39,26 @@ def test_detached_sysv_shared_memory_counts_in_max_rss_mb(tmp_path, mode):
     assert (f.seat, f.cls) == (0, "crash"), f
     m = re.search(r"used (\d+) MiB resident memory .*the limit is 200 MiB \((\d+) MiB of it in System V", f.detail)
     assert m and int(m.group(1)) > 200 and int(m.group(2)) >= 290, f.detail
+
+
+def test_a_segment_counts_its_touched_pages_not_its_size():
+    """A 1 GiB segment nobody touched holds no memory (no fault for asking); 4 MiB touched count 4 MiB."""
+    import ctypes
+
+    from arena.process.sysvshm import _own_namespace_bytes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    libc.shmdt.argtypes = [ctypes.c_void_p]
+    sid = libc.shmget(0, 2**30, 0o1600)  # IPC_PRIVATE, created by this process
+    assert sid >= 0, ctypes.get_errno()
+    try:
+        assert _own_namespace_bytes([os.getpid()]) == 0
+        addr = libc.shmat(sid, None, 0)
+        ctypes.memset(addr, 1, 4 * 2**20)
+        libc.shmdt(addr)
+        assert _own_namespace_bytes([os.getpid()]) == 4 * 2**20
+        assert _own_namespace_bytes([os.getpid() + 1_000_000]) == 0  # another creator's: not counted
+    finally:
+        libc.shmctl(sid, 0, None)  # IPC_RMID
