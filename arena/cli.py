@@ -166,6 +166,10 @@ def _print_sandbox(where: Console, summary) -> None:
                     "see docs/security.md)", highlight=False)
     else:
         where.print(f"[dim]{summary.tournament}: sandbox: {mode}[/]", highlight=False)
+    if getattr(summary, "root_bots", False):
+        where.print(f"[yellow]{summary.tournament}: bots run as root[/] (no limits.bot_user): outside the "
+                    "hidden folders they can read what root can, e.g. other tournaments' bots and /etc; "
+                    "for a competition set limits.bot_user (docs/security.md)", highlight=False)
 
 
 @app.command()

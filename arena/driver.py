@@ -70,6 +70,7 @@ class RunSummary:
     unplayed: list[str] = field(default_factory=list)
     restarts: int = 0
     sandbox: str = "none"
+    root_bots: bool = False  # bots run as root (arena root, no limits.bot_user): docs/security.md
     disabled: list[str] = field(default_factory=list)
     seconds: float = 0.0
     batcher: Batcher | None = None
@@ -391,6 +392,7 @@ def run_once(tournament, results_root: str | Path = "results", *, inline: bool =
         run = Run(tournament, journal, specs, n, on_result, warn)
         run.stop = stop
         run.summary.sandbox = sandbox
+        run.summary.root_bots = os.geteuid() == 0 and tournament.limits().bot_user is None
         if on_start:
             on_start(run.summary)
         for out in _stream(run, tournament, inline, n, address):
