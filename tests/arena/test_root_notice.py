@@ -22,7 +22,7 @@ def test_the_run_says_whether_bots_run_as_root(tmp_path):
         tournaments:
           - {{name: r, game: agram, players: 2, bots: [a, b], deals: 1}}
         """))
-    out = CliRunner().invoke(app, ["run", str(path), "--inline", "--results", str(tmp_path / "res")])
+    out = CliRunner().invoke(app, ["run", str(path), "--all", "--inline", "--results", str(tmp_path / "res")])
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
     assert ("bots run as root (no limits.bot_user)" in text) == (os.geteuid() == 0), text[:600]
