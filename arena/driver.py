@@ -43,7 +43,7 @@ from arena.journal import Journal, record_of, unwritable
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
 from arena.schedule import bot_commands, build_schedule, fingerprint_fields, tournament_settings
-from arena.specs import BotSpec, MatchSpec
+from arena.specs import BotSpec, MatchSpec, files_digest
 from engine import registry
 
 #: extra attempts of a match whose worker, raylet or node died (beyond ``execution.max_retries``)
@@ -134,6 +134,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "ratings": m.ratings.model_dump(), "rate_forfeits": tournament.fault_policy().rate_forfeits,
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
+            "bot_files": bot_files(tournament),
             "schedule": {s.match_id: s.fingerprint for s in specs}}
     tmp = folder / "tournament.json.tmp"
     try:
@@ -142,6 +143,23 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
+
+
+def bot_files(tournament) -> dict[str, str]:
+    """``bot -> digest of the files its command names`` (:func:`arena.specs.files_digest`)."""
+    return {b: files_digest(spec.cmd, spec.cwd) for b, spec in sorted(tournament.bots.items())}
+
+
+def changed_bots(tournament, folder: Path) -> list[str]:
+    """The bots whose files changed since the last run wrote ``folder/tournament.json``: their
+    recorded matches stay (a match's fingerprint is its command and announced version, not its
+    code) and rate the old code, which a class resubmitting would not expect."""
+    try:
+        old = json.loads((folder / "tournament.json").read_text()).get("bot_files") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    now = bot_files(tournament)
+    return sorted(b for b, d in now.items() if b in old and old[b] != d)
 
 
 def effective_workers(tournament, workers: int | None, address: str | None,
@@ -388,6 +406,10 @@ def run_once(tournament, results_root: str | Path = "results", *, inline: bool =
     journal, specs = prepare(tournament, results_root)
     try:
         n = effective_workers(tournament, workers, address, warn)
+        for b in changed_bots(tournament, journal.folder):
+            warn(f"{tournament.model.name}: bot {b!r}: its files changed since the last run; the matches "
+                 "already recorded keep rating its old code. To rate the new code, play the tournament "
+                 "again under a new name (or another --results root)")
         write_meta(tournament, journal.folder, specs, sandbox)
         run = Run(tournament, journal, specs, n, on_result, warn)
         run.stop = stop

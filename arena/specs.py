@@ -7,6 +7,7 @@ The driver (``arena/driver.py``) builds these from the validated config
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -175,3 +176,27 @@ class MatchResult:
         d = asdict(self)
         d["faults"] = [f.to_json() for f in self.faults]
         return d
+
+
+def files_digest(cmd: Sequence[str], cwd: str | None = None) -> str:
+    """A short digest of the files a bot's command names (its script, a compiled binary; paths
+    relative to ``cwd``): it changes when the bot's code does. ``"1"`` when it names no file.
+
+    Used as an SPRT candidate's ``version`` and, in ``tournament.json``, to warn that recorded
+    matches rate a bot's old code (:func:`arena.driver.changed_bots`).
+    """
+    import hashlib
+    import os
+
+    h = hashlib.blake2b(digest_size=6)
+    found = False
+    for a in cmd:
+        p = a if cwd is None or os.path.isabs(a) else os.path.join(cwd, a)
+        try:
+            if os.path.isfile(p) and os.path.getsize(p) <= 64 * 2**20:
+                with open(p, "rb") as f:
+                    h.update(os.path.realpath(p).encode() + b"\0" + f.read())
+                found = True
+        except OSError:
+            continue
+    return h.hexdigest() if found else "1"

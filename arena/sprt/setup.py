@@ -17,6 +17,7 @@ import yaml
 
 from arena.config import Tournament, load, load_data
 from arena.errors import ConfigError
+from arena.specs import files_digest
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
 
@@ -45,22 +46,6 @@ def parse_options(items: list[str] | None) -> dict[str, Any]:
             raise ConfigError(f"arena sprt: -o expects KEY=VALUE, got {o!r}")
         out[key.strip()] = yaml.safe_load(value)
     return out
-
-
-def files_digest(cmd: list[str]) -> str:
-    """A short digest of the files a command names (its script, a compiled binary), as the bot's
-    ``version``: a rerun after the candidate's code changed starts a new test (refused in the same
-    folder, with the remedy) instead of reporting the old verdict. ``"1"`` when it names no file."""
-    import hashlib
-
-    h = hashlib.blake2b(digest_size=6)
-    found = False
-    for a in cmd:
-        p = Path(a)
-        if p.is_file() and p.stat().st_size <= 64 * 2**20:
-            h.update(p.resolve().as_posix().encode() + b"\0" + p.read_bytes())
-            found = True
-    return h.hexdigest() if found else "1"
 
 
 def build(game: str, candidate: str, baseline: str, *, opponents: list[str], players: int | None,
