@@ -231,7 +231,8 @@ def view(workdir: str, binds: Sequence[str]) -> View:
 
     A cover equal to a bind is left out (the bot needs that folder whole); a bind that would
     show anyway is left out; a hidden folder is covered only where it would still show (the
-    deepest layer over it is a bind, or it is a results folder holding a bind).
+    deepest layer over it is a bind, or it is a results folder holding a bind) and not
+    inside a folder hidden already (a results folder inside its hidden results root).
     """
     out = View(private=list(SANDBOX_TMPFS))
     if not under(workdir, ["/tmp"]):
@@ -256,8 +257,12 @@ def view(workdir: str, binds: Sequence[str]) -> View:
         (out.inside if under(p, out.private) else out.outside).append((op, p, mode))
         if op == "cover":
             out.covers.append(p)
-    for h in hidden_paths():
+    hidden: list[str] = []
+    for h in hidden_paths():  # parents first
         if _spared(h, binds_set) or not (seen(h) or _covers_bind(h, binds_set)):
             continue
+        if under(h, hidden):
+            continue  # already out of sight: its mount point would lie in a mode-0 tmpfs (finding 5)
+        hidden.append(h)
         (out.inside if under(h, out.private) else out.outside).append(("hide", h, "0"))
     return out
