@@ -115,7 +115,7 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     if not bwrap:
         raise ValueError(f"sandbox: bwrap needs bubblewrap; {REMEDY}")
     size = str(limits.max_disk_mb * 2**20)
-    v = view(workdir, list(binds))
+    v = view(workdir, list(binds), limits.hidden_files)
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
 
     def ops(items: list[tuple[str, str, str]]) -> None:
@@ -129,6 +129,9 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
         for op, p, _ in items:
             if op == "hide":
                 out.extend(["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", p])
+        # --ro-bind would add nodev (reading gives EACCES, which tells the file is there); a
+        # bound /dev/null reads empty and swallows writes
+        out.extend(a for op, p, _ in items if op == "null" for a in ("--dev-bind", "/dev/null", p))
 
     ops(v.outside)
     for t in v.private:
@@ -163,8 +166,10 @@ def _fstab(items: list[tuple[str, str, str]], source: dict[str, str]) -> list[st
         elif op == "cover":
             lines.append(f"cardarena {t} tmpfs size={_HIDE_BYTES},mode={mode},X-mount.mkdir 0 0")
             covers.append(f"cardarena {t} tmpfs remount,ro 0 0")
-        else:
+        elif op == "hide":
             late.append(f"cardarena {t} tmpfs ro,size={_HIDE_BYTES},mode=0 0 0")
+        else:  # null: a file shown empty
+            late.append(f"/dev/null {t} none bind,ro 0 0")
     return lines + covers + late
 
 
@@ -183,7 +188,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     """
     q = shlex.quote
     size = f"size={limits.max_disk_mb}m,mode=1777"
-    v = view(workdir, binds)
+    v = view(workdir, binds, limits.hidden_files)
     tab = ["cardarena-scratch /dev/shm tmpfs size=65536,mode=0700 0 0"]
     source: dict[str, str] = {}
     for op, p, _ in v.outside + v.inside:

@@ -206,7 +206,8 @@ class View:
     """The mounts of one sandbox, in the order to apply them.
 
     :ivar outside: ``(op, path, mode)`` outside the private folders, parents first: ``cover``
-        (empty tmpfs, then made read-only), ``bind`` (read-only bind of the same path), ``hide``.
+        (empty tmpfs, then made read-only), ``bind`` (read-only bind of the same path), ``hide``,
+        ``null`` (a file: ``/dev/null`` bound over it, last).
     :ivar private: the private tmpfs folders (``/tmp`` first).
     :ivar inside: the same ops inside the private folders (after those are mounted).
     :ivar covers: the covered folders (made read-only once their binds are in).
@@ -225,9 +226,11 @@ def _visible(path: str, layers: Iterable[tuple[str, str]]) -> bool:
     return not holding or max(holding)[1] == "bind"
 
 
-def view(workdir: str, binds: Sequence[str]) -> View:
+def view(workdir: str, binds: Sequence[str], files: Sequence[str] = ()) -> View:
     """The mounts of a sandbox for a bot working in ``workdir`` with ``binds``
-    (:func:`sandbox_binds`; the interpreter prefix and the project are added in any case).
+    (:func:`sandbox_binds`; the interpreter prefix and the project are added in any case)
+    and ``files`` shown empty (``null``: ``/dev/null`` bound over each that the bot could read:
+    the tournament's config file, ``Limits.hidden_files``).
 
     A cover equal to a bind is left out (the bot needs that folder whole); a bind that would
     show anyway is left out; a hidden folder is covered only where it would still show (the
@@ -265,4 +268,8 @@ def view(workdir: str, binds: Sequence[str]) -> View:
             continue  # already out of sight: its mount point would lie in a mode-0 tmpfs (finding 5)
         hidden.append(h)
         (out.inside if under(h, out.private) else out.outside).append(("hide", h, "0"))
+    for f in sorted(set(files)):
+        f = os.path.abspath(f)
+        if os.path.isfile(f) and seen(f) and not under(f, hidden) and not under(f, out.private):
+            out.outside.append(("null", f, "0"))
     return out
