@@ -30,6 +30,10 @@ from arena.specs import BotSpec
 
 #: folders the sandbox replaces by private tmpfs mounts.
 SANDBOX_TMPFS = ("/tmp", "/dev/shm")
+#: folders of the system holding daemons' unix sockets (docker, systemd, D-Bus, databases):
+#: covered in every sandbox, since a read-only mount does not stop ``connect()`` on a socket
+#: (adversarial finding 3); symbolic links (``/var/run`` -> ``/run``) are covered through their target.
+SOCKET_DIRS = ("/run", "/var/run", "/var/lib/docker", "/var/lib/containerd")
 #: the project holding ``engine``/``bots`` (an editable install's source folder): every bot may
 #: import the SDK or the engine from it.
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -140,9 +144,11 @@ def hidden_paths() -> list[str]:
 
 
 def cover_candidates() -> set[str]:
-    """The folders covered in every sandbox unless the bot needs them whole: the homes and the
-    registered bots' program folders."""
-    return homes() | {b for b in _STATE.bots if os.path.isdir(b)}
+    """The folders covered in every sandbox unless the bot needs them whole: the homes, the
+    registered bots' program folders and the socket folders (:data:`SOCKET_DIRS`; the folder of
+    ``/etc/resolv.conf``'s target in one of them is bound back by :func:`view`)."""
+    sockets = {d for d in SOCKET_DIRS if os.path.isdir(d) and not os.path.islink(d)}
+    return homes() | sockets | {b for b in _STATE.bots if os.path.isdir(b)}
 
 
 def _needs(spec: BotSpec | None, argv: Sequence[str]) -> list[str]:
@@ -241,6 +247,9 @@ def view(workdir: str, binds: Sequence[str], files: Sequence[str] = ()) -> View:
     if not under(workdir, ["/tmp"]):
         out.private.append(os.path.dirname(workdir))
     binds_set = set(binds) | set(sandbox_binds(None, []))
+    resolv = os.path.dirname(os.path.realpath("/etc/resolv.conf"))
+    if os.path.isdir(resolv) and under(resolv, SOCKET_DIRS) and resolv not in SOCKET_DIRS:
+        binds_set.add(resolv)  # e.g. /run/systemd/resolve: names still resolve under network: allow
     covers = {c for c in cover_candidates() if c not in binds_set}
     if not under(workdir, ["/tmp"]) and under(os.path.dirname(workdir), covers):
         binds_set.add(os.path.dirname(workdir))  # the mount point of its private tmpfs
