@@ -21,6 +21,8 @@ program folders covered (what the bot needs bound back), the results folders, ``
 capabilities (``setpriv --bounding-set=-all --no-new-privs``, also when the arena is root).
 Nothing here is home-made namespace code: bwrap's options, or ``unshare`` running a short
 ``sh`` script of three ``mount``/``mkdir`` calls (:func:`unshare_script`) before it execs the bot.
+Both get their options or script through a pipe (bwrap ``--args 3``; the script on fd 5), so
+``/proc/1/cmdline`` in the sandbox names no covered or hidden path.
 """
 
 from __future__ import annotations
@@ -150,6 +152,31 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     return out
 
 
+#: ``sh`` glue handing bubblewrap its options through ``--args 3`` (NUL-separated, from a pipe):
+#: ``$1`` bwrap, ``$2`` the number of options, then the options, then ``--`` and the command.
+_ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; exec 4<&0; '
+                   '{ i=0; while [ "$i" -lt "$n" ]; do printf \'%s\\0\' "$1"; shift; i=$((i+1)); done; } | '
+                   '{ exec 3<&0 <&4 4<&-; shift "$n"; exec "$b" --args 3 "$@"; }')
+
+
+#: run inside ``unshare``: read the script from fd 5, close it, run it.
+_FROM_FD5 = 's=$(cat <&5); exec 5<&-; eval "$s"'
+#: outside: ``$1`` the script (fed to fd 5 through a pipe), then unshare's argv.
+_SCRIPT_FD_GLUE = ('s=$1; shift; exec 4<&0; printf \'%s\' "$s" | '
+                   '{ exec 5<&0 <&4 4<&-; exec "$@"; }')
+
+
+def through_args_fd(argv: Sequence[str]) -> list[str]:
+    """``argv`` (:func:`bwrap_argv`: bwrap, its options, ``--``) run so that bubblewrap reads its
+    options from a pipe (``--args 3``): its command line, which a sandboxed bot reads as
+    ``/proc/1/cmdline``, then names no covered or hidden path (adversarial finding 10). The
+    ``sh`` holding them outside runs in the host's PID namespace, out of the bot's sight.
+    """
+    bwrap, opts = argv[0], list(argv[1:-1])
+    sh = shutil.which("sh") or "/bin/sh"
+    return [sh, "-c", _ARGS_FD_SCRIPT, "cardarena-bwrap", bwrap, str(len(opts)), *opts, "--"]
+
+
 def _fstab_path(p: str) -> str:
     """``p`` as an fstab field (octal escapes for blanks and backslashes)."""
     return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in p)
@@ -218,7 +245,9 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
 def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str]:
     """util-linux ``unshare``'s argv for one bot: new user (when not root), PID, mount,
     IPC, UTS and (``network: deny``) network namespaces, a fresh ``/proc``, then
-    :func:`unshare_script` (ends with the script's ``$0``; the bot's argv follows).
+    :func:`unshare_script` (ends with the script's ``$0``; the bot's argv follows). The script
+    reaches the namespace's ``sh`` through a pipe on fd 5 (an outer ``sh`` feeds it), so that no
+    command line in the sandbox names a covered or hidden path.
 
     :raises ValueError: ``unshare`` is not installed.
     """
@@ -233,7 +262,11 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
             "--propagation", "private"]
     if limits.network == "deny":
         out.append("--net")
-    return out + ["--", sh, "-c", unshare_script(limits, workdir, binds), "cardarena-sandbox"]
+    # the script (it names every covered and hidden path) comes through fd 5, so that the
+    # namespace's init, whose /proc/1/cmdline the bot reads, names none (adversarial finding 10)
+    inner = [sh, "-c", _FROM_FD5, "cardarena-sandbox"]
+    return [sh, "-c", _SCRIPT_FD_GLUE, "cardarena-unshare", unshare_script(limits, workdir, binds),
+            *out, "--", *inner]
 
 
 def inner_setpriv(limits: Limits, mode: str) -> list[str]:
@@ -266,7 +299,7 @@ def sandbox_argv(limits: Limits, mode: str, workdir: str, binds: Sequence[str]) 
     Under ``none`` with ``network: deny``: ``unshare --net`` (an empty network namespace).
     """
     if mode == "bwrap":
-        return bwrap_argv(limits, workdir, binds)
+        return through_args_fd(bwrap_argv(limits, workdir, binds))
     if mode == "unshare":
         return unshare_argv(limits, workdir, binds)
     if limits.network == "deny":
