@@ -119,12 +119,14 @@ class Design:
         return self.n_bots + self.max_tie - 1
 
 
-def build_design(sides: Sequence[Sequence[Sequence[int]]], ranks: Sequence[Sequence[int]], blocks: Sequence[int],
+def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]], blocks: Sequence[int],
                  n_bots: int) -> Design:
     """The design of a set of results.
 
     :param sides: per result, per side, the bot indices on it (every side of one result the
-        same size; results may differ in side count and size).
+        same size; results may differ in side count and size) — or, when every result has the
+        same shape, one ``(R, K, size)`` integer array (what :func:`arena.strength.strength`
+        passes: 4 bytes an index instead of nested lists; the same design).
     :param ranks: per result, per side, its rank (ties equal).
     :param blocks: per result, its duplicate block id (0 .. n_blocks−1).
     :param n_bots: number of bots (indices ``0 .. n_bots−1``).
@@ -132,18 +134,26 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]], ranks: Sequence[Seque
     """
     groups: dict[tuple[tuple[int, ...], int], list[int]] = {}
     pats = []
-    for i, (s, r) in enumerate(zip(sides, ranks)):
-        if len(s) != len(r) or any(len(x) == 0 for x in s):
-            raise ValueError(f"result {i}: {len(s)} sides for {len(r)} ranks, or an empty side")
+    dense = isinstance(sides, np.ndarray)
+    sides_: Any = sides
+    for i, r in enumerate(ranks):
+        if dense:
+            k, size, empty = sides_.shape[1], sides_.shape[2], sides_.shape[2] == 0
+        else:
+            s = sides_[i]
+            k, size, empty = len(s), len(s[0]) if len(s) else 0, any(len(x) == 0 for x in s)
+        if k != len(r) or empty:
+            raise ValueError(f"result {i}: {k} sides for {len(r)} ranks, or an empty side")
         pat = dense_ranks(r)
         pats.append(pat)
-        groups.setdefault((pat, len(s[0])), []).append(i)
+        groups.setdefault((pat, size), []).append(i)
     max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
     rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
     c = 0
     blocks_a = np.asarray(blocks, dtype=np.int64)
     for (pat, size), idx in groups.items():
-        mem = np.array([sides[i] for i in idx], dtype=np.int64)  # (m, K, size)
+        mem = (sides_[np.asarray(idx)].astype(np.int64) if dense  # (m, K, size)
+               else np.array([sides_[i] for i in idx], dtype=np.int64))
         m = len(idx)
         for cands, ch in _template(pat, int(max_tie)):
             base = c + np.arange(m) * len(cands)

@@ -88,6 +88,41 @@ def _restore(rater: Rater, snap: dict[str, Any]) -> None:
     rater.fallbacks = snap["fallbacks"]
 
 
+class SampledHistory(Sequence[dict[str, tuple[float, float]]]):
+    """A rating history downsampled at the source: ``len`` is every rated match, but only the
+    entries at ``report.html``'s sample points (:func:`arena.report_html.data.sample_points`) are
+    kept, each holding every bot moved since the previous point with its latest (μ, σ); the
+    other entries read as ``{}``. Replaying it gives each bot's exact (μ, σ) at the sample points
+    (what the report draws) in ~``HISTORY_POINTS`` dicts instead of one per match.
+    """
+
+    def __init__(self, n: int, at: Sequence[int]) -> None:
+        self._n = n
+        self._at = {int(i) for i in at if i > 0}
+        self._kept: dict[int, dict[str, tuple[float, float]]] = {}
+        self._pending: dict[str, tuple[float, float]] = {}
+        self._i = 0
+
+    def append(self, moved: dict[str, tuple[float, float]]) -> None:
+        """Add the entry of the next rated match (kept merged until the next sample point)."""
+        self._pending.update(moved)
+        self._i += 1
+        if self._i in self._at:
+            self._kept[self._i - 1], self._pending = self._pending, {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._kept.get(i, {})
+
+
 def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequence[str],
            draw_probability: float | str = "auto", tau: float | str = "default", fixed: Sequence[str] = (),
            mu: float = 25.0, sigma: float = 25.0 / 3, rate_forfeits: bool = False,
@@ -97,7 +132,8 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     Same parameters and result as :func:`arena.ratings.rate`; ``folder`` None: no checkpoint.
 
     :param history: also return the per-match history (then the replay is full: the
-        checkpoint holds no history).
+        checkpoint holds no history); beyond ``report.html``'s sample points it is a
+        :class:`SampledHistory` (exact at those points, a few hundred dicts).
     :returns: :class:`arena.ratings.RatingResult` whose ``ratings`` equal a full rebuild's bit for
         bit; ``history`` empty when ``history`` is False.
     """
@@ -134,6 +170,11 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     if start == 0:
         h = hashlib.blake2b(digest_size=16)
     result = RatingResult({}, draw_probability=rater.dp)
+    if history:
+        from arena.report_html.data import HISTORY_POINTS, sample_points
+
+        if n + 1 > HISTORY_POINTS:
+            result.history = SampledHistory(n, [int(x) for x in sample_points(n)])  # type: ignore[assignment]
     for i in range(start, n):
         rec = rated[i]
         moved = rater.record(rec)

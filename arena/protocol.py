@@ -129,6 +129,16 @@ def _loads(line: bytes, bot: str | None = None) -> dict[str, Any]:
     return obj
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0)]}
+
+
+def printable(text: str) -> str:
+    """``text`` from a bot (stderr, ``ready`` name/version) with every C0/C1 control character
+    except newline and tab written as ``\\xNN``, so it cannot drive the organiser's terminal
+    (escape sequences that clear the screen, retitle the window, write the clipboard)."""
+    return text.replace("\r\n", "\n").translate(_CONTROL)
+
+
 def _show(line: bytes, limit: int = 120) -> str:
     text = line[:limit].decode("utf-8", "replace")
     return repr(text) + ("..." if len(line) > limit else "")
@@ -152,7 +162,7 @@ def parse_ready(line: bytes, bot: str | None = None) -> Ready:
     if not isinstance(name, str) or not isinstance(version, str):
         raise ProtocolError(f"{_who(bot)} sent a 'ready' whose name and version are not both strings: "
                             f"{_show(line)}")
-    return Ready(name[:MAX_NAME_CHARS], version[:MAX_NAME_CHARS])
+    return Ready(printable(name[:MAX_NAME_CHARS]), printable(version[:MAX_NAME_CHARS]))
 
 
 _new = object.__new__

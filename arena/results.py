@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from arena import render, tables
+from arena import journal_cache, render, tables
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
-from arena.journal import iter_raw_records
 from arena.record import MatchRecord
 from arena.strength import strength
 from arena.tables import Standings
@@ -74,17 +73,10 @@ def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple
 
 def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[list[MatchRecord], int, tables.Latency]:
     """The schedule's records (without their decision times), the count of the others, and the
-    decision times of the schedule's records, in one streamed pass over the journal."""
-    ok = in_schedule(meta)
+    decision times of the schedule's records: the journal's cached typed prefix plus its new
+    lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed)."""
     latency = tables.Latency(meta["bots"])
-    inside: list[MatchRecord] = []
-    outside = 0
-    for raw, rec in iter_raw_records(folder, moves=False):
-        if ok(rec):
-            inside.append(rec)
-            latency.add(rec.seats, raw.get("move_ms"))
-        else:
-            outside += 1
+    inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"])
     return inside, outside, latency
 
 
@@ -92,7 +84,9 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table.
 
     Only the records of the tournament's schedule are rated (:func:`rated_records`). The
-    replay resumes from ``folder/checkpoint.json`` (:mod:`arena.checkpoint`) when ``history``
+    journal is read from its cached typed prefix plus the new lines (``checkpoint-journal.pkl``,
+    :mod:`arena.journal_cache`); the replay resumes from ``folder/checkpoint.json``
+    (:mod:`arena.checkpoint`) when ``history``
     is False (the tables only; the report's rating plots need the full history); the batch
     fit starts from the checkpointed one (``checkpoint-fit.json``).
     """

@@ -15,10 +15,13 @@ the rated bots: +100 means winning about 64% of head-to-head decisions against a
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+
+import numpy as np
 
 from arena import batchfit
 
@@ -104,17 +107,35 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
     """
     index = {b: i for i, b in enumerate(bots)}
     blocks: dict[tuple[str, int], int] = {}
-    sides_i, ranks, block_i = [], [], []
+    flat, shapes, flat_ranks = array("i"), [], []
+    shape_id: dict[tuple[int, int], tuple[int, int]] = {}
+    block_i = array("q")
     for rec in sorted(records, key=lambda r: r.replay_key()):
         for sides, rk in _contests(rec, rate_forfeits):
             if not all(b in index for s in sides for b in s):
                 continue
-            sides_i.append([[index[b] for b in s] for s in sides])
-            ranks.append(list(rk))
+            shape = (len(sides), len(sides[0]) if sides else 0)
+            shapes.append(shape_id.setdefault(shape, shape))  # one shared tuple per shape
+            flat.extend(index[b] for s in sides for b in s)
+            flat_ranks.append(rk)  # the record's shared side-ranks tuple
             block_i.append(blocks.setdefault((rec.lineup, rec.deal_index), len(blocks)))
+    sides_i, ranks = _compact(flat, shapes, flat_ranks)
     d = batchfit.build_design(sides_i, ranks, block_i, len(bots))
     return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
                     len(blocks))
+
+
+def _compact(flat: array, shapes: list[tuple[int, int]], ranks: list[Sequence[int]]) -> tuple[Any, Any]:
+    """The results' sides and ranks for :func:`arena.batchfit.build_design`: one ``(R, K, size)``
+    array when every result has the same shape (no nested lists: 4 bytes an index), else nested lists."""
+    if len(set(shapes)) <= 1:  # ranks stay the records' own tuples
+        k, size = shapes[0] if shapes else (2, 1)
+        return np.frombuffer(flat, dtype=np.int32).reshape(len(shapes), k, size), ranks
+    out, pos = [], 0
+    for k, size in shapes:
+        out.append([list(flat[pos + j * size:pos + (j + 1) * size]) for j in range(k)])
+        pos += k * size
+    return out, [list(r) for r in ranks]
 
 
 def rank_text(low: int | None, high: int | None) -> str:

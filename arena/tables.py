@@ -23,6 +23,7 @@ import numpy as np
 
 from arena import stats
 from arena.faults import fault_line, first_fault
+from arena.protocol import printable
 from arena.ratings import RatingResult
 from arena.record import MatchRecord
 from arena.schedule import design_mixing
@@ -384,8 +385,8 @@ def fault_lines(rel: dict[str, dict[str, Any]]) -> list[str]:
     for b, r in rel.items():
         first = r.get("first_fault")
         if first:
-            out.append(fault_line(b, first, sum(r["faults"].values())))
-    return out
+            out.append(printable(fault_line(b, first, sum(r["faults"].values()))))
+    return out  # printable: journals written before stderr was escaped at capture
 
 
 def duplicate_efficiency(records: Sequence[MatchRecord]) -> dict[str, Any]:

@@ -157,6 +157,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--no-incremental", action="store_true")
+    ap.add_argument("--no-driver", action="store_true", help="skip the driver's journal RSS")
     ap.add_argument("--format", default="csv", choices=("csv", "json", "table"),
                     help="the `arena leaderboard --format` measured (json adds every pair: O(bots²))")
     ap.add_argument("--ratings-only", action="store_true",
@@ -186,10 +187,20 @@ def main() -> None:
         if args.no_incremental:
             continue
         extra = max(1, n // 100)
+        saved = {f.name: f.read_bytes() for f in folder.glob("checkpoint*")}
         make_journal(folder, n + extra, args.bots, args.players, start=n)
         inc = run(folder)
         print(f"{n + extra:>9} {'+1% incr.':>12} {inc['wall_s']:8.2f} {inc['cpu_s']:8.2f} "
               f"{1e6 * inc['cpu_s'] / (n + extra):11.0f} {inc['rss_mb']:12.0f}", flush=True)
+        # the same update without the journal's cached prefix (every line parsed again, as before it)
+        for name, data in saved.items():
+            (folder / name).write_bytes(data)
+        (folder / "checkpoint-journal.pkl").unlink(missing_ok=True)
+        old = run(folder)
+        print(f"{n + extra:>9} {'+1% no jcache':>12} {old['wall_s']:8.2f} {old['cpu_s']:8.2f} "
+              f"{1e6 * old['cpu_s'] / (n + extra):11.0f} {old['rss_mb']:12.0f}", flush=True)
+        if args.no_driver:
+            continue
         drv = subprocess.run([sys.executable, __file__, "--driver", str(folder), "--bots", str(args.bots),
                               "--players", str(args.players)], capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})

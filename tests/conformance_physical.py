@@ -429,8 +429,9 @@ def chi2_physical_deals(game: Game, n: int, options: dict, seed: int, budget: in
 
 
 def _compare(game: Game, deals: PhysicalDeals, prefix: list, seat: int, exact: Counter,
-             rng: random.Random, max_categories: int, infoset) -> dict:
-    """χ² of sampled worlds against ``exact`` (see :func:`chi2_physical_deals`)."""
+             rng: random.Random, max_categories: int, infoset, min_samples: int = 600) -> dict:
+    """χ² of sampled worlds against ``exact`` (see :func:`chi2_physical_deals`; at least
+    ``min_samples`` samples)."""
     from scipy.stats import chisquare
 
     state = deals.start(deals.order)
@@ -439,7 +440,7 @@ def _compare(game: Game, deals: PhysicalDeals, prefix: list, seat: int, exact: C
     info = infoset(json.loads(json.dumps(state.observation(seat))))
     bucket = _buckets(exact, max_categories)
     cats = max(bucket.values()) + 1
-    samples = max(600, 10 * cats)
+    samples = max(min_samples, 10 * cats)
     got: Counter = Counter()
     for _ in range(samples):
         key = world_signature(info.sample(rng))

@@ -1,11 +1,13 @@
 """Bounded captures of a bot's stderr and the excerpts quoted in fault messages.
 
-The lowest module of :mod:`arena.process`: it imports nothing from the arena, so the report
-layer can use :func:`last_stderr_line` and :func:`stderr_excerpt` without pulling in the
+The lowest module of :mod:`arena.process`: it imports only :func:`arena.protocol.printable`
+(control characters escaped in everything captured), so the report layer can use :func:`last_stderr_line` and :func:`stderr_excerpt` without pulling in the
 process machinery.
 """
 
 from __future__ import annotations
+
+from arena.protocol import printable
 
 #: stderr bytes kept from the start and from the end of each match's log.
 STDERR_HEAD = 16 * 1024
@@ -62,14 +64,14 @@ class StderrLog:
         """Head, a marker with the number of omitted bytes if any, and tail, decoded."""
         tail = bytes(self.tail[-self.tail_cap:])
         omitted = self.total - len(self.head) - len(tail)
-        out = self.head.decode("utf-8", "replace")
+        out = printable(self.head.decode("utf-8", "replace"))
         if omitted > 0:
             out += f"\n[... {omitted} bytes omitted ...]\n"
-        return out + tail.decode("utf-8", "replace")
+        return out + printable(tail.decode("utf-8", "replace"))
 
     def tail_text(self, chars: int = FAULT_TAIL_CHARS) -> str:
         """The last ``chars`` characters seen (also before the last :meth:`take`)."""
-        return bytes(self.recent[-RECENT_BYTES:]).decode("utf-8", "replace")[-chars:]
+        return printable(bytes(self.recent[-RECENT_BYTES:]).decode("utf-8", "replace"))[-chars:]
 
     def take(self) -> str:
         """:meth:`text`, then reset the capture (not the recent bytes of :meth:`tail_text`)."""

@@ -17,8 +17,9 @@ def rollout_rewards(game: Game, state: State, rng: random.Random, teams: list[li
         otherwise play to the end of the match (``Outcome.rewards(teams)``).
 
     A game may define ``playout(state, rng, teams, hand0, hand_rollouts)`` (a rollout kernel
-    that plays on its own data, e.g. Guiñote's) giving exactly this function's result when its
-    ``rollout_action`` is the default uniform policy; it is then called instead.
+    that plays on its own data, e.g. Guiñote's) giving exactly the result, and drawing exactly
+    the random numbers, of the loop below with the game's ``rollout_action`` (the uniform
+    default, or the game's own policy as for Cuckoo and Whiskey Poker); it is then called instead.
     Otherwise a hand rollout uses the state's ``finish_hand(rng, teams)`` when it has one (Agram: a
     typed kernel, issue 19): it must play exactly the moves, draw exactly the random numbers
     and return exactly the rewards of the ``rollout_action`` loop below; it may skip dealing

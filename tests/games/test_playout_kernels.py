@@ -47,7 +47,7 @@ def positions(game, n, opts, count, seed):
 
 
 def test_kernel_games_listed() -> None:
-    assert {"argute", "guinote", "sedma"} <= set(KERNEL_GAMES)
+    assert {"argute", "cuckoo", "guinote", "sedma", "whiskey_poker"} <= set(KERNEL_GAMES)
 
 
 @pytest.mark.parametrize("name", KERNEL_GAMES)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import checkpoint
+from arena import checkpoint, journal_cache
 from arena.journal import read_records
 from arena.ratings import rate
 from arena.record import MatchRecord
@@ -122,8 +122,10 @@ def test_leaderboard_rows_from_the_checkpoint_equal_the_full_tables(tmp_path):
     inc = standings(folder, history=False)
     assert json.loads((folder / checkpoint.NAME).read_text())["resumed_from"] == 3000
     assert (folder / checkpoint.FIT_NAME).exists()
+    assert (folder / journal_cache.NAME).exists()  # the journal's typed prefix: only 100 lines parsed
     (folder / checkpoint.NAME).unlink()
     (folder / checkpoint.FIT_NAME).unlink()
+    (folder / journal_cache.NAME).unlink()
     ref = standings(folder, history=True)
     assert_same_rows(inc.rows, ref.rows)
     assert len(inc.records) == len(read_records(folder)) == 3100
@@ -179,3 +181,26 @@ def test_streamed_tables_equal_the_tables_of_whole_records(tmp_path):
     for row in st.rows:
         for k in ("matches", "wins", "score", "score_low", "score_high", "faults", "forfeits"):
             assert row[k] == ref[row["bot"]][k] or (row[k] != row[k] and ref[row["bot"]][k] != ref[row["bot"]][k])
+
+
+def test_the_history_sampled_at_the_source_gives_the_reports_points_exactly():
+    """Beyond report.html's sample points the replay keeps only the merged moves at those points
+    (checkpoint.SampledHistory): the report's sampled μ/σ equal those of the full per-match
+    history bit for bit, in ~HISTORY_POINTS dicts instead of one per match."""
+    import numpy as np
+
+    from arena.report_html import data
+
+    recs = records(900, players=4)
+    ref = rate(recs, BOTS, draw_probability=0.1)
+    got = checkpoint.replay(None, recs, BOTS, draw_probability=0.1, history=True)
+    assert isinstance(got.history, checkpoint.SampledHistory) and len(got.history) == len(ref.history) == 900
+    at = data.sample_points(900)
+    assert len(at) == data.HISTORY_POINTS
+    for a, b in zip(data.sampled_history(got.history, BOTS, (25.0, 25.0 / 3), at),
+                    data.sampled_history(ref.history, BOTS, (25.0, 25.0 / 3), at)):
+        assert np.array_equal(a, b)
+    assert sum(1 for h in got.history if h) <= data.HISTORY_POINTS
+    assert got.history[-1] and got.history[0] == {} and got.ratings == ref.ratings
+    small = checkpoint.replay(None, recs[:150], BOTS, draw_probability=0.1, history=True)
+    assert small.history == rate(recs[:150], BOTS, draw_probability=0.1).history  # all kept

@@ -8,7 +8,7 @@ from typing import Any
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.cuckoo.actions import format_action, parse_action
 from engine.games.cuckoo.infoset import CuckooInfoSet
-from engine.games.cuckoo.rollout import rollout_action
+from engine.games.cuckoo.rollout import playout, rollout_action
 from engine.games.cuckoo.state import CuckooState
 
 
@@ -19,6 +19,8 @@ class Cuckoo(Game):
     version = 1
     #: a threshold on the actor's own card (:mod:`engine.games.cuckoo.rollout`) instead of uniform rollouts
     rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
+    #: the rollout kernel: the same moves and draws as a ``rollout_action`` loop (issue 19)
+    playout = staticmethod(playout)
     min_players = 2
     max_players = 20
     options: Mapping[str, Option] = {

@@ -15,16 +15,36 @@ own card, which the actor always knows (never at the others' cards or the stock)
 Uniform rollouts (the default ``Game.rollout_action``) swap or keep a high card half of the
 time; search then believes every low card is likely to be passed on, and the seats that kept
 their cards are modelled as holding anything.
+
+:func:`playout` is ``Cuckoo.playout`` (used by :func:`engine.search.rollout.rollout_rewards`,
+i.e. every ISMCTS and PIMC rollout): the same policy, the same ``rng.random()`` draws and
+the same result as the loop ``state.apply(rollout_action(state, rng))``, but a hand is
+played inside one function on plain integers (:func:`_play_hand`, typed for Cython by
+``rollout.pxd`` beside this file; without a build the same code runs as Python), the
+hand's public trace is followed on the way instead of replayed at the showdown, and with
+hand rollouts the next hand is not dealt (issue 19).
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from engine.games.cuckoo.actions import BLOCK, CUT, KEEP, RESPOND, SWAP, TURN, VALUE
+from engine.games.cuckoo.actions import (
+    ACCEPT,
+    BLOCK,
+    CUT,
+    IS_KING,
+    KEEP,
+    OVER,
+    RESPOND,
+    SWAP,
+    TURN,
+    VALUE,
+)
 from engine.games.cuckoo.state import CuckooState
 
-__all__ = ["NOISE", "THRESHOLD", "rollout_action"]
+__all__ = ["NOISE", "THRESHOLD", "playout", "rollout_action"]
 
 #: the highest card value that is exchanged (6: below the middle of A..Q).
 THRESHOLD = 6
@@ -51,3 +71,133 @@ def rollout_action(state: CuckooState, rng: random.Random) -> int:
     if value == 13 or value > THRESHOLD:
         return KEEP
     return CUT if CUT in legal else SWAP
+
+
+# the kernel's copies (typed C globals in rollout.pxd, invisible from Python)
+THRESHOLD_ = THRESHOLD
+NOISE_ = NOISE
+VALUE_ = VALUE
+KING_ = tuple(int(k) for k in IS_KING)
+KEEP_, SWAP_, ACCEPT_, BLOCK_, CUT_, TURN_, RESPOND_ = KEEP, SWAP, ACCEPT, BLOCK, CUT, TURN, RESPOND
+
+
+def playout(state: CuckooState, rng: random.Random, teams: list[list[int]], hand0: int,
+            hand_rollouts: bool) -> list[float]:
+    """Play ``state`` out in place by :func:`rollout_action`; the reward per seat.
+
+    Same contract and result as :func:`engine.search.rollout.rollout_rewards`: with
+    ``hand_rollouts`` stop when hand ``hand0`` is over and return ``state.hand_rewards()``
+    (the next hand is then not dealt: the state is left between hands, fit only to be
+    discarded), else play to the end of the match and return ``outcome().rewards(teams)``.
+
+    :param state: a :class:`~engine.games.cuckoo.state.CuckooState` (changed in place).
+    """
+    while state.phase != OVER:
+        if hand_rollouts and state.hidx != hand0:
+            return state.hand_rewards()
+        knowers = _play_hand(state, rng.random)
+        state._end_hand(False, knowers)
+        if state.phase == OVER:
+            break
+        if hand_rollouts:
+            return state.hand_rewards()
+        state._deal()
+    return state.outcome().rewards(teams)
+
+
+def _play_hand(st: Any, rand: Any) -> int:
+    """Play the current hand of ``st`` to its last action by :func:`rollout_action`.
+
+    ``rand`` is the rollout's ``rng.random`` (drawn exactly where :func:`rollout_action`
+    draws). The actions are appended to ``st.history``; the showdown is left to
+    ``st._end_hand``. Returns the bitmask of seats that know the dealer's discard (§3.5,
+    as :meth:`CuckooState._end_hand` would find by replaying the trace; 0 without a discard).
+    """
+    n = st.n
+    m = len(st.order)
+    order = [0] * 20
+    cards = [0] * 20
+    holder = [0] * 20
+    know = [0] * 20
+    for i in range(n):
+        cards[i] = st.cards[i]
+    for i in range(m):
+        order[i] = st.order[i]
+    public = 0
+    if st.history:                                     # mid-hand: the trace so far
+        t = st.trace()
+        public = t.public
+        for i in range(n):
+            holder[i] = t.holder[i]
+            know[i] = t.know[i]
+    else:
+        for i in range(m):
+            holder[order[i]] = order[i]
+            know[order[i]] = 1 << order[i]
+    automatic = 1 if st.automatic else 0
+    pos = st.pos
+    phase = st.phase
+    blocked = st.blocked
+    spos = st.spos
+    hist = st.history
+    disc = -1                                          # origin of the discarded card
+    while True:
+        p = order[pos]
+        if phase == TURN_:
+            last = pos == m - 1
+            if rand() < NOISE_:
+                a = KEEP_ if int(rand() * 2) == 0 else (CUT_ if last else SWAP_)
+            else:
+                v = VALUE_[cards[p]]
+                a = KEEP_ if v == 13 or v > THRESHOLD_ else (CUT_ if last else SWAP_)
+            hist.append(a)
+            if a == SWAP_:
+                phase = RESPOND_
+                continue
+            if a == CUT_:
+                top = st.stock[spos]
+                st.cut_card = top
+                public |= 1 << n
+                if not KING_[top]:
+                    disc = holder[p]
+                    holder[p] = n
+                    st.discard = cards[p]
+                    cards[p] = top
+                    spos += 1
+        else:
+            q = order[pos + 1]
+            a = ACCEPT_
+            if KING_[cards[q]]:
+                a = BLOCK_
+                if not automatic and rand() < NOISE_ and int(rand() * 2) == 0:
+                    a = ACCEPT_
+            hist.append(a)
+            if a == ACCEPT_:
+                x = cards[p]
+                cards[p] = cards[q]
+                cards[q] = x
+                know[p] |= 1 << holder[q]
+                know[q] |= 1 << holder[p]
+                x = holder[p]
+                holder[p] = holder[q]
+                holder[q] = x
+            else:
+                blocked |= 1 << q
+                public |= 1 << holder[q]
+            phase = TURN_
+        pos += 1
+        while pos < m and blocked >> order[pos] & 1:
+            pos += 1
+        if pos >= m:
+            break
+    st.cards = [cards[i] for i in range(n)]
+    st.pos = pos
+    st.phase = phase
+    st.blocked = blocked
+    st.spos = spos
+    knowers = 0
+    if disc >= 0:
+        for i in range(m):
+            if (know[order[i]] | public) >> disc & 1:
+                knowers |= 1 << order[i]
+    return knowers

@@ -35,6 +35,8 @@ from engine.games.cuckoo.actions import (
 )
 
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
+#: hand_rewards per result pattern (0 not dealt in / 1 lost a life / 2 kept), bounded
+_HAND_REWARDS: dict[tuple[int, ...], tuple[float, ...]] = {}
 
 
 #: card code per id, and ``None`` for ``-1`` (index ``-1`` = the last entry)
@@ -120,9 +122,13 @@ class CuckooState(SnapshotState):
         self.history = []
         self._snapshot()
 
-    def _end_hand(self, deal: bool = True) -> None:
+    def _end_hand(self, deal: bool = True, knowers: int = -1) -> None:
         """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended
-        (or ``deal`` is false: :meth:`finish_hand`)."""
+        (or ``deal`` is false: :meth:`finish_hand`, the rollout kernel).
+
+        :param knowers: the bitmask of seats that know the dealer's discard when the caller
+            followed the hand's trace itself (:mod:`engine.games.cuckoo.rollout`); ``-1``:
+            replay :meth:`trace` here."""
         cards, order, lives = self.cards, self.order, self.lives
         low = min(VALUE[cards[s]] for s in order)
         losers = tuple(s for s in order if VALUE[cards[s]] == low)
@@ -132,8 +138,9 @@ class CuckooState(SnapshotState):
                 lives[s] -= 1
                 if lives[s] == 0:
                     self.elim[s] = self.hidx
-        knowers = 0
-        if self.discard >= 0:
+        if self.discard < 0:
+            knowers = 0
+        elif knowers < 0:
             t = self.trace()
             knowers = sum(1 << s for s in order if t.knows(s, t.discard))
         self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void,
@@ -290,7 +297,13 @@ class CuckooState(SnapshotState):
         if not void:
             for s in losers:
                 res[s] = 1
-        return rank_rewards(ranks_from_results(res))
+        key = tuple(res)
+        got = _HAND_REWARDS.get(key)
+        if got is None:             # rank_rewards is quadratic in the seats: once per pattern
+            if len(_HAND_REWARDS) >= 4096:
+                _HAND_REWARDS.clear()
+            got = _HAND_REWARDS[key] = tuple(rank_rewards(ranks_from_results(res)))
+        return list(got)
 
     def clone(self) -> CuckooState:
         """An independent copy (lists copied; options, stock tuple, past hands and snapshot shared)."""

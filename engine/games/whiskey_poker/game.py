@@ -8,7 +8,7 @@ from typing import Any
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.infoset import WhiskeyInfoSet
-from engine.games.whiskey_poker.rollout import rollout_action
+from engine.games.whiskey_poker.rollout import playout, rollout_action
 from engine.games.whiskey_poker.state import Rules, WhiskeyState
 
 
@@ -122,6 +122,8 @@ class WhiskeyPoker(Game):
 
     #: hand-strength-aware rollouts (:mod:`engine.games.whiskey_poker.rollout`) instead of uniform ones
     rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
+    #: the rollout kernel: the same moves and draws as a ``rollout_action`` loop (issue 19)
+    playout = staticmethod(playout)
 
     def new_match(self, n: int, deal_seed: int, **options: Any) -> WhiskeyState:
         """The first hand of a match of ``n`` players, dealt from ``deal_seed``.

@@ -70,7 +70,10 @@ def reference_category(cards: list[int]) -> int:
 
 
 try:  # pragma: no branch - which backend depends on the installation
-    from phevaluator import evaluate_cards as _evaluate
+    try:  # the native 5-card evaluator itself: the public wrapper re-checks every card id (5x the cost)
+        from phevaluator._pheval import evaluate_5cards as _evaluate
+    except ImportError:  # pragma: no cover - a phevaluator without the private module
+        from phevaluator import evaluate_cards as _evaluate
 
     # phevaluator's card ids are rank * 4 + suit (ranks 2..A, suits c d h s); lower = stronger
     _PH = tuple((c % 13) * 4 + c // 13 for c in range(52))

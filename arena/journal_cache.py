@@ -1,0 +1,211 @@
+"""The journal's typed prefix checkpointed next to it, so a table reads only the new lines (issue 18).
+
+``<folder>/checkpoint-journal.pkl`` is a sequence of pickled **chunks**, one per call that found
+new complete lines in ``matches.jsonl``. A chunk holds:
+
+* ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
+* ``digest``: blake2b of the journal's bytes ``[0, end)`` — a running hash, so a chunk vouches
+  for the whole prefix before it;
+* ``rows``: its records (first occurrence of each match id, file order) as tuples of
+  :class:`arena.record.MatchRecord` fields (decision times left out);
+* ``inside``: per row, whether it was in the tournament's schedule when read;
+* ``times``: per bot, the decision times of its inside rows (``array('d')``, as
+  :class:`arena.tables.Latency` collects them).
+
+:func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
+chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
+the change on), then parses only the bytes after the last valid chunk and appends one chunk for
+them. The records, the inside/outside split and the decision times equal a full read's **bit for
+bit** (same parse, same order). If the schedule now classifies a cached record differently
+(``tournament.json`` changed), the cache is dropped and the journal read whole.
+
+It is a cache: deleting it costs time only; an unreadable or cut one is truncated to its valid
+chunks (a writer killed mid-write leaves at most a partial last chunk).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+from array import array
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.errors import JournalError
+from arena.journal import parse_line
+from arena.record import MatchRecord
+from engine.errors import CardArenaError
+
+NAME = "checkpoint-journal.pkl"
+#: bump when MatchRecord's fields or their parsing change (a cache of another format is ignored)
+FORMAT = 1
+_FIELDS = tuple(f.name for f in dataclasses.fields(MatchRecord))
+_HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
+_BLOCK = 1 << 20
+
+
+def _row(rec: MatchRecord) -> tuple:
+    return tuple(getattr(rec, n) for n in _FIELDS)
+
+
+def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
+    """The valid chunks of the cache at ``path`` against the open ``journal``: ``(chunks, journal
+    offset, running hash at it, cache bytes to keep)``."""
+    h = hashlib.blake2b(digest_size=16)
+    chunks: list[dict[str, Any]] = []
+    offset = keep = 0
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return chunks, 0, h, 0
+    with f:
+        try:
+            if pickle.load(f) != _HEADER:
+                return chunks, 0, h, 0
+        except Exception:  # noqa: BLE001 - any unreadable header: not our cache
+            return chunks, 0, h, 0
+        keep = f.tell()
+        while True:
+            try:
+                ch = pickle.load(f)
+            except Exception:  # noqa: BLE001 - EOF or a chunk cut mid-write: the valid ones stay
+                break
+            if not isinstance(ch, dict) or ch.get("start") != offset:
+                break
+            h2 = h.copy()
+            todo = ch["end"] - offset
+            while todo > 0:
+                data = journal.read(min(todo, _BLOCK))
+                if not data:
+                    break
+                h2.update(data)
+                todo -= len(data)
+            if todo or h2.hexdigest() != ch["digest"]:
+                break
+            chunks.append(ch)
+            h, offset, keep = h2, ch["end"], f.tell()
+    return chunks, offset, h, keep
+
+
+def _parse_tail(path: Path, journal: Any, offset: int, h: Any, seen: set[str], ok: Callable[[MatchRecord], bool],
+                bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
+    """The chunk of the complete lines after ``offset`` (None if there is none)."""
+    journal.seek(offset)
+    rows: list[tuple] = []
+    inside: list[bool] = []
+    times: dict[str, array] = {b: array("d") for b in bots}
+    end = offset
+    lineno = first_line
+    for line in journal:
+        if not line.endswith(b"\n"):
+            break
+        lineno += 1
+        end += len(line)
+        h.update(line)
+        if not line.strip():
+            continue
+        raw = parse_line(path, lineno, line)
+        mid = str(raw.get("match_id"))
+        if mid in seen:
+            continue
+        seen.add(mid)
+        try:
+            rec = MatchRecord.from_json(raw, moves=False)
+        except CardArenaError as e:  # an unknown game, a player count the game does not have
+            raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
+        rows.append(_row(rec))
+        flag = ok(rec)
+        inside.append(flag)
+        if flag:
+            for seat, ts in enumerate(raw.get("move_ms") or ()):
+                got = times.get(rec.seats[seat]) if seat < len(rec.seats) else None
+                if got is not None and ts:
+                    got.extend(ts)
+    if end == offset:
+        return None
+    return {"start": offset, "end": end, "digest": h.hexdigest(), "lines": lineno - first_line, "rows": rows,
+            "inside": inside, "times": {b: t for b, t in times.items() if t}}
+
+
+def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
+    """Cut the cache to its ``keep`` valid bytes and append ``chunk`` (a fresh file when ``keep`` is 0)."""
+    try:
+        if keep == 0:
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "wb") as f:
+                pickle.dump(_HEADER, f, protocol=5)
+                if chunk is not None:
+                    pickle.dump(chunk, f, protocol=5)
+            os.replace(tmp, path)
+            return
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+            f.seek(keep)
+            if chunk is not None:
+                pickle.dump(chunk, f, protocol=5)
+    except OSError:
+        path.with_suffix(".tmp").unlink(missing_ok=True)
+
+
+def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
+         cache: bool = True) -> tuple[list[MatchRecord], int, dict[str, array], dict[str, Any]]:
+    """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
+
+    :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
+    :param bots: the bots whose decision times are collected.
+    :param cache: False: ignore the cache, read the whole journal and write a fresh cache.
+    :returns: ``(inside records in file order, count of the others, per-bot decision times,
+        info)`` — ``info``: ``{"cached": records taken from the cache, "parsed": records parsed now}``.
+    :raises JournalError: naming the file and line of a corrupt record (as
+        :func:`arena.journal.read_records`).
+    """
+    folder = Path(folder)
+    path = folder / "matches.jsonl"
+    cpath = folder / NAME
+    try:
+        journal = open(path, "rb")
+    except FileNotFoundError:
+        return [], 0, {b: array("d") for b in bots}, {"cached": 0, "parsed": 0}
+    with journal:
+        chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, hashlib.blake2b(digest_size=16), 0)
+        inside: list[MatchRecord] = []
+        outside = 0
+        times: dict[str, array] = {b: array("d") for b in bots}
+        seen: set[str] = set()
+        make = MatchRecord
+        for ch in chunks:
+            for row, was in zip(ch["rows"], ch["inside"]):
+                rec = make(*row)
+                if ok(rec) != was:  # the schedule changed: the cached split and times no longer hold
+                    return read(folder, ok, bots, cache=False)
+                seen.add(rec.match_id)
+                if was:
+                    inside.append(rec)
+                else:
+                    outside += 1
+            for b, ts in ch["times"].items():
+                if b in times:
+                    times[b].extend(ts)
+        cached = len(seen)
+        first_line = sum(ch["lines"] for ch in chunks)
+        tail = _parse_tail(path, journal, offset, h, seen, ok, bots, first_line)
+    if tail is not None:
+        for row, was in zip(tail["rows"], tail["inside"]):
+            if was:
+                inside.append(make(*row))
+            else:
+                outside += 1
+        for b, ts in tail["times"].items():
+            times[b].extend(ts)
+    try:
+        size = cpath.stat().st_size
+    except OSError:
+        size = -1
+    if not chunks:
+        _write(cpath, 0, tail)
+    elif tail is not None or keep != size:
+        _write(cpath, keep, tail)
+    return inside, outside, times, {"cached": cached, "parsed": len(seen) - cached}
