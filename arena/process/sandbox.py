@@ -152,29 +152,29 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     return out
 
 
-#: ``sh`` glue handing bubblewrap its options through ``--args 3`` (NUL-separated, from a pipe):
+#: ``bash`` glue handing bubblewrap its options through ``--args 3`` (NUL-separated, from a
+#: process substitution; ``bash`` execs bwrap itself, so the arena's child stays bwrap):
 #: ``$1`` bwrap, ``$2`` the number of options, then the options, then ``--`` and the command.
-_ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; exec 4<&0; '
-                   '{ i=0; while [ "$i" -lt "$n" ]; do printf \'%s\\0\' "$1"; shift; i=$((i+1)); done; } | '
-                   '{ exec 3<&0 <&4 4<&-; shift "$n"; exec "$b" --args 3 "$@"; }')
-
-
+_ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; a=("${@:1:n}"); shift "$n"; '
+                   'exec "$b" --args 3 "$@" 3< <(printf \'%s\\0\' "${a[@]}")')
 #: run inside ``unshare``: read the script from fd 5, close it, run it.
 _FROM_FD5 = 's=$(cat <&5); exec 5<&-; eval "$s"'
-#: outside: ``$1`` the script (fed to fd 5 through a pipe), then unshare's argv.
-_SCRIPT_FD_GLUE = ('s=$1; shift; exec 4<&0; printf \'%s\' "$s" | '
-                   '{ exec 5<&0 <&4 4<&-; exec "$@"; }')
+#: outside (``bash``): ``$1`` the script (fed to fd 5), then unshare's argv.
+_SCRIPT_FD_GLUE = 's=$1; shift; exec "$@" 5< <(printf \'%s\' "$s")'
 
 
 def through_args_fd(argv: Sequence[str]) -> list[str]:
     """``argv`` (:func:`bwrap_argv`: bwrap, its options, ``--``) run so that bubblewrap reads its
     options from a pipe (``--args 3``): its command line, which a sandboxed bot reads as
     ``/proc/1/cmdline``, then names no covered or hidden path (adversarial finding 10). The
-    ``sh`` holding them outside runs in the host's PID namespace, out of the bot's sight.
+    ``bash`` execs bwrap; the writer it forks runs in the host's PID namespace, out of the
+    bot's sight. Without ``bash``, ``argv`` unchanged.
     """
+    bash = shutil.which("bash")
+    if not bash:
+        return list(argv)  # (no bash: the options stay on bwrap's command line)
     bwrap, opts = argv[0], list(argv[1:-1])
-    sh = shutil.which("sh") or "/bin/sh"
-    return [sh, "-c", _ARGS_FD_SCRIPT, "cardarena-bwrap", bwrap, str(len(opts)), *opts, "--"]
+    return [bash, "-c", _ARGS_FD_SCRIPT, "cardarena-bwrap", bwrap, str(len(opts)), *opts, "--"]
 
 
 def _fstab_path(p: str) -> str:
@@ -246,7 +246,8 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
     """util-linux ``unshare``'s argv for one bot: new user (when not root), PID, mount,
     IPC, UTS and (``network: deny``) network namespaces, a fresh ``/proc``, then
     :func:`unshare_script` (ends with the script's ``$0``; the bot's argv follows). The script
-    reaches the namespace's ``sh`` through a pipe on fd 5 (an outer ``sh`` feeds it), so that no
+    reaches the namespace's ``sh`` through a pipe on fd 5 (fed by an outer ``bash``, which execs
+    ``unshare``), so that no
     command line in the sandbox names a covered or hidden path.
 
     :raises ValueError: ``unshare`` is not installed.
@@ -264,9 +265,12 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
         out.append("--net")
     # the script (it names every covered and hidden path) comes through fd 5, so that the
     # namespace's init, whose /proc/1/cmdline the bot reads, names none (adversarial finding 10)
-    inner = [sh, "-c", _FROM_FD5, "cardarena-sandbox"]
-    return [sh, "-c", _SCRIPT_FD_GLUE, "cardarena-unshare", unshare_script(limits, workdir, binds),
-            *out, "--", *inner]
+    script = unshare_script(limits, workdir, binds)
+    bash = shutil.which("bash")
+    if not bash:  # (no bash: the script stays on the init's command line)
+        return out + ["--", sh, "-c", script, "cardarena-sandbox"]
+    return [bash, "-c", _SCRIPT_FD_GLUE, "cardarena-unshare", script, *out, "--",
+            sh, "-c", _FROM_FD5, "cardarena-sandbox"]
 
 
 def inner_setpriv(limits: Limits, mode: str) -> list[str]:
