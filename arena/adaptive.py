@@ -255,29 +255,39 @@ def next_round(records: Sequence[Any], bots: Sequence[str], players: int, cfg: A
     :param per_lineup: matches per lineup (rotations × deals); :param matches_so_far: matches of
         those rounds. The round is cut so the total stays within ``cfg.max_matches``.
     """
-    from engine.seeds import h64
 
     room = (cfg.max_matches - matches_so_far) // per_lineup
     if room <= 0:
         return None
-    key = (tuple(bots), players, cfg.model_dump_json(), index, salt, per_lineup, rate_forfeits,
+    # the plan does not depend on the budget (a raised max_matches extends the cut round with the
+    # same lineups, so the matches already played stay in the schedule); only the cut below does
+    key = (tuple(bots), players, cfg.model_dump_json(exclude={"max_matches"}), index, salt, per_lineup,
+           rate_forfeits,
            hashlib.sha256(repr(sorted((r.match_id, r.fingerprint, r.status, r.ranks, tuple(f.cls for f in r.faults))
                                       for r in records)).encode()).hexdigest())
-    if key in _MEMO:
-        return _MEMO[key]
+    if key not in _MEMO:
+        if len(_MEMO) > 4096:
+            _MEMO.clear()
+        _MEMO[key] = _plan(records, bots, players, cfg, index, salt, rate_forfeits)
+    plan = _MEMO[key]
+    return None if plan is None else RoundPlan(plan.index, plan.lineups[:room], plan.width)
+
+
+def _plan(records: Sequence[Any], bots: Sequence[str], players: int, cfg: AdaptiveLineups, index: int,
+          salt: str, rate_forfeits: bool) -> RoundPlan | None:
+    """Round ``index`` whole (uncut), or None when the width rule stops the design."""
+    from engine.seeds import h64
+
     fit = certainty(design_of(records, bots, rate_forfeits))
     width = fit.mean_width()
     plan: RoundPlan | None = None
     if cfg.width is None or width > cfg.width:
         pos = {b: i for i, b in enumerate(bots)}
         past = [tuple(pos[b] for b in lu) for lu in _lineups_of(records) if all(b in pos for b in lu)]
-        n = min(room, round_lineups(len(bots), players, cfg.per_round))
+        n = round_lineups(len(bots), players, cfg.per_round)
         rng = np.random.default_rng(h64(salt, "adaptive-round", index))
         chosen = plan_round(fit, past, n, players, cfg.explore, rng)
         plan = RoundPlan(index, tuple(tuple(bots[i] for i in lu) for lu in chosen), width)
-    if len(_MEMO) > 4096:
-        _MEMO.clear()
-    _MEMO[key] = plan
     return plan
 
 

@@ -6,7 +6,8 @@ wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working dire
 :meth:`BotProcess.reset_workdir` empties before every match.
 
 Memory is limited by resident size: the RSS of the process and its descendants, plus the
-``memfd`` files they hold (:func:`arena.process.tree.memfd_bytes`), is polled (by
+``memfd`` files they hold (:func:`arena.process.tree.memfd_bytes`) and their System V shared
+memory (:mod:`arena.process.sysvshm`), is polled (by
 :meth:`BotProcess.check`) and the whole group is killed above ``max_rss_mb``. A sandboxed bot
 that closes its stdout while alive is a crash at the next check (the sandbox tool keeps the
 pipe open, so no end of file comes); :meth:`BotProcess.pause` stops every process of the bot
@@ -35,6 +36,7 @@ from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapp
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
+from arena.process.sysvshm import ShmGauge
 from arena.process.tree import (
     cont_tree,
     in_bot,
@@ -112,6 +114,7 @@ class BotProcess:
         self._ns_pid: int | None = None
         self._paused: list[int] = []
         self._memfds: list[str] = []
+        self._shm = ShmGauge()
         self._is_bot: dict[int, bool | None] = {}
         self._holder: int | None = None
         make_subreaper()
@@ -211,14 +214,16 @@ class BotProcess:
 
     def rss_mb(self) -> float:
         """Memory of the bot, MiB: the resident size of the process and its descendants plus
-        the ``memfd`` files they hold open or mapped, each file once (descendants and their
-        memfds rescanned each second; a memfd that is also mapped and touched counts twice)."""
+        the ``memfd`` files they hold open or mapped, each file once, plus their System V shared
+        memory (:class:`arena.process.sysvshm.ShmGauge`, read a second late); descendants, memfds and segments
+        rescanned each second; a memfd or segment also mapped and touched counts twice."""
         now = time.perf_counter()
         if now >= self._scan_at:
             self._scan_at = now + 1.0
             for pid in self.descendants():
                 self._known.setdefault(pid, now)
             self._memfds = [p for pid in (self.pid, *self._known) for p in memfd_paths(pid, maps=True)]
+            self._shm.update([self.pid, *self._known])
         total = _rss_pages(self.pid)
         for pid in list(self._known):
             pages = _rss_pages(pid)
@@ -229,6 +234,7 @@ class BotProcess:
         mb = max(total, 0) * _PAGE / 2**20
         if self._memfds:
             mb += memfd_bytes(self._memfds) / 2**20
+        mb += self._shm.bytes / 2**20
         self.rss_peak_mb = max(self.rss_peak_mb, mb)
         return mb
 
@@ -250,9 +256,13 @@ class BotProcess:
                 self.kill()
                 raise self._tag(BotCrashed(
                     f"bot {self.name!r} used {mb:.0f} MiB resident memory (memfd files included); "
-                    f"the limit is {limit} MiB"))
+                    f"the limit is {limit} MiB" + self._shm_note()))
         if self.mode != "none" and not self.fresh and self.stdout_closed():
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
+
+    def _shm_note(self) -> str:
+        mb = self._shm.bytes / 2**20
+        return f" ({mb:.0f} MiB of it in System V shared memory segments)" if mb >= 1 else ""
 
     def stdout_closed(self) -> bool:
         """Whether a sandboxed bot's own processes (:func:`arena.process.tree.in_bot`) hold the
@@ -467,6 +477,7 @@ class BotProcess:
         if self._killed:
             return
         self._killed = True
+        self._shm.close()
         self.resume()  # a stopped process would act on SIGTERM only when continued
         targets = set(self.descendants()) | set(self._known)
         # in a sandbox the leader is the sandbox tool: terminated first, it would take the bot

@@ -139,6 +139,7 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     for t in v.private:
         out += ["--perms", "1777", "--size", size, "--tmpfs", t]
     ops(v.inside)
+    out += ["--remount-ro", "/dev"]  # bwrap's /dev is an unsized tmpfs (its /dev/shm is the sized one)
     parent = os.path.dirname(workdir)
     if parent not in v.private:
         out += ["--perms", "0755", "--dir", parent]

@@ -108,7 +108,10 @@ def program_folders(spec: BotSpec) -> set[str]:
             cands += [os.path.dirname(os.path.abspath(p)), os.path.dirname(os.path.realpath(p))]
     shared = set(os.environ.get("PATH", os.defpath).split(os.pathsep)) | homes() | {"/", *PROJECT_SHARED}
     prefixes = [sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
-    return {c for c in cands if c not in shared and not under(c, SYSTEM_DIRS) and not under(c, prefixes)}
+    # real paths: a folder reached through a symbolic link is hidden (and spared) as its target;
+    # a mount cannot be made on the link itself
+    real = {os.path.realpath(c) for c in cands}
+    return {c for c in real if c not in shared and not under(c, SYSTEM_DIRS) and not under(c, prefixes)}
 
 
 def homes() -> set[str]:

@@ -101,6 +101,23 @@ def test_same_journal_same_schedule_whatever_the_arrival_order(tmp_path):
     assert {s.match_id.split("/")[1] for s in other} != {s.match_id.split("/")[1] for s in a if s.deal_index < 2}
 
 
+def test_a_raised_budget_keeps_every_match_already_played(tmp_path):
+    """A new user's trial: max_matches 600 -> 700 re-planned the cut last round, leaving played
+    matches outside the schedule. The cut round is a prefix of the whole round, so a larger
+    budget extends it: every recorded match stays scheduled and the schedule only grows."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    small = _tournament(tmp_path / "a", budget=150)  # 150 - 150 % 4: the last round is cut
+    specs, recorded = _play_all(small)
+    larger = _tournament(tmp_path / "b", budget=230)
+    grown = build_schedule(larger, "adaptive-test", recorded)
+    ids = {s.match_id for s in grown}
+    assert set(recorded) <= ids, sorted(set(recorded) - ids)[:5]
+    assert len(grown) > len(specs)
+    more, _ = _play_all(larger)  # and played to its end from scratch: the same first 150
+    assert {s.match_id for s in specs} <= {s.match_id for s in more}
+
+
 def test_adaptive_rounds_focus_on_unsure_neighbours(tmp_path):
     """After the first round the bots met are mostly neighbours in strength (unsure pairs),
     and the width rule stops the design early once the table is narrow enough."""

@@ -49,3 +49,19 @@ def test_bad_names_and_languages_are_refused(tmp_path):
     with pytest.raises(ArenaError, match="choose one of python, js, c, sh"):
         new_bot("ok", "rust", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_python_bots_play_line_parses_as_the_cli_expects(tmp_path):
+    # the docstring's "Play it" line, split as a shell would: --vs takes the whole command
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    made = new_bot("alice", "python", tmp_path)
+    line = next(x for x in (made.folder / "bot.py").read_text().splitlines() if x.startswith("Play it:"))
+    argv = shlex.split(line.split(":", 1)[1])
+    assert argv[:4] == ["arena", "play", "agram", "--vs"] and len(argv) == 5, argv
+    out = CliRunner().invoke(app, [*argv[1:], "--help"])
+    assert out.exit_code == 0, out.output
