@@ -297,6 +297,8 @@ class Tournament:
         d = self.model.limits.model_dump()
         if self.model.preset == "competition":
             d.update(COMPETITION_LIMITS)
+        if Path(self.source).is_file():  # it may hold the salt: a secret (docs/security.md)
+            d["hidden_files"] = (str(Path(self.source).resolve()),)
         return Limits(**d)
 
     @property

@@ -60,6 +60,8 @@ class Limits:
     :ivar sandbox: ``auto`` | ``required`` | ``bwrap`` | ``unshare`` | ``none``
         (:mod:`arena.process.sandbox`).
     :ivar bot_user: run bots as this user when the arena is root (None: same user).
+    :ivar hidden_files: files a sandbox shows empty (``/dev/null`` bound over them): the
+        tournament's config file, which may hold its ``salt`` (docs/security.md).
     """
 
     max_rss_mb: int = 2048
@@ -69,6 +71,7 @@ class Limits:
     network: str = "deny"
     sandbox: str = "auto"
     bot_user: str | None = None
+    hidden_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def wrapper_argv(limits: Limits, workdir: str, binds: Sequence[str] = (), mode: 
     out += inner_setpriv(limits, mode)
     env = [shutil.which("env") or "/usr/bin/env"]
     if mode != "none":
-        env += ["-u", "PWD", "-u", "OLDPWD"]  # set by the sandbox's chdir, not the bot's
+        env += ["-u", "PWD", "-u", "OLDPWD", "-u", "SHLVL"]  # set by the sandbox's chdir and bash, not the bot's
     if _env_resets_signals():
         # ignored signals survive exec: a Ray worker ignores SIGCHLD, which breaks bots' wait()
         env.append("--default-signal")

@@ -28,9 +28,11 @@ from arena.process.sandbox import (
     REMEDY,
     SandboxUnavailable,
     effective_mode,
+    hidden_paths,
     sandbox_binds,
     warn_if_unsandboxed,
 )
+from arena.process.sandbox_view import cover_candidates
 from arena.process.workdirs import new_workdir, remove_workdir
 from arena.specs import BotSpec, Limits
 
@@ -188,10 +190,11 @@ def check_access(spec: BotSpec, limits: Limits) -> str | None:
 
 
 
-def check_sandbox(limits: Limits) -> str | None:
+def check_sandbox(limits: Limits, spec: BotSpec | None = None) -> str | None:
     """Can the sandbox of ``limits`` start on this machine (:func:`effective_mode`, then
     ``network: deny`` and ``bot_user``)? Runs ``true`` through the same wrappers as a bot,
-    once per process, set of options and tool found on ``PATH``.
+    in the real view (the folders hidden and covered now; with ``spec``, that bot's own binds),
+    once per process, set of options, view and tool found on ``PATH``.
 
     :returns: None if it starts (or no sandboxing is asked for), else a one-line reason
         with the wrapper's own error (e.g. user namespaces disabled) and remedies.
@@ -203,19 +206,25 @@ def check_sandbox(limits: Limits) -> str | None:
     net = limits.network == "deny" and limits.sandbox not in ("auto", "required")
     if mode == "none" and not net and not (limits.bot_user and os.geteuid() == 0):
         return None
+    true = shutil.which("true") or "/bin/true"
+    try:
+        binds = sandbox_binds(spec, resolve_argv(spec)) if spec is not None else sandbox_binds(None, [true])
+    except ValueError as e:
+        return str(e)
+    # the view as it is now (finding 5: a probe before the results were hidden missed their mounts)
     key = (mode, limits.network, limits.bot_user, os.geteuid(), shutil.which("bwrap"),
-           shutil.which("unshare"))
+           shutil.which("unshare"), tuple(binds), tuple(hidden_paths()), tuple(sorted(cover_candidates())))
     if key not in _CACHE.sandbox:
-        _CACHE.sandbox[key] = _run_probe(limits, mode)
+        _CACHE.sandbox[key] = _run_probe(limits, mode, binds)
     return _CACHE.sandbox[key]
 
 
-def _run_probe(limits: Limits, mode: str) -> str | None:
+def _run_probe(limits: Limits, mode: str, binds: list[str]) -> str | None:
     true = shutil.which("true") or "/bin/true"
     wd = new_workdir("sandbox-probe")
     try:
         try:
-            argv = wrapper_argv(limits, wd, sandbox_binds(None, [true]), mode) + [true]
+            argv = wrapper_argv(limits, wd, binds, mode) + [true]
             if limits.bot_user and os.geteuid() == 0:
                 pw = pwd.getpwnam(limits.bot_user)
                 os.chown(wd, pw.pw_uid, pw.pw_gid)
@@ -255,12 +264,20 @@ def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
         r = check_command(b)
         if r:
             problems.append(r)
-    r = check_sandbox(limits)
-    if r:
-        problems.append(r)
-    else:
-        for b in todo:
-            r = check_access(b, limits) if check_command(b) is None else None
+    runnable = [b for b in todo if check_command(b) is None]
+    failed: dict[str, list[str]] = {}  # the sandbox's reason -> the bots it stops
+    for b in runnable:
+        r = check_sandbox(limits, b)  # the bot's own view: its binds, the folders hidden now
+        if r:
+            failed.setdefault(r, []).append(repr(b.name))
+    problems += [f"bot{'s' if len(n) > 1 else ''} {', '.join(n)}: {r}" for r, n in failed.items()]
+    if not runnable:
+        r = check_sandbox(limits)
+        if r:
+            problems.append(r)
+    if not failed:
+        for b in runnable:
+            r = check_access(b, limits)
             if r:
                 problems.append(r)
     if problems:

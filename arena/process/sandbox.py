@@ -21,6 +21,8 @@ program folders covered (what the bot needs bound back), the results folders, ``
 capabilities (``setpriv --bounding-set=-all --no-new-privs``, also when the arena is root).
 Nothing here is home-made namespace code: bwrap's options, or ``unshare`` running a short
 ``sh`` script of three ``mount``/``mkdir`` calls (:func:`unshare_script`) before it execs the bot.
+Both get their options or script through a pipe (bwrap ``--args 3``; the script on fd 5), so
+``/proc/1/cmdline`` in the sandbox names no covered or hidden path.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     if not bwrap:
         raise ValueError(f"sandbox: bwrap needs bubblewrap; {REMEDY}")
     size = str(limits.max_disk_mb * 2**20)
-    v = view(workdir, list(binds))
+    v = view(workdir, list(binds), limits.hidden_files)
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
 
     def ops(items: list[tuple[str, str, str]]) -> None:
@@ -129,6 +131,9 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
         for op, p, _ in items:
             if op == "hide":
                 out.extend(["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", p])
+        # --ro-bind would add nodev (reading gives EACCES, which tells the file is there); a
+        # bound /dev/null reads empty and swallows writes
+        out.extend(a for op, p, _ in items if op == "null" for a in ("--dev-bind", "/dev/null", p))
 
     ops(v.outside)
     for t in v.private:
@@ -148,6 +153,31 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     return out
 
 
+#: ``bash`` glue handing bubblewrap its options through ``--args 3`` (NUL-separated, from a
+#: process substitution; ``bash`` execs bwrap itself, so the arena's child stays bwrap):
+#: ``$1`` bwrap, ``$2`` the number of options, then the options, then ``--`` and the command.
+_ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; a=("${@:1:n}"); shift "$n"; '
+                   'exec "$b" --args 3 "$@" 3< <(printf \'%s\\0\' "${a[@]}")')
+#: run inside ``unshare``: read the script from fd 5, close it, run it.
+_FROM_FD5 = 's=$(cat <&5); exec 5<&-; eval "$s"'
+#: outside (``bash``): ``$1`` the script (fed to fd 5), then unshare's argv.
+_SCRIPT_FD_GLUE = 's=$1; shift; exec "$@" 5< <(printf \'%s\' "$s")'
+
+
+def through_args_fd(argv: Sequence[str]) -> list[str]:
+    """``argv`` (:func:`bwrap_argv`: bwrap, its options, ``--``) run so that bubblewrap reads its
+    options from a pipe (``--args 3``): its command line, which a sandboxed bot reads as
+    ``/proc/1/cmdline``, then names no covered or hidden path (adversarial finding 10). The
+    ``bash`` execs bwrap; the writer it forks runs in the host's PID namespace, out of the
+    bot's sight. Without ``bash``, ``argv`` unchanged.
+    """
+    bash = shutil.which("bash")
+    if not bash:
+        return list(argv)  # (no bash: the options stay on bwrap's command line)
+    bwrap, opts = argv[0], list(argv[1:-1])
+    return [bash, "-c", _ARGS_FD_SCRIPT, "cardarena-bwrap", bwrap, str(len(opts)), *opts, "--"]
+
+
 def _fstab_path(p: str) -> str:
     """``p`` as an fstab field (octal escapes for blanks and backslashes)."""
     return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in p)
@@ -164,8 +194,10 @@ def _fstab(items: list[tuple[str, str, str]], source: dict[str, str]) -> list[st
         elif op == "cover":
             lines.append(f"cardarena {t} tmpfs size={_HIDE_BYTES},mode={mode},X-mount.mkdir 0 0")
             covers.append(f"cardarena {t} tmpfs remount,ro 0 0")
-        else:
+        elif op == "hide":
             late.append(f"cardarena {t} tmpfs ro,size={_HIDE_BYTES},mode=0 0 0")
+        else:  # null: a file shown empty
+            late.append(f"/dev/null {t} none bind,ro 0 0")
     return lines + covers + late
 
 
@@ -184,7 +216,7 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     """
     q = shlex.quote
     size = f"size={limits.max_disk_mb}m,mode=1777"
-    v = view(workdir, binds)
+    v = view(workdir, binds, limits.hidden_files)
     tab = ["cardarena-scratch /dev/shm tmpfs size=65536,mode=0700 0 0"]
     source: dict[str, str] = {}
     for op, p, _ in v.outside + v.inside:
@@ -214,7 +246,10 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
 def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str]:
     """util-linux ``unshare``'s argv for one bot: new user (when not root), PID, mount,
     IPC, UTS and (``network: deny``) network namespaces, a fresh ``/proc``, then
-    :func:`unshare_script` (ends with the script's ``$0``; the bot's argv follows).
+    :func:`unshare_script` (ends with the script's ``$0``; the bot's argv follows). The script
+    reaches the namespace's ``sh`` through a pipe on fd 5 (fed by an outer ``bash``, which execs
+    ``unshare``), so that no
+    command line in the sandbox names a covered or hidden path.
 
     :raises ValueError: ``unshare`` is not installed.
     """
@@ -229,7 +264,14 @@ def unshare_argv(limits: Limits, workdir: str, binds: Sequence[str]) -> list[str
             "--propagation", "private"]
     if limits.network == "deny":
         out.append("--net")
-    return out + ["--", sh, "-c", unshare_script(limits, workdir, binds), "cardarena-sandbox"]
+    # the script (it names every covered and hidden path) comes through fd 5, so that the
+    # namespace's init, whose /proc/1/cmdline the bot reads, names none (adversarial finding 10)
+    script = unshare_script(limits, workdir, binds)
+    bash = shutil.which("bash")
+    if not bash:  # (no bash: the script stays on the init's command line)
+        return out + ["--", sh, "-c", script, "cardarena-sandbox"]
+    return [bash, "-c", _SCRIPT_FD_GLUE, "cardarena-unshare", script, *out, "--",
+            sh, "-c", _FROM_FD5, "cardarena-sandbox"]
 
 
 def inner_setpriv(limits: Limits, mode: str) -> list[str]:
@@ -262,7 +304,7 @@ def sandbox_argv(limits: Limits, mode: str, workdir: str, binds: Sequence[str]) 
     Under ``none`` with ``network: deny``: ``unshare --net`` (an empty network namespace).
     """
     if mode == "bwrap":
-        return bwrap_argv(limits, workdir, binds)
+        return through_args_fd(bwrap_argv(limits, workdir, binds))
     if mode == "unshare":
         return unshare_argv(limits, workdir, binds)
     if limits.network == "deny":

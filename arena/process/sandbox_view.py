@@ -30,6 +30,10 @@ from arena.specs import BotSpec
 
 #: folders the sandbox replaces by private tmpfs mounts.
 SANDBOX_TMPFS = ("/tmp", "/dev/shm")
+#: folders of the system holding daemons' unix sockets (docker, systemd, D-Bus, databases):
+#: covered in every sandbox, since a read-only mount does not stop ``connect()`` on a socket
+#: (adversarial finding 3); symbolic links (``/var/run`` -> ``/run``) are covered through their target.
+SOCKET_DIRS = ("/run", "/var/run", "/var/lib/docker", "/var/lib/containerd")
 #: the project holding ``engine``/``bots`` (an editable install's source folder): every bot may
 #: import the SDK or the engine from it.
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -143,9 +147,11 @@ def hidden_paths() -> list[str]:
 
 
 def cover_candidates() -> set[str]:
-    """The folders covered in every sandbox unless the bot needs them whole: the homes and the
-    registered bots' program folders."""
-    return homes() | {b for b in _STATE.bots if os.path.isdir(b)}
+    """The folders covered in every sandbox unless the bot needs them whole: the homes, the
+    registered bots' program folders and the socket folders (:data:`SOCKET_DIRS`; the folder of
+    ``/etc/resolv.conf``'s target in one of them is bound back by :func:`view`)."""
+    sockets = {d for d in SOCKET_DIRS if os.path.isdir(d) and not os.path.islink(d)}
+    return homes() | sockets | {b for b in _STATE.bots if os.path.isdir(b)}
 
 
 def _needs(spec: BotSpec | None, argv: Sequence[str]) -> list[str]:
@@ -209,7 +215,8 @@ class View:
     """The mounts of one sandbox, in the order to apply them.
 
     :ivar outside: ``(op, path, mode)`` outside the private folders, parents first: ``cover``
-        (empty tmpfs, then made read-only), ``bind`` (read-only bind of the same path), ``hide``.
+        (empty tmpfs, then made read-only), ``bind`` (read-only bind of the same path), ``hide``,
+        ``null`` (a file: ``/dev/null`` bound over it, last).
     :ivar private: the private tmpfs folders (``/tmp`` first).
     :ivar inside: the same ops inside the private folders (after those are mounted).
     :ivar covers: the covered folders (made read-only once their binds are in).
@@ -228,18 +235,24 @@ def _visible(path: str, layers: Iterable[tuple[str, str]]) -> bool:
     return not holding or max(holding)[1] == "bind"
 
 
-def view(workdir: str, binds: Sequence[str]) -> View:
+def view(workdir: str, binds: Sequence[str], files: Sequence[str] = ()) -> View:
     """The mounts of a sandbox for a bot working in ``workdir`` with ``binds``
-    (:func:`sandbox_binds`; the interpreter prefix and the project are added in any case).
+    (:func:`sandbox_binds`; the interpreter prefix and the project are added in any case)
+    and ``files`` shown empty (``null``: ``/dev/null`` bound over each that the bot could read:
+    the tournament's config file, ``Limits.hidden_files``).
 
     A cover equal to a bind is left out (the bot needs that folder whole); a bind that would
     show anyway is left out; a hidden folder is covered only where it would still show (the
-    deepest layer over it is a bind, or it is a results folder holding a bind).
+    deepest layer over it is a bind, or it is a results folder holding a bind) and not
+    inside a folder hidden already (a results folder inside its hidden results root).
     """
     out = View(private=list(SANDBOX_TMPFS))
     if not under(workdir, ["/tmp"]):
         out.private.append(os.path.dirname(workdir))
     binds_set = set(binds) | set(sandbox_binds(None, []))
+    resolv = os.path.dirname(os.path.realpath("/etc/resolv.conf"))
+    if os.path.isdir(resolv) and under(resolv, SOCKET_DIRS) and resolv not in SOCKET_DIRS:
+        binds_set.add(resolv)  # e.g. /run/systemd/resolve: names still resolve under network: allow
     covers = {c for c in cover_candidates() if c not in binds_set}
     if not under(workdir, ["/tmp"]) and under(os.path.dirname(workdir), covers):
         binds_set.add(os.path.dirname(workdir))  # the mount point of its private tmpfs
@@ -259,8 +272,16 @@ def view(workdir: str, binds: Sequence[str]) -> View:
         (out.inside if under(p, out.private) else out.outside).append((op, p, mode))
         if op == "cover":
             out.covers.append(p)
-    for h in hidden_paths():
+    hidden: list[str] = []
+    for h in hidden_paths():  # parents first
         if _spared(h, binds_set) or not (seen(h) or _covers_bind(h, binds_set)):
             continue
+        if under(h, hidden):
+            continue  # already out of sight: its mount point would lie in a mode-0 tmpfs (finding 5)
+        hidden.append(h)
         (out.inside if under(h, out.private) else out.outside).append(("hide", h, "0"))
+    for f in sorted(set(files)):
+        f = os.path.abspath(f)
+        if os.path.isfile(f) and seen(f) and not under(f, hidden) and not under(f, out.private):
+            out.outside.append(("null", f, "0"))
     return out

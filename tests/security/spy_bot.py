@@ -206,6 +206,16 @@ def try_leak():
             report(True, f"connected to {ARG}")
         except OSError as e:
             report(False, f"{ARG}: {e}")
+    elif LEAK == "unixsock":  # connect to a pathname unix socket (ARG: its path, hex)
+        path = bytes.fromhex(ARG).decode()
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(2)
+                s.connect(path)
+                s.sendall(b"spy")
+            report(True, f"connected to {path}")
+        except OSError as e:
+            report(False, f"{path}: {e}")
     elif LEAK == "write":
         try:
             with open(ARG, "w") as f:
