@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -48,12 +49,43 @@ def opponent(text: str) -> BotSpec:
     """
     if text in REFERENCE:
         return BotSpec(text, REFERENCE[text], cwd=PROJECT)
+    declared = _declared_bots()
+    if text in declared:
+        return declared[text]
     cmd = tuple(shlex.split(text))
     if not cmd:
         raise ArenaError(f"--vs {text!r}: give a reference bot ({', '.join(REFERENCE)}) or a command")
+    if len(cmd) == 1 and not shutil.which(cmd[0]) and not os.path.exists(cmd[0]):
+        import difflib
+
+        names = [*REFERENCE, *declared]
+        close = difflib.get_close_matches(text, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ArenaError(f"--vs {text!r}: no such bot or command; {hint}give a reference bot "
+                         f"({', '.join(REFERENCE)}), a bot of ./tournaments.yaml, or a command "
+                         "such as \"python mybot/bot.py\"")
     from arena.doctor import bot_name
 
     return BotSpec(bot_name(cmd), cmd, cwd=os.getcwd())
+
+
+def _declared_bots() -> dict[str, BotSpec]:
+    """The ``bots:`` of ``./tournaments.yaml`` (commands relative to its folder); ``{}`` when
+    there is none or it cannot be read (the reference bots and commands still work)."""
+    import yaml
+
+    path = os.path.join(os.getcwd(), "tournaments.yaml")
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+    bots = raw.get("bots") if isinstance(raw, dict) else None
+    out = {}
+    for name, b in (bots or {}).items():
+        if isinstance(b, dict) and isinstance(b.get("cmd"), list) and all(isinstance(x, str) for x in b["cmd"]):
+            out[str(name)] = BotSpec(str(name), tuple(b["cmd"]), cwd=os.path.dirname(path))
+    return out
 
 
 class _PersonMatch(_Match):

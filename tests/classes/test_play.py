@@ -75,3 +75,21 @@ def test_more_vs_bots_than_seats_is_refused_and_no_n_takes_one_seat_per_bot():
     # found by a new-user trial: `--vs random --vs greedy` without -n silently dropped greedy
     with pytest.raises(ArenaError, match=r"3 --vs bots for 2 players: give -n 4"):
         play("agram", vs=["random", "greedy", "random"], players=2)
+
+
+def test_vs_takes_a_bot_of_the_local_config_and_suggests_close_names(tmp_path, monkeypatch):
+    # a new user's trial: `--vs alice` (declared in ./tournaments.yaml) was "command not found"
+    import pytest as _pytest
+
+    from arena.errors import ArenaError
+    from arena.play import opponent
+
+    (tmp_path / "tournaments.yaml").write_text("bots:\n  alice: {cmd: [python, alice/bot.py]}\n")
+    monkeypatch.chdir(tmp_path)
+    a = opponent("alice")
+    assert a.name == "alice" and a.cmd == ("python", "alice/bot.py") and a.cwd == str(tmp_path)
+    assert opponent("greedy").cmd[1] == "bots/greedy_bot.py"  # the reference bots still come first
+    with _pytest.raises(ArenaError, match="did you mean 'greedy'"):
+        opponent("greedyy")
+    with _pytest.raises(ArenaError, match="did you mean 'alice'"):
+        opponent("alcie")
