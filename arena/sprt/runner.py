@@ -110,8 +110,11 @@ def run_sprt(tournament, results_root: str | Path = "results", *, inline: bool =
         recs = read_records(folder)
         for rec in sorted(recs, key=MatchRecord.replay_key):
             tr.add(rec, new=False)
-    if on_progress:
-        on_progress(tr)
+    def on_start(summary) -> None:
+        """The journal's state, once the run has checked the settings (a refused rerun prints
+        only its error, not the old verdict first)."""
+        if on_progress:
+            on_progress(tr)
 
     def on_result(rec: MatchRecord, summary) -> None:
         """A new record: feed it; report progress when blocks were fed."""
@@ -119,7 +122,8 @@ def run_sprt(tournament, results_root: str | Path = "results", *, inline: bool =
             on_progress(tr)
 
     summary = run_tournament(tournament, results_root, inline=inline or tr.decided(), workers=workers,
-                             address=address, on_result=on_result, warn=warn, stop=tr.decided)
+                             address=address, on_result=on_result, on_start=on_start, warn=warn,
+                             stop=tr.decided)
     return result_of(tournament, tr, summary.folder, time.monotonic() - tr.t0)
 
 

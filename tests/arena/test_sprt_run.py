@@ -189,3 +189,7 @@ def test_a_changed_candidate_script_is_a_new_test_not_the_old_verdict(tmp_path):
     cand.write_text(cand.read_text() + "\n# version 2\n")
     again = _arena(*args)
     assert again.returncode == 3 and "bot 'candidate': version" in again.stderr and "--name" in again.stderr, again.stderr
+    # ... and, without --quiet, the refusal is the only thing said: no progress line with the old
+    # verdict first (a new user read "LLR ... -> H1" and then the error)
+    loud = _arena(*[a for a in args if a != "--quiet"])
+    assert loud.returncode == 3 and "LLR" not in loud.stderr, loud.stderr
