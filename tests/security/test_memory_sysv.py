@@ -33,12 +33,15 @@ def test_detached_sysv_shared_memory_counts_in_max_rss_mb(tmp_path, mode):
         lines, r = mem_run(tmp_path, mode, "sysv", "300", str(key), max_rss_mb=200)
     finally:
         _remove_segments(key, 3)
-    assert lines == ["MEM HELD sysv 300"], lines  # it held them: detached, in no process's RSS
+    # it held them (detached, in no process's RSS) — or, without a sandbox where the count is
+    # immediate, it was killed while still filling them (CI saw 159 of 300 MiB counted then)
+    assert lines in (["MEM HELD sysv 300"], []) and (lines or mode == "none"), (lines, r.faults)
     assert r.status == "forfeit", (r.status, r.faults)
     (f,) = r.faults
     assert (f.seat, f.cls) == (0, "crash"), f
     m = re.search(r"used (\d+) MiB resident memory .*the limit is 200 MiB \((\d+) MiB of it in System V", f.detail)
-    assert m and int(m.group(1)) > 200 and int(m.group(2)) >= 290, f.detail
+    assert m and int(m.group(1)) > 200, f.detail
+    assert int(m.group(2)) >= (290 if lines else 100), f.detail  # the segments, not the bot's own RSS
 
 
 def test_a_segment_counts_its_touched_pages_not_its_size():
