@@ -171,7 +171,7 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
         h = hashlib.blake2b(digest_size=16)
     result = RatingResult({}, draw_probability=rater.dp)
     if history:
-        from arena.report_html.data import HISTORY_POINTS, sample_points
+        from arena.ratings import HISTORY_POINTS, sample_points
 
         if n + 1 > HISTORY_POINTS:
             result.history = SampledHistory(n, [int(x) for x in sample_points(n)])  # type: ignore[assignment]

@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import trueskill
 
 from arena.record import MatchRecord
@@ -176,3 +177,15 @@ def rate(records: Sequence[MatchRecord], bots: Sequence[str], draw_probability: 
     result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
     result.fallbacks = rater.fallbacks
     return result
+
+
+#: Rating history: at most this many sampled points per bot (the first is the prior).
+HISTORY_POINTS = 200
+
+
+def sample_points(n_rated: int, points: int = HISTORY_POINTS) -> np.ndarray:
+    """The match numbers (0 = prior … ``n_rated``) at which the history is sampled: all of them
+    when there are at most ``points``, else ``points`` evenly spaced ones including both ends."""
+    if n_rated + 1 <= points:
+        return np.arange(n_rated + 1)
+    return np.unique(np.round(np.linspace(0, n_rated, points)).astype(np.int64))

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-#: Rating history: at most this many sampled points per bot (the first is the prior).
-HISTORY_POINTS = 200
+from arena.ratings import HISTORY_POINTS, sample_points  # noqa: F401  (the report's sampling)
+
 #: The crosstable bytes cover at most this many bots (the table's first ones).
 MATRIX_BOTS = 1000
 #: Match counts per cell are embedded for fields up to this size (cell labels show them).
@@ -43,14 +43,6 @@ def rating_series(history: Sequence[dict[str, tuple[float, float]]], bots: Seque
     idx = np.arange(len(history) + 1)
     mu, sg = sampled_history(history, bots, prior, idx)
     return {b: (mu[i], sg[i]) for i, b in enumerate(bots)}
-
-
-def sample_points(n_rated: int, points: int = HISTORY_POINTS) -> np.ndarray:
-    """The match numbers (0 = prior … ``n_rated``) at which the history is sampled: all of them
-    when there are at most ``points``, else ``points`` evenly spaced ones including both ends."""
-    if n_rated + 1 <= points:
-        return np.arange(n_rated + 1)
-    return np.unique(np.round(np.linspace(0, n_rated, points)).astype(np.int64))
 
 
 def sampled_history(history: Sequence[dict[str, tuple[float, float]]], bots: Sequence[str],
