@@ -256,29 +256,34 @@ def play(cluster: Cluster, path: Path, res: Path, kill: int | None = None, match
             "run_s": time.monotonic() - t0}
 
 
+TOTAL = 600
+
+
 @pytest.mark.ray
 @pytest.mark.slow
 def test_three_nodes_one_killed_mid_run_every_match_once(tmp_path):
     require(_can_unshare(), "needs unshare/nsenter/ip and the right to make a network namespace (root)")
-    path = project_copy(tmp_path, deals=60)  # one lineup x 3 rotations x 60 deals = 180 matches
+    # one lineup x 3 rotations x 200 deals = 600 matches: with the compiled engine 180 matches
+    # ended before node 1 was busy with 30 of them recorded (CI, 2026-12-01)
+    path = project_copy(tmp_path, deals=200)
     res = tmp_path / "res"
     cluster = Cluster(3)
     try:
         exposed = [x for x in listening_addresses(cluster.ns.processes()) if x[2] != "127.0.0.1"]
         assert not exposed, f"a node listens beyond 127.0.0.1: {exposed}"
-        out = play(cluster, path, res, kill=1)
+        out = play(cluster, path, res, kill=1, matches=TOTAL)
         print(f"\nmultinode: nodes up in {cluster.startup_s:.1f} s; exit {out['rc']}; batches on nodes "
               f"{sorted(out['seen'])}; node 1 killed after {out['killed_at']} matches; loss recorded "
               f"{out['detect_s']} s later; run {out['run_s']:.1f} s")
         assert out["rc"] == 0, f"exit {out['rc']}: {out['err'][-3000:]}"
-        assert out["killed_at"] is not None and out["killed_at"] < 180, "node 1 was not killed mid-batch"
+        assert out["killed_at"] is not None and out["killed_at"] < TOTAL, "node 1 was not killed mid-batch"
         assert len(out["seen"]) >= 2, f"batches ran on nodes {sorted(out['seen'])} only"
         assert not cluster.nodes[1].processes(cluster.ns.processes()), "processes of the killed node survived"
     finally:
         cluster.close()
     recs = read_records(res / "small")
     ids = Counter(r.match_id for r in recs)
-    assert len(ids) == 180 and max(ids.values()) == 1
+    assert len(ids) == TOTAL and max(ids.values()) == 1
     assert all(r.status == "ok" for r in recs), Counter(r.status for r in recs)
     lost = [json.loads(x) for x in (res / "small" / "attempts.jsonl").read_text().splitlines()]
     assert lost and all(a["infra"] for a in lost), lost  # the lost batch: infrastructure, not a result
