@@ -354,12 +354,14 @@ def adaptive_schedule(tournament, salt: str, recorded: Mapping[str, Any]) -> lis
     records: dict[str, Any] = {}
 
     def specs_of(plan: RoundPlan) -> list[MatchSpec]:
+        """The match specs of ``plan`` (round r: deals r·deals … (r+1)·deals − 1), built once."""
         if plan.index not in cache:
             lus = [lineup_of(lu, m.players, teams, m.rotations) for lu in plan.lineups]
             cache[plan.index] = specs_for(tournament, salt, lus, range(plan.index * m.deals, (plan.index + 1) * m.deals))
         return cache[plan.index]
 
     def match_ids(plan: RoundPlan) -> list[str]:
+        """``plan``'s match ids; typed records of the recorded ones (fingerprint equal) go to ``records``."""
         out = []
         for s in specs_of(plan):
             raw = recorded.get(s.match_id)

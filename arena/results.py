@@ -43,12 +43,14 @@ def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
     schedule = meta.get("schedule")
     if isinstance(schedule, dict):
         def scheduled(rec: MatchRecord) -> bool:
+            """In the recorded schedule with the same fingerprint."""
             fp = schedule.get(rec.match_id)
             return fp is not None and fp == rec.fingerprint
         return scheduled
     current = set(meta["bots"])
 
     def listed(rec: MatchRecord) -> bool:
+        """Old folders without a schedule: every seat a current bot, same game and players."""
         return (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
                 and len(rec.seats) == meta.get("players", len(rec.seats)))
     return listed

@@ -138,6 +138,8 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: object = None,
                   target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        """The ``.py`` source's spec for a listed module when pure Python is forced or its build is
+        stale; ``None`` otherwise (the normal import finds the extension)."""
         if fullname not in self.names or not (self.force or _stale(fullname)):
             return None
         return importlib.util.spec_from_file_location(fullname, source_path(fullname))

@@ -259,6 +259,7 @@ def view(workdir: str, binds: Sequence[str], files: Sequence[str] = ()) -> View:
     layers: list[tuple[str, str]] = []
 
     def seen(p: str) -> bool:
+        """Whether ``p`` is still visible through the layers so far (no cover but its own hides it)."""
         return _visible(p, [*layers, *(("cover", q) for q in out.private if q != p)])
 
     for p in _depth_order(covers | binds_set):
