@@ -95,6 +95,9 @@ def test_before_a_bot_ever_decided_both_kinds_take_the_floor(first):
     """Bots new to the process (no decision timed yet): the thinker's first move, forced
     (hand 1) or real (hand 2, 20-80 ms), reaches the prober after the same floor, a share of
     ``move_ms`` (the prober's own first reply is held to the floor too: twice the floor)."""
+    from arena.match import HISTORY
+
+    HISTORY.clear()  # new to the process: earlier tests of this module timed the same bots
     ((h, gap, won),) = play_series([first])
     floor = FIRST_PACE_FRACTION * CLOCK.move_ms / 1000.0
     if h == 2 and not won:
