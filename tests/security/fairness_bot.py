@@ -3,7 +3,7 @@
 ``python fairness_bot.py MODE [ARG...]``; every mode answers ``start`` with ``ready``:
 
 * ``prober``: replies at once with the highest legal card; logs ``T <monotonic> <type>`` on
-  stderr for every message it receives and ``T <monotonic> reply`` after each reply.
+  stderr for every message it receives and ``T <monotonic> reply`` for each reply (taken just before it).
 * ``thinker LO HI``: sleeps a uniform LO..HI ms (RNG seeded by ``start``'s seed) per ``act``,
   plays a random legal action.
 * ``busy MS``: spins the CPU for MS ms of wall time per ``act`` and logs
@@ -86,8 +86,9 @@ for line in sys.stdin:
             log(f"THINK {t0:.6f} {time.monotonic():.6f} {time.thread_time() - c0:.6f}")
             reply(msg, legal[0])
         elif mode == "prober":
-            reply(msg, max(legal, key=lambda a: int(a.split()[1])))
-            log(f"T {time.monotonic():.6f} reply")
+            t = time.monotonic()  # before the reply: the arena may stop this process
+            reply(msg, max(legal, key=lambda a: int(a.split()[1])))  # as soon as it is read
+            log(f"T {t:.6f} reply")
         else:
             reply(msg, legal[0])
     # "end": nothing to do; the next match's "start" or the end of stdin follows
