@@ -151,12 +151,14 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True) -> tuple[list[MatchRecord], int, dict[str, array], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[list[MatchRecord], int, dict[str, array], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
     :param bots: the bots whose decision times are collected.
     :param cache: False: ignore the cache, read the whole journal and write a fresh cache.
+    :param prefixes: if given, filled with ``(end, digest, inside records in [0, end))`` per
+        vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key.
     :returns: ``(inside records in file order, count of the others, per-bot decision times,
         info)`` — ``info``: ``{"cached": records taken from the cache, "parsed": records parsed now}``.
     :raises JournalError: naming the file and line of a corrupt record (as
@@ -180,7 +182,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             for row, was in zip(ch["rows"], ch["inside"]):
                 rec = make(*row)
                 if ok(rec) != was:  # the schedule changed: the cached split and times no longer hold
-                    return read(folder, ok, bots, cache=False)
+                    return read(folder, ok, bots, cache=False, prefixes=prefixes)
                 seen.add(rec.match_id)
                 if was:
                     inside.append(rec)
@@ -208,4 +210,9 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         _write(cpath, 0, tail)
     elif tail is not None or keep != size:
         _write(cpath, keep, tail)
+    if prefixes is not None:  # (end, digest, inside records before end): arena.tallies' checkpoint
+        n_in = 0
+        for ch in [*chunks, *([tail] if tail is not None else [])]:
+            n_in += sum(ch["inside"])
+            prefixes.append((ch["end"], ch["digest"], n_in))
     return inside, outside, times, {"cached": cached, "parsed": len(seen) - cached}
