@@ -59,6 +59,7 @@ class Tallies:
         for b in self.field:
             self._bot(b)
         self.count = 0  #: records added
+        self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
         self.lineups: dict[str, int] = {}
         self.blocks: dict[int, int] = {}  # lineup id << 32 | deal -> block
         self.block_lineup = array("q")
@@ -321,6 +322,7 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
             t = None
     if not isinstance(t, Tallies) or t.count > len(records):
         t = Tallies(bots, rate_forfeits)
+    t.resumed_from = t.count
     t.add_all(records[t.count:])
     if folder is not None and prefixes:
         end, digest, n = prefixes[-1]
