@@ -104,7 +104,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
                      tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
                      sigma=r.get("sigma", 25.0 / 3),
-                     rate_forfeits=meta.get("rate_forfeits", False), history=history)
+                     rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
     tal = tallies.tallies(folder, records, bots, rf, prefixes)
     start = fit_start(folder, bots, rf)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import journal_cache, stats, tables, tallies
+from arena import checkpoint, journal_cache, stats, tables, tallies
 from arena.journal import read_records
 from arena.results import standings
 from tests.scale.test_checkpoint import bench
@@ -38,7 +38,14 @@ def journal_lines(tmp: Path, n: int, bots: int, seed: int) -> tuple[list[bytes],
             r["status"], r["outcome"] = "aborted", None
         elif u < 0.2:
             r["outcome"]["ranks"] = [0, 0]
+    for i in range(0, len(recs) - 12, 12):  # a parallel run finishes neighbours out of replay order
+        if rng.random() < 0.3:
+            block = recs[i:i + 12]
+            rng.shuffle(block)
+            recs[i:i + 12] = block
     meta = json.loads((src / "tournament.json").read_text())
+    if seed % 2 == 0:
+        meta["ratings"]["draw_probability"] = "auto"
     return [(json.dumps(r) + "\n").encode() for r in recs], meta
 
 
@@ -74,7 +81,7 @@ def test_checkpointed_tables_equal_the_full_rebuild_after_random_interruptions(t
     folder.mkdir()
     (folder / "tournament.json").write_text(json.dumps(meta))
     rng = random.Random(seed)
-    done = 0
+    done = fast = slow = prev_rated = 0
     while done < len(lines):
         done = min(len(lines), done + rng.randint(20, 160))
         body = b"".join(lines[:done])
@@ -95,10 +102,18 @@ def test_checkpointed_tables_equal_the_full_rebuild_after_random_interruptions(t
                 lines[i] = (json.dumps(rec) + "\n").encode()
                 (folder / "matches.jsonl").write_bytes(b"".join(lines[:done]))
         got = standings(folder, history=False)
+        cpj = json.loads((folder / checkpoint.NAME).read_text())
+        fast += cpj["resumed_from"] > 0 and cpj["journal"] is not None and cpj["resumed_from"] == prev_rated
+        slow += cpj["resumed_from"] < prev_rated
+        prev_rated = cpj["journal"]["rated"]
         assert_same_tables(got, fresh(folder, tmp_path))
     assert len(read_records(folder)) == len(lines)
     mine = resumed[0::2]  # each step: the incremental call, then the fresh rebuild's
     assert all(r == 0 for r in resumed[1::2]) and sum(1 for r in mine if r > 0) >= len(mine) // 3, mine
+    if meta["ratings"]["draw_probability"] == "auto":  # every new tie moves it: the replay starts over
+        assert fast == 0 and slow >= 1, (fast, slow)
+    else:  # both ways of resuming the replay were taken
+        assert fast >= 1 and slow >= 1, (fast, slow)
 
 
 def test_an_update_adds_only_the_new_records(tmp_path):
