@@ -254,7 +254,7 @@ def _append_only(folder: str | Path | None, old: dict[str, Any], records: Sequen
     jr = old.get("journal")
     if not isinstance(jr, dict) or folder is None:
         return None
-    valid = {(int(e), str(d)): int(c) for e, d, c in journal}
+    valid: dict[tuple[Any, Any], int] = {(int(e), str(d)): int(c) for e, d, c in journal}
     count = jr.get("count")
     if valid.get((jr.get("end"), jr.get("digest"))) != count or not isinstance(count, int) or count > len(records):
         return None

@@ -116,18 +116,19 @@ class Tallies:
         from arena.tables import credits
 
         self.count += 1
-        for f in rec.faults:
-            i = self._bot(f.bot)
+        faults = [f for f in rec.faults if f.bot is not None]  # an arena-side fault names no bot
+        for f in faults:
+            i = self._bot(str(f.bot))
             self.faults[i][f.cls] = self.faults[i].get(f.cls, 0) + 1
             old = self.first.get(i)
             if old is None or (old["class"] == "disabled" and f.cls != "disabled"):
                 self.first[i] = first_fault(rec, f)
         if not rec.finished:
             return
-        for f in rec.faults:
-            self.fin_faults[self._bot(f.bot)] += 1
+        for f in faults:
+            self.fin_faults[self._bot(str(f.bot))] += 1
         if rec.status == "forfeit":
-            for fb in {f.bot for f in rec.faults}:
+            for fb in {str(f.bot) for f in faults}:
                 self.forfeits[self._bot(fb)] += 1
         lid = self.lineups.setdefault(rec.lineup, len(self.lineups))
         bkey = lid << _SHIFT | rec.deal_index
@@ -201,9 +202,9 @@ class Tallies:
             pos = np.flatnonzero(has)
             order = pos[np.argsort(sb[pos], kind="stable")]  # each bot's blocks in first-seen order
             cut = np.searchsorted(sb[order], np.arange(n + 1))
-            for i in small:
-                sel = order[cut[i]:cut[i + 1]]
-                m[i], lo[i], hi[i] = _bootstrap(ss[sel], sn[sel], seed=len(self.names[i]))
+            for j in small.tolist():
+                sel = order[cut[j]:cut[j + 1]]
+                m[j], lo[j], hi[j] = _bootstrap(ss[sel], sn[sel], seed=len(self.names[j]))
         out = {}
         for i, b in enumerate(self.names):
             k = self.matches[i]
@@ -309,7 +310,7 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
     """
     key = _key(bots, rate_forfeits)
     t: Tallies | None = None
-    valid = {(int(e), str(d)): int(n) for e, d, n in prefixes or ()}
+    valid: dict[tuple[Any, Any], int] = {(int(e), str(d)): int(n) for e, d, n in prefixes or ()}
     if folder is not None and valid:
         try:
             with open(Path(folder) / NAME, "rb") as f:

@@ -180,7 +180,7 @@ def test_the_counters_reproduce_the_record_tables(tmp_path):
     groups: dict = {}
     for r in recs:
         if r.played:
-            for seat, b in enumerate(dict.fromkeys(r.seats)):
+            for b in dict.fromkeys(r.seats):
                 groups.setdefault((b, r.lineup), {}).setdefault(r.deal_index, []).append(r.rewards[r.seats.index(b)])
     k = max(len(v) for g in groups.values() for v in g.values())
     ss1 = ss2 = df1 = df2 = 0.0
