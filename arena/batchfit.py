@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -187,6 +187,19 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: S
     chosen_rows = cat(chosen, np.int64)
     n_blocks = int(blocks_a.max()) + 1 if len(blocks_a) else 0
     return Design(x, pad, width, remap[chosen_rows], cat(sblock, np.int64), n_bots, int(max_tie), n_blocks)
+
+
+def record_results(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence[str]], Sequence[int]]]:
+    """The results one record (:class:`arena.record.MatchRecord`) adds: ``(sides, side ranks)`` pairs —
+    an ``ok`` record its sides by their ranks; a forfeit (only with ``rate_forfeits``) each side
+    with a faulty seat losing to each side without one (:mod:`arena.strength`)."""
+    if not rec.rated(rate_forfeits):
+        return []
+    if rec.status != "forfeit":
+        return [(rec.sides, rec.side_ranks)]
+    faulty = {f.seat for f in rec.faults}
+    bad = [i for i, tm in enumerate(rec.teams) if faulty & set(tm)]
+    return [((rec.sides[i], rec.sides[j]), (1, 0)) for i in bad for j in range(len(rec.teams)) if j not in bad]
 
 
 def _cat(xs: list[np.ndarray], dtype: Any) -> np.ndarray:

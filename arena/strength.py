@@ -16,7 +16,7 @@ the rated bots: +100 means winning about 64% of head-to-head decisions against a
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -82,17 +82,7 @@ class Strength:
                                for j in idx if j != i} for i in idx}
 
 
-def contests(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence[str]], Sequence[int]]]:
-    """The results one record adds: ``(sides, side ranks)`` pairs (see the module docstring)."""
-    if not rec.rated(rate_forfeits):
-        return []
-    if rec.status != "forfeit":
-        return [(rec.sides, rec.side_ranks)]
-    faulty = {f.seat for f in rec.faults}
-    bad = [i for i, tm in enumerate(rec.teams) if faulty & set(tm)]
-    return [((rec.sides[i], rec.sides[j]), (1, 0)) for i in bad for j in range(len(rec.teams)) if j not in bad]
-
-
+contests = batchfit.record_results  #: the results one record adds (:func:`arena.batchfit.record_results`)
 _contests = contests  # the earlier private name
 
 

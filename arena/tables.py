@@ -27,6 +27,7 @@ from arena.ratings import RatingResult
 from arena.record import MatchRecord
 from arena.schedule import design_mixing
 from arena.strength import Strength
+from arena.tallies import Tallies, credits
 
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
 
@@ -62,38 +63,6 @@ def new_stats() -> dict[str, Any]:
             "blocks": defaultdict(list)}
 
 
-def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
-    """The entries one record adds to the bots' rows: ``(bot, seat, win, rank, score)`` per
-    counted bot (partners: one entity per side, its first seat).
-
-    * aborted matches (or no outcome): nothing;
-    * ``ok``: every bot, its seat's rank and reward (:attr:`MatchRecord.rewards`);
-    * ``forfeit``: likewise, but a bot that faulted never counts a win;
-    * ``disabled`` (a match not played because a bot was disabled): only the disabled bots
-      count it, as a loss (score 0, last place); the other seats never started, so they are
-      credited with nothing — no match, no win, no score (a walkover included).
-    """
-    ranks = rec.ranks
-    if ranks is None or rec.status == "aborted":
-        return []
-    faulty = {f.bot for f in rec.faults} if rec.status == "forfeit" else set()
-    disabled = {f.bot for f in rec.faults if f.cls == "disabled"} if rec.disabled else set()
-    last = len(rec.sides) - 1
-    rewards = rec.rewards
-    out = []
-    seen: set[str] = set()
-    for seat, b in enumerate(rec.seats):
-        if b in seen:
-            continue
-        seen.add(b)
-        if disabled:
-            if b in disabled:
-                out.append((b, seat, False, last, 0.0))
-            continue
-        out.append((b, seat, ranks[seat] == 0 and b not in faulty, ranks[seat], rewards[seat]))
-    return out
-
-
 def tally(out: dict[str, dict[str, Any]], rec: MatchRecord) -> None:
     """Add one record to per-bot counters (``matches``, ``wins``, ``rank_sum``, ``score_sum``,
     ``faults``, ``forfeits``, ``blocks``); used by :func:`bot_stats` and the live board."""
@@ -125,8 +94,6 @@ def bot_stats(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, 
     (:func:`credits`). The interval: the block bootstrap below :data:`arena.stats.T_FROM`
     duplicate blocks, from there the blocks' Wilson interval (:meth:`arena.tallies.Tallies.bot_stats`).
     """
-    from arena.tallies import Tallies
-
     return Tallies(bots).add_all(records).bot_stats()
 
 
@@ -377,7 +344,8 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
 def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[str, dict[str, Any]]:
     """:func:`reliability` from the counters of an :class:`arena.tallies.Tallies` and the
     decision times (the same values)."""
-    faults, first = tallies.fault_counts()
+    faults, firsts = tallies.fault_counts()
+    first = {b: first_fault(rec, f) for b, (rec, f) in firsts.items()}
     out = {}
     for b in bots:
         xs = np.frombuffer(latency.times[b], dtype=float) if b in latency.times and len(latency.times[b]) else None
@@ -421,8 +389,6 @@ def duplicate_efficiency(records: Sequence[MatchRecord]) -> dict[str, Any]:
         beyond the groups' means, or no variance at all) and ``inf`` when every block
         mean equals its group's mean while single results vary.
     """
-    from arena.tallies import Tallies
-
     return Tallies(()).add_all(records).efficiency()
 
 

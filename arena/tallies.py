@@ -32,12 +32,44 @@ from typing import Any
 import numpy as np
 
 from arena import stats
-from arena.faults import first_fault
+from arena.batchfit import record_results
 from arena.record import MatchRecord
 
 NAME = "checkpoint-tables.pkl"
 FORMAT = 1
 _SHIFT = 32  # slot key: block << _SHIFT | bot
+
+
+def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
+    """The entries one record adds to the bots' rows: ``(bot, seat, win, rank, score)`` per
+    counted bot (partners: one entity per side, its first seat).
+
+    * aborted matches (or no outcome): nothing;
+    * ``ok``: every bot, its seat's rank and reward (:attr:`MatchRecord.rewards`);
+    * ``forfeit``: likewise, but a bot that faulted never counts a win;
+    * ``disabled`` (a match not played because a bot was disabled): only the disabled bots
+      count it, as a loss (score 0, last place); the other seats never started, so they are
+      credited with nothing — no match, no win, no score (a walkover included).
+    """
+    ranks = rec.ranks
+    if ranks is None or rec.status == "aborted":
+        return []
+    faulty = {f.bot for f in rec.faults} if rec.status == "forfeit" else set()
+    disabled = {f.bot for f in rec.faults if f.cls == "disabled"} if rec.disabled else set()
+    last = len(rec.sides) - 1
+    rewards = rec.rewards
+    out = []
+    seen: set[str] = set()
+    for seat, b in enumerate(rec.seats):
+        if b in seen:
+            continue
+        seen.add(b)
+        if disabled:
+            if b in disabled:
+                out.append((b, seat, False, last, 0.0))
+            continue
+        out.append((b, seat, ranks[seat] == 0 and b not in faulty, ranks[seat], rewards[seat]))
+    return out
 
 
 class Tallies:
@@ -55,7 +87,7 @@ class Tallies:
         self.matches, self.wins, self.rank_sum = array("q"), array("q"), array("d")
         self.forfeits, self.fin_faults = array("q"), array("q")  # faults in finished records
         self.faults: list[dict[str, int]] = []
-        self.first: dict[int, dict[str, Any]] = {}
+        self.first: dict[int, tuple[MatchRecord, Any]] = {}
         for b in self.field:
             self._bot(b)
         self.count = 0  #: records added
@@ -113,16 +145,14 @@ class Tallies:
         """Add one record to every counter (the rules of :func:`arena.tables.credits`,
         :func:`arena.tables.reliability`, :func:`arena.tables.duplicate_efficiency`,
         :func:`arena.tables.mixing` and :func:`arena.strength.strength`)."""
-        from arena.tables import credits
-
         self.count += 1
         faults = [f for f in rec.faults if f.bot is not None]  # an arena-side fault names no bot
         for f in faults:
             i = self._bot(str(f.bot))
             self.faults[i][f.cls] = self.faults[i].get(f.cls, 0) + 1
             old = self.first.get(i)
-            if old is None or (old["class"] == "disabled" and f.cls != "disabled"):
-                self.first[i] = first_fault(rec, f)
+            if old is None or (old[1].cls == "disabled" and f.cls != "disabled"):
+                self.first[i] = (rec, f)  # :func:`arena.faults.first_fault` of it, for the tables
         if not rec.finished:
             return
         for f in faults:
@@ -170,10 +200,8 @@ class Tallies:
                     self.met_extra.setdefault(a, set()).add(b)
 
     def _contests(self, rec: MatchRecord, block: int) -> None:
-        from arena.strength import contests
-
         nf = len(self.field)
-        for sides, rk in contests(rec, self.rate_forfeits):
+        for sides, rk in record_results(rec, self.rate_forfeits):
             ids = [self.index.get(b, nf) for s in sides for b in s]
             if max(ids, default=0) >= nf:
                 continue
@@ -215,8 +243,9 @@ class Tallies:
                       "win_rate": self.wins[i] / k if k else float("nan")}
         return out
 
-    def fault_counts(self) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, Any]]]:
-        """``(faults by class per name, first fault per name)`` (names with faults only)."""
+    def fault_counts(self) -> tuple[dict[str, dict[str, int]], dict[str, tuple[MatchRecord, Any]]]:
+        """``(faults by class per name, (record, fault) of its first fault per name)`` (names with
+        faults only; a ``disabled`` first fault only if it has no other)."""
         return ({self.names[i]: f for i, f in enumerate(self.faults) if f},
                 {self.names[i]: f for i, f in self.first.items()})
 
