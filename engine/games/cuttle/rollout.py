@@ -41,7 +41,7 @@ BIT_INDEX = tuple(next((i for i in range(64) if (1 << i) % 67 == r), 0) for r in
 #: room for every legal action: at most 1,326 discards of a 52-card hand, fewer plays
 LEGAL_MAX = 1400
 #: the legal actions of the current decision (one rollout at a time per process)
-OUT = [0] * LEGAL_MAX
+OUT = [0] * 1400
 
 
 def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
@@ -50,7 +50,8 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
 
     Same contract and result as :func:`engine.search.rollout.rollout_rewards` with
     ``Game.rollout_action``: a Cuttle match is one hand, so a hand rollout is a match
-    rollout (``hand_rewards`` is returned only when ``hand0`` is not the current hand).
+    rollout (``hand_rewards`` is returned only when ``hand0`` is not the current hand; with
+    the two seats as the sides it equals ``outcome().rewards(teams)`` and is returned for it).
 
     :param state: a :class:`~engine.games.cuttle.state.CuttleState` (changed in place).
     :param teams: the sides, for :meth:`Outcome.rewards`.
@@ -62,6 +63,8 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
         table.load(state)
         table.run(rng.random)
         table.store(state)
+    if len(teams) == 2 and len(teams[0]) == 1 and len(teams[1]) == 1:
+        return state.hand_rewards()   # = outcome().rewards(teams) for two single seats, without the Outcome
     return state.outcome().rewards(teams)
 
 
