@@ -225,3 +225,30 @@ def test_rebuilt_deal_is_uniform_over_the_opponents_hidden_slots():
             drawn += 1
             assert w.draws[0][3] == (nine,)
     assert 400 <= drawn <= 600, f"9d was the drawn card in {drawn} of {n} samples; expected about {n // 6}"
+
+
+def test_world_plan_reuse_gives_the_fresh_info_sets_worlds():
+    """``world`` keeps the observation-only parts of a sample (slots, deadlines, parsed draws and
+    actions) and the slot samplers: a reused info set must give, sample by sample, the world and
+    generator state of a fresh info set of the same observation (glimpses, unseen draws, 7s)."""
+    rng = random.Random(31)
+    compared = 0
+    for ci, (_n, opts) in enumerate(GAME.configs):
+        for _ in range(40):
+            s = GAME.new_match(2, rng.getrandbits(40), **opts)
+            for _ in range(rng.randrange(10, 120)):
+                if s.is_terminal():
+                    break
+                legal = s.legal_actions()
+                s.apply(legal[rng.randrange(len(legal))])
+            if s.is_terminal():
+                continue
+            obs = s.observation(s.current_player())
+            reused = GAME.infoset(obs)
+            for k in range(4):
+                ra, rb = random.Random(k), random.Random(k)
+                a, b = reused.sample(ra), GAME.infoset(obs).sample(rb)
+                assert a.world_key() == b.world_key(), (ci, k)
+                assert ra.getstate() == rb.getstate()
+                compared += 1
+    assert compared >= 100
