@@ -126,3 +126,38 @@ def test_cuttle_kernel_rewards_and_later_hand() -> None:
     assert game.playout(c, r, [[0], [1]], 1, True) == [0.5, 0.5]
     assert r.getstate() == before and c.world_key() == s.world_key()
 
+
+
+def test_cuttle_replay_equals_apply() -> None:
+    """``rollout.replay`` (the sampled worlds' history replay) leaves exactly the state of one
+    ``apply`` per action, from the deal of 150 random matches per config; an illegal action
+    or one after the end raises the state's own error."""
+    from engine.errors import GameOverError, IllegalActionError
+    from engine.games.cuttle.actions import DRAW
+    from engine.games.cuttle.rollout import replay
+
+    game = registry.get_game("cuttle")
+    rng = random.Random(77)
+    for ci, (n, opts) in enumerate(game.configs):
+        for k in range(150):
+            seed = rng.getrandbits(40)
+            played = game.new_match(n, seed, **opts)
+            for _ in range(rng.randrange(0, 200)):
+                if played.is_terminal():
+                    break
+                legal = played.legal_actions()
+                played.apply(legal[rng.randrange(len(legal))])
+            fresh = game.new_match(n, seed, **opts)
+            replay(fresh, played.hand_history())
+            assert fresh.world_key() == played.world_key(), (ci, k)
+            for seat in range(n):
+                assert fresh.observation(seat) == played.observation(seat), (ci, k)
+            assert fresh.legal_actions() == played.legal_actions(), (ci, k)
+    s = game.new_match(2, 3)
+    bad = next(a for a in range(1 << 16) if a not in s.legal_actions())
+    with pytest.raises(IllegalActionError):
+        replay(s, [s.legal_actions()[0], bad])
+    assert len(s.hand_history()) == 1   # the legal first action was applied
+    over = game.new_match(2, 4, max_turns=1)   # the first turn (a draw) is the last one
+    with pytest.raises(GameOverError):
+        replay(over, [DRAW, DRAW])

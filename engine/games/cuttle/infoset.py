@@ -32,6 +32,7 @@ from engine.cards import cards_of, parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.games.cuttle.actions import ALL_CARDS, JACKS, QUEENS, parse_action
+from engine.games.cuttle.rollout import replay
 from engine.games.cuttle.state import CuttleState
 from engine.sampling import Sampler, SamplingProblem
 
@@ -176,8 +177,7 @@ class CuttleInfoSet(InfoSet):
         hands[opp] = opp_init
         state = CuttleState.from_deal(self.game, plan.options, plan.dealer, hands, order,
                                       rng.getrandbits(63))
-        for a in plan.actions:
-            state.apply(a)
+        replay(state, plan.actions)   # = state.apply(a) for each, on the rollout kernel's table
         return state
 
     def _hidden_slots(self) -> tuple[int, list[tuple[int, int]]]:

@@ -52,6 +52,8 @@ cdef class _Table:
     cpdef int run(self, object rand) except -1
     @cython.locals(ph=cython.int, p=cython.int, n=cython.int, m=u64)
     cdef int legal(self) except -1
+    @cython.locals(n=cython.int, i=cython.int)
+    cpdef bint is_legal(self, int action) except -1
     @cython.locals(n=cython.int, m=u64, rest=u64, c1=cython.int, c2=cython.int, i=cython.int,
                    a=cython.int, j=cython.int)
     cdef int discards(self, u64 hand) except -1

@@ -8,6 +8,9 @@ state that loop leaves (history, draw and showing records, glimpses, exposed car
 plays on a :class:`_Table` of plain integers: 64-bit masks of the 52 cards, the stock as an
 array, each point stack's jacks in a fixed slot of four.
 
+:func:`replay` applies a list of actions the same way (checked; used by
+:meth:`CuttleInfoSet.world` to replay the hand's history in every sampled world).
+
 The legal actions are generated in ascending action value directly (kind by kind, cards and
 targets ascending, as :func:`engine.games.cuttle.legal.compute_legal` sorts them); only a 4's
 discards, ordered by scuttle order, are sorted. One source: ``rollout.pxd`` beside this file
@@ -66,6 +69,29 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     if len(teams) == 2 and len(teams[0]) == 1 and len(teams[1]) == 1:
         return state.hand_rewards()   # = outcome().rewards(teams) for two single seats, without the Outcome
     return state.outcome().rewards(teams)
+
+
+def replay(state: Any, actions: list[int]) -> None:
+    """Apply ``actions`` to ``state`` in order, exactly as repeated ``state.apply`` would, on a
+    :class:`_Table` (an information set's world is rebuilt by replaying the hand's history).
+
+    Each action is checked against the table's legal actions first; on an illegal one (or a
+    finished match) the table is stored and ``state.apply`` raises its own error.
+
+    :raises IllegalActionError: naming the action and the legal set.
+    :raises GameOverError: for an action after the end.
+    """
+    if not actions:
+        return
+    table = _Table()
+    table.load(state)
+    for a in actions:
+        if table.phase == OVER_ or not table.is_legal(a):
+            table.store(state)
+            state.apply(a)   # raises IllegalActionError or GameOverError
+            raise AssertionError(f"cuttle replay: action {a} was refused by the kernel but not by apply")
+        table.step(a)
+    table.store(state)
 
 
 def _count(m: int) -> int:
@@ -222,6 +248,14 @@ class _Table:
         if ph == DISCARD_:
             return self.discards(self.hands[p])
         return self.plays(ONE << self.seven, p, 0)
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is one of the current legal actions."""
+        n = self.legal()
+        for i in range(n):
+            if OUT[i] == action:
+                return True
+        return False
 
     def discards(self, hand: int) -> int:
         """Fill :data:`OUT` with the 4's discards of ``hand`` (each pair lower first in scuttle
