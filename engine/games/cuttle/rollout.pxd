@@ -89,3 +89,6 @@ cdef class _Table:
     cdef int finish(self) except -1
     @cython.locals(p=cython.int)
     cdef int end_turn(self, bint passed) except -1
+
+
+cdef _Table _TABLE

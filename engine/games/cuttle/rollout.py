@@ -43,7 +43,9 @@ ONE = 1
 BIT_INDEX = tuple(next((i for i in range(64) if (1 << i) % 67 == r), 0) for r in range(67))
 #: room for every legal action: at most 1,326 discards of a 52-card hand, fewer plays
 LEGAL_MAX = 1400
-#: the legal actions of the current decision (one rollout at a time per process)
+#: the legal actions of the current decision. This buffer and :data:`_TABLE` serve one
+#: playout or replay at a time per process (searches are single-threaded; bots run in their
+#: own processes): allocating them per playout cost more than a compiled playout's moves.
 OUT = [0] * 1400
 
 
@@ -62,7 +64,7 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     if state.phase != OVER_:
         if hand_rollouts and hand0 != 0:
             return state.hand_rewards()
-        table = _Table()
+        table = _TABLE
         table.load(state)
         table.run(rng.random)
         table.store(state)
@@ -83,7 +85,7 @@ def replay(state: Any, actions: list[int]) -> None:
     """
     if not actions:
         return
-    table = _Table()
+    table = _TABLE
     table.load(state)
     for a in actions:
         if table.phase == OVER_ or not table.is_legal(a):
@@ -593,3 +595,7 @@ class _Table:
         if self.phase == OVER_:
             self.to_act = -1
         return 0
+
+
+#: the one table :func:`playout` and :func:`replay` load, play and store (see :data:`OUT`)
+_TABLE = _Table()
