@@ -252,3 +252,29 @@ def test_world_plan_reuse_gives_the_fresh_info_sets_worlds():
                 assert ra.getstate() == rb.getstate()
                 compared += 1
     assert compared >= 100
+
+
+def test_hand_start_is_the_deal_when_taken_late():
+    """The hand-start snapshot is built on first use: after 40 random moves (and from a clone made
+    before that), ``hand_start()`` is the fresh deal, and replaying the history from it gives
+    the state again."""
+    rng = random.Random(12)
+    for seed in range(30):
+        opts = GAME.configs[seed % len(GAME.configs)][1]
+        s = GAME.new_match(2, seed, **opts)
+        early = s.clone()
+        for _ in range(40):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        fresh = GAME.new_match(2, seed, **opts)
+        for st in (s, early):
+            start = st.hand_start()
+            assert start.world_key() == fresh.world_key()
+            assert start.observation(0) == fresh.observation(0)
+        again = s.hand_start()
+        for a in s.hand_history():
+            again.apply(a)
+        assert again.world_key() == s.world_key()
+        assert s.hand_start().world_key() == fresh.world_key()   # the replay did not touch the snapshot
