@@ -57,13 +57,32 @@ def _slot_sampler(k: int, n: int) -> Sampler:
     return got
 
 
+#: the deadline of a card never seen after passing through a hidden slot (held now)
+NEVER = 1 << 30
+
+
+def _previous_glimpse(glimpse_stamps: list[int], t: int) -> int:
+    """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
+    lo = -2
+    for g in glimpse_stamps:
+        if g < t and g > lo:
+            lo = g
+    return lo
+
+
+def _between(slots: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
+    """Indices of the hidden slots filled strictly between stamps ``lo`` and ``hi``."""
+    return [j for j, (s, _) in enumerate(slots) if lo < s < hi]
+
+
 class _WorldPlan:
     """The parts of :meth:`CuttleInfoSet.world` that depend on the observation only, computed
     on the first sample: the opponent's hidden slots, the deadlines of the cards seen after
     passing through them, every draw event's cards (``None``: the pending 7's card, or a
     draw the observer did not see), the observer's dealt hand, the options and the actions."""
 
-    __slots__ = ("slots", "deadline", "glimpse_stamps", "draws", "my_init", "options", "dealer", "actions")
+    __slots__ = ("slots", "deadline", "glimpse_stamps", "groups", "hand_group", "draws", "my_init", "options",
+                 "dealer", "actions")
 
     def __init__(self, info: CuttleInfoSet) -> None:
         obs = info.observation
@@ -80,6 +99,15 @@ class _WorldPlan:
                     deadline[c] = g
         self.deadline = deadline
         self.glimpse_stamps = [g for g, _ in obs["glimpses"]]
+        # the classes of the seen cards (sorted by deadline, then previous glimpse) with the
+        # slots each may take; the unseen hand's class (deadline "never") comes last
+        by_key: dict[tuple[int, int], list[int]] = {}
+        for c, hi in deadline.items():
+            by_key.setdefault((_previous_glimpse(self.glimpse_stamps, hi), hi), []).append(c)
+        self.groups = [(lo, hi, sorted(by_key[(lo, hi)]), _between(self.slots, lo, hi))
+                       for (lo, hi) in sorted(by_key, key=lambda k: (k[1], k[0]))]
+        lo = _previous_glimpse(self.glimpse_stamps, NEVER)
+        self.hand_group = (lo, _between(self.slots, lo, NEVER))
         self.draws: list[list[int] | None] = [
             None if cards and cards[0] == "?" else [parse_french(t) for t in cards]
             for (_p, _stamp, _kind, cards) in obs["draws"]]
@@ -151,11 +179,7 @@ class CuttleInfoSet(InfoSet):
             plan = self._plan = _WorldPlan(self)
         me, opp = self.me, self.opp
         slots = plan.slots
-        deadline = dict(plan.deadline)
-        inf = 1 << 30
-        for c in assignment[0]:   # the unknown part of the opponent's hand: never seen yet
-            deadline[c] = inf
-        slot_card = self._fill_slots(slots, deadline, plan.glimpse_stamps, rng)
+        slot_card = self._fill_slots(plan, assignment[0], rng)
         opp_init = 0
         event_cards: dict[int, list[int]] = {}
         for j, (_stamp, i) in enumerate(slots):
@@ -205,35 +229,31 @@ class CuttleInfoSet(InfoSet):
             slots.extend([(stamp, i)] * size)
         return pinned, slots
 
-    def _fill_slots(self, slots: list[tuple[int, int]], deadline: dict[int, int], glimpse_stamps: list[int],
-                    rng: random.Random) -> list[int]:
-        """Per hidden slot its card: each class of cards (same deadline and previous glimpse)
-        takes uniformly drawn free slots between the two (``glimpse_stamps``: the opponent's
-        hand was seen whole at these stamps).
+    def _fill_slots(self, plan: _WorldPlan, hand_unknown: list[int], rng: random.Random) -> list[int]:
+        """Per hidden slot its card: each class of cards (same deadline and previous glimpse,
+        ``plan.groups``, then the cards of ``hand_unknown``: never seen) takes uniformly drawn
+        free slots between the two.
 
         :raises InconsistentObservationError: if the cards do not fit the slots.
         """
         opp = self.opp
-
-        def previous_glimpse(t: int) -> int:
-            """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
-            lo = -2
-            for g in glimpse_stamps:
-                if g < t and g > lo:
-                    lo = g
-            return lo
-
-        groups: dict[tuple[int, int], list[int]] = {}
-        for c, hi in deadline.items():
-            groups.setdefault((previous_glimpse(hi), hi), []).append(c)
-        if len(deadline) != len(slots):
+        slots = plan.slots
+        fixed = plan.deadline
+        groups = plan.groups
+        overlap = {c for c in hand_unknown if c in fixed}
+        if overlap:   # held now: its deadline is "never" (not expected in a consistent observation)
+            groups = [(lo, hi, [c for c in cards if c not in overlap], between) for (lo, hi, cards, between) in groups]
+            groups = [g for g in groups if g[2]]
+        count = len(fixed) - len(overlap) + len(hand_unknown)
+        if count != len(slots):
             raise InconsistentObservationError(
-                f"cuttle: {len(deadline)} cards for {len(slots)} hidden slots of seat {opp}")
+                f"cuttle: {count} cards for {len(slots)} hidden slots of seat {opp}")
         free = [True] * len(slots)
         slot_card = [-1] * len(slots)
-        for (lo, hi) in sorted(groups, key=lambda k: (k[1], k[0])):
-            cards = sorted(groups[(lo, hi)])
-            elig = [j for j, (s, _) in enumerate(slots) if free[j] and lo < s < hi]
+        if hand_unknown:
+            groups = [*groups, (plan.hand_group[0], NEVER, sorted(hand_unknown), plan.hand_group[1])]
+        for (_lo, hi, cards, between) in groups:
+            elig = [j for j in between if free[j]]
             if len(elig) < len(cards):
                 raise InconsistentObservationError(
                     f"cuttle: {len(cards)} cards of seat {opp} seen at {hi} but {len(elig)} free earlier slots")
