@@ -7,12 +7,33 @@ same first-hand cards.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import ModuleType
 
-from engine.seeds import hand_rng
+from engine.compiled import kernel
+from engine.seeds import hand_seed
 
+
+def _checked_kernel() -> ModuleType | None:
+    """The typed shuffle (``engine/_shuffle.pyx``) if built and equal to ``random.Random``'s here."""
+    k = kernel("engine._shuffle")
+    if k is None:
+        return None
+    for seed, size in ((0, 52), (2**32 - 1, 40), (2**64 - 1, 102), (0x1234_5678_9ABC_DEF0, 33)):
+        want = list(range(size))
+        random.Random(seed).shuffle(want)
+        got = list(range(size))
+        k.shuffle_seeded(got, seed)
+        if got != want:  # a Python whose shuffle or seeding changed: the reference runs
+            return None
+    return k
+
+
+#: the typed shuffle, ``None`` when not built, pure Python is forced, or it disagrees with ``random``
+_KERNEL = _checked_kernel()
 #: the audit's deck arranger (see :func:`forced_orders`); ``None`` in play.
 _ARRANGE: ContextVar[Callable[[list[int], int, int], list[int] | None] | None] = ContextVar(
     "engine_deal_arrange", default=None)
@@ -37,6 +58,10 @@ def forced_orders(arrange: Callable[[list[int], int, int], list[int] | None]) ->
 def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]:
     """``cards`` in the uniformly random order of hand ``hand_index`` of deal ``deal_seed``.
 
+    The order is ``random.Random(hand_seed(deal_seed, hand_index)).shuffle`` of ``cards``
+    (the reproducibility contract of every recorded deal); the typed kernel
+    ``engine/_shuffle.pyx`` computes the same order in C when built.
+
     :returns: a new list (a permutation of ``cards``); deterministic in the arguments.
     """
     deck = list(cards)
@@ -47,7 +72,10 @@ def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]
             if sorted(forced) != sorted(deck):
                 raise ValueError("forced_orders: the arranged deck is not a permutation of the cards")
             return list(forced)
-    hand_rng(deal_seed, hand_index).shuffle(deck)
+    if _KERNEL is not None:
+        _KERNEL.shuffle_seeded(deck, hand_seed(deal_seed, hand_index))
+    else:
+        random.Random(hand_seed(deal_seed, hand_index)).shuffle(deck)
     return deck
 
 
