@@ -134,3 +134,27 @@ def random_words(uint64_t seed, int count):
 
 cdef extern from *:
     int __builtin_clz(unsigned int) nogil
+
+
+def block_masks(list deck, int n, int per_hand, int first):
+    """Per seat the mask of its cards when ``deck`` is dealt as ``engine.deal.deal_hands`` deals it.
+
+    Seat ``(first + i) % n`` gets the ``i``-th block of ``per_hand`` cards.
+
+    :param deck: card ids (ints ``0..63``), at least ``n * per_hand`` of them.
+    :raises ValueError: a card outside ``0..63`` (the caller then uses ``mask_of``) or a short deck.
+    """
+    cdef int i, j, c
+    cdef unsigned long long m
+    if n < 1 or per_hand < 0 or n * per_hand > len(deck):
+        raise ValueError(f"cannot deal {per_hand} cards to {n} seats from {len(deck)} cards")
+    out = [0] * n
+    for i in range(n):
+        m = 0
+        for j in range(i * per_hand, (i + 1) * per_hand):
+            c = deck[j]
+            if c < 0 or c > 63:
+                raise ValueError(f"card id {c} does not fit a 64-bit mask")
+            m |= 1ULL << c
+        out[(first + i) % n] = m
+    return out

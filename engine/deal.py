@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from types import ModuleType
 
+from engine.cards import mask_of
 from engine.compiled import kernel
 from engine.seeds import hand_seed
 
@@ -95,3 +96,23 @@ def deal_hands(deck: Sequence[int], n: int, per_hand: int, first: int = 0) -> tu
         seat = (first + i) % n
         hands[seat] = list(deck[i * per_hand:(i + 1) * per_hand])
     return hands, list(deck[n * per_hand:])
+
+
+def deal_masks(cards: Sequence[int], deal_seed: int, hand_index: int, n: int, per_hand: int,
+               first: int = 0) -> tuple[list[int], list[int]]:
+    """:func:`shuffled` then :func:`deal_hands`, with each hand as a card mask (``mask_of``).
+
+    The same deal as those two (and :func:`forced_orders` applies); the typed kernel builds
+    the masks in C when the card ids fit 64 bits.
+
+    :returns: ``(masks, rest)``: per seat the mask of its cards, and the undealt cards in order.
+    :raises ValueError: if the deck is too small.
+    """
+    deck = shuffled(cards, deal_seed, hand_index)
+    if _KERNEL is not None and n * per_hand <= len(deck):
+        try:
+            return _KERNEL.block_masks(deck, n, per_hand, first), deck[n * per_hand:]
+        except (ValueError, OverflowError, TypeError):  # ids beyond 63: the general path below
+            pass
+    hands, rest = deal_hands(deck, n, per_hand, first)
+    return [mask_of(h) for h in hands], rest

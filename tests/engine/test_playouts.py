@@ -20,7 +20,8 @@ import sys
 import pytest
 
 from engine import compiled, registry
-from engine.deal import shuffled
+from engine.cards import mask_of
+from engine.deal import deal_hands, deal_masks, forced_orders, shuffled
 from engine.playouts import random_playout, uniform_rollout
 from engine.seeds import deal_seed, h64, hand_rng, hand_seed
 from tests.conftest import require
@@ -64,6 +65,22 @@ def test_shuffled_is_the_seeded_random_shuffle() -> None:
         want = list(range(size))
         random.Random(h64(b"cardarena-hand", d, i, "shuffle")).shuffle(want)
         assert shuffled(range(size), d, i) == want
+
+
+def test_deal_masks_is_shuffled_then_deal_hands() -> None:
+    rng = random.Random(14)
+    for _ in range(400):
+        size = rng.choice([32, 40, 52, 102])
+        n = rng.randrange(1, 6)
+        per = rng.randrange(0, size // n + 1)
+        d, i, first = rng.getrandbits(64), rng.randrange(9), rng.randrange(n)
+        hands, rest = deal_hands(shuffled(range(size), d, i), n, per, first)
+        assert deal_masks(range(size), d, i, n, per, first) == ([mask_of(h) for h in hands], rest)
+    with pytest.raises(ValueError, match="cannot deal 7 cards to 6 seats"):
+        deal_masks(range(40), 1, 0, 6, 7)
+    # the audit hook still decides the deck
+    with forced_orders(lambda cards, seed, hand: sorted(cards, reverse=True)):
+        assert deal_masks(range(10), 5, 0, 2, 3, 1) == ([0b1110000000 >> 3, 0b1110000000], [3, 2, 1, 0])
 
 
 def test_shuffle_kernel_equals_random_shuffle() -> None:
