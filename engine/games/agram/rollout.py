@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.games.agram.actions import SUIT_MASK_OF, TRICKS_PER_DEAL
-from engine.games.agram.state import _KERNEL, AgramState
+from engine.games.agram.state import _KERNEL, _REWARDS, AgramState
 
 
 def rollout_action(state: AgramState, rng: random.Random) -> int:
@@ -37,7 +37,15 @@ def playout(state: AgramState, rng: random.Random, teams: list[list[int]], hand0
         return state.finish_hand(rng, teams)
     while not state.is_terminal():
         state._end_deal(_play_deal(state, rng))  # deals the next deal unless the match is over (§4.5)
-    return state.outcome().rewards(teams)
+    if len(teams) != state.m.n:
+        return state.outcome().rewards(teams)
+    key = tuple(state.wins)  # every seat its own side: the rewards depend on the deals won only
+    got = _REWARDS.get(key)  # (finish_hand's cache)
+    if got is None:
+        got = state.outcome().rewards(teams)
+        if len(_REWARDS) < 4096:
+            _REWARDS[key] = got
+    return got[:]
 
 
 def _play_deal(state: AgramState, rng: random.Random) -> int:
