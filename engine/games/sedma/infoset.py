@@ -41,7 +41,7 @@ over the seat's receipts and plays whose state is the number of held cards per r
 **Sampling**, all exact, no rejection:
 
 1. ``κ`` for every other seat by an exact weighted draw (integer weights,
-   ``rng.randrange(total)``) from a dynamic programme over the other seats whose state is
+   ``rng.randrange(total)``, drawn as :func:`engine.sampling.randbelow`) from a dynamic programme over the other seats whose state is
    the unseen count of each rank a later seat played (:meth:`SedmaInfoSet._transitions`);
    a transition's weight is ``g_s(κ_s)`` times the number of ways to pick the seat's
    unseen ids. The path also fixes how many cards of each rank a later seat played the
@@ -79,7 +79,28 @@ from engine.errors import InconsistentObservationError
 from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
 from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
-from engine.sampling import Sampler, SamplingProblem
+from engine.sampling import Sampler, SamplingProblem, randbelow
+
+
+#: ``(copies, later lump copies, cards to draw, lo, hi)`` -> cumulative hypergeometric weights
+#: ``C(copies, k) * C(later, rest - k)`` for ``k = lo..hi`` (integers only: shared by every
+#: information set; the same draws as summing them per sample, issue 19).
+_LUMP: dict[tuple[int, int, int, int, int], list[int]] = {}
+
+
+def _lump_weights(c: int, total: int, rest: int, lo: int, hi: int) -> list[int]:
+    """Cumulative weights of drawing ``k = lo..hi`` of ``c`` copies when ``rest`` cards come from
+    ``c + total`` (multivariate hypergeometric, one rank at a time; :meth:`SedmaInfoSet._draw_hands`)."""
+    key = (c, total, rest, lo, hi)
+    got = _LUMP.get(key)
+    if got is None:
+        got = []
+        acc = 0
+        for i in range(lo, hi + 1):
+            acc += comb(c, i) * comb(total, rest - i)
+            got.append(acc)
+        _LUMP[key] = got
+    return got
 
 
 class SedmaInfoSet(InfoSet):
@@ -324,7 +345,7 @@ class SedmaInfoSet(InfoSet):
         out = []
         for j, s in enumerate(self._order):
             cum, opts = self._joint_steps[(j, rem)]
-            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(cum[-1]))
+            k = 0 if len(opts) == 1 else bisect_right(cum, randbelow(rng, cum[-1]))
             kappa, nxt = opts[k]
             model = self.models[s]
             comp = [0] * 8
@@ -348,10 +369,9 @@ class SedmaInfoSet(InfoSet):
                     hi = c if c < rest else rest
                     k = lo
                     if hi > lo:
-                        ws = [comb(c, i) * comb(total, rest - i) for i in range(lo, hi + 1)]
-                        r = rng.randrange(sum(ws))
+                        ws = _lump_weights(c, total, rest, lo, hi)
+                        r = randbelow(rng, ws[-1])
                         while r >= ws[k - lo]:
-                            r -= ws[k - lo]
                             k += 1
                     comp[x] += k
                     rest -= k
