@@ -17,3 +17,6 @@ cdef class Sampler:
                    c=Py_ssize_t, n=Py_ssize_t, t=Py_ssize_t, i=Py_ssize_t, e=Py_ssize_t, m=Py_ssize_t,
                    x=cython.double)
     cpdef tuple sample(self, object rng)
+
+@cython.locals(k=Py_ssize_t)
+cpdef object randbelow(object rng, object n)
