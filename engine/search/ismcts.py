@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import random
 import time
-from math import log, sqrt
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from math import log, sqrt
 from typing import Any
 
 from engine.core import Game, InfoSet, State
@@ -292,7 +292,7 @@ def so_iterations(game: Game, info: InfoSet, teams: list[list[int]], rng: random
             untried = []
             best = -1.0
             best_a = None
-            best_ch = None
+            best_ch = node  # replaced by the first tried child (every UCB value is >= 0)
             for a in legal:
                 ch = children.get(a)
                 if ch is None:

@@ -81,7 +81,6 @@ from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
 from engine.sampling import Sampler, SamplingProblem, randbelow
 
-
 #: ``copies << 12 | later lump copies << 6 | cards to draw`` (each below 64: a 32-card deck)
 #: -> cumulative hypergeometric weights ``C(copies, k) * C(later, rest - k)`` for ``k = lo..hi``
 #: (integers only: shared by every information set; the same draws as summing them per
