@@ -21,7 +21,7 @@ Compiled core: when this process runs the compiled engine (``engine/compiled.py`
 game is also measured right after in a subprocess with ``CARDARENA_PURE_PYTHON=1`` and the
 line reads ``<game> <compiled it/s> pure <pure it/s> x<ratio>`` (``--no-pure`` skips it).
 
-Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [--no-pure] [GAME ...]``.
+Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [--no-pure] [GAME[:PLAYERS] ...]``.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from engine.seeds import deal_seed  # noqa: E402
 
 VENV = os.path.join(BENCH, ".venv-openspiel")
 #: OpenSpiel game -> (our game, players, options) compared with it.
-COMPARE = {"oh_hell": ("agram", 3, {}), "hearts": ("guinote", 4, {}), "bridge": ("sedma", 4, {})}
+COMPARE: dict[str, tuple[str, int, dict]] = {"oh_hell": ("agram", 3, {}), "hearts": ("guinote", 4, {}), "bridge": ("sedma", 4, {})}
 #: OpenSpiel game -> its ``pyspiel.load_game`` string; bridge is its card play only: after the deal
 #: the runner bids a fixed auction (1NT by North, three passes), so the first decision is the lead.
 LOAD = {"oh_hell": "oh_hell", "hearts": "hearts", "bridge": "bridge(use_double_dummy_result=false)"}
@@ -91,11 +91,14 @@ for label in games:
 '''
 
 
-def setting_for(game) -> tuple[int, dict]:
-    """``(players, options)`` benchmarked for ``game``: its first strength setting, else its first config."""
+def setting_for(game, players: int | None = None) -> tuple[int, dict]:
+    """``(players, options)`` benchmarked for ``game``: its first strength setting (of ``players``
+    seats when given), else its first config (``players`` seats and no options when given)."""
     for _, name, n, opts in SETTINGS:
-        if name == game.name:
+        if name == game.name and players in (None, n):
             return n, dict(opts)
+    if players is not None:
+        return players, {}
     return game.configs[0] if game.configs else (game.min_players, {})
 
 
@@ -178,7 +181,8 @@ def openspiel_rates(iterations: int, positions: int) -> dict[tuple[str, str], fl
 def main() -> None:
     """Print ``<game> <iterations/s>`` per game (and the OpenSpiel comparison with ``--openspiel``)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("games", nargs="*", help="games (default: every registered game)")
+    ap.add_argument("games", nargs="*",
+                    help="games, GAME or GAME:PLAYERS (default: every registered game, its strength setting)")
     ap.add_argument("--iterations", type=int, default=400, help="iterations per position")
     ap.add_argument("--positions", type=int, default=5, help="positions (deals) per game")
     ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
@@ -201,14 +205,15 @@ def main() -> None:
             ours[key] = measure(registry.get_game(name), n, opts, args.iterations, args.positions)[0]
         return ours[key]
 
-    for name in args.games or registry.names():
+    for spec in args.games or registry.names():
+        name, _, players = spec.partition(":")
         game = registry.get_game(name)
-        n, opts = setting_for(game)
+        n, opts = setting_for(game, int(players) if players else None)
         cpu_rate, wall_rate = measure(game, n, opts, args.iterations, args.positions, args.opponent_model)
         ours[(name, n, json.dumps(opts, sort_keys=True))] = cpu_rate
-        pure = pure_rate(name, args) if side else None
+        pure = pure_rate(spec, args) if side else None
         extra = f" pure {pure:.0f} x{cpu_rate / pure:.2f}" if pure else ""
-        print(f"{name} {cpu_rate:.0f}{extra}", flush=True)
+        print(f"{spec} {cpu_rate:.0f}{extra}", flush=True)
         print(f"#   {name}: {n}p {json.dumps(opts)}  wall {wall_rate:.0f}/s", file=sys.stderr, flush=True)
     if args.openspiel:
         rates = openspiel_rates(args.iterations, args.positions)
