@@ -185,7 +185,7 @@ class SedmaInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
-                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies")
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -229,6 +229,7 @@ class SedmaInfoSet(InfoSet):
         self._joint_memo: dict[tuple[int, tuple[int, ...]], int] = {}
         self._joint_steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple]]] = {}
         self._order_sampler: Sampler | None = None
+        self._template: SedmaState | None = None
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
@@ -545,13 +546,18 @@ class SedmaInfoSet(InfoSet):
         if any(ptr[s] != len(recv[s]) for s in range(n)):
             raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
         stock.extend(stock_rest)
-        st = SedmaState(self.game, n, self.opts, rng.getrandbits(63))
-        st.dealer = self.dealer
-        st.hidx = self.hidx
-        st.vp = list(self.vp)
-        st.past = self.past
-        if self.past:
-            st.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
+        template = self._template
+        if template is None:  # the match's state before the deal, the same for every world
+            template = SedmaState(self.game, n, self.opts, 0)
+            template.dealer = self.dealer
+            template.hidx = self.hidx
+            template.vp = list(self.vp)
+            template.past = self.past
+            if self.past:
+                template.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
+            self._template = template
+        st = template.clone()  # copies every field the constructor sets (issue 19: cheaper than it)
+        st.deal_seed = rng.getrandbits(63)
         st._set_hand(hands, stock)
         for a in self.actions:
             st.apply(a)
