@@ -157,9 +157,9 @@ def reference_sample(s: Sampler, rng):
 
 
 def random_problem(rng):
-    """A random satisfiable-or-not problem: up to 40 cards, 1–5 locations, random masks."""
-    n_loc = rng.randint(1, 5)
-    n_cards = rng.randint(1, 40)
+    """A random satisfiable-or-not problem: up to 24 cards, 1–4 locations, random masks."""
+    n_loc = rng.randint(1, 4)
+    n_cards = rng.randint(1, 24)
     caps = [0] * n_loc
     for _ in range(n_cards):
         caps[rng.randrange(n_loc)] += 1
