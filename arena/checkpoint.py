@@ -15,6 +15,13 @@ rebuild **bit for bit**. Without history (``history=False``, what ``arena leader
 prints) the cost is the sort, the digest and the new records; with history (the report's
 rating plots) the replay is full, and the checkpoint is rewritten either way.
 
+Given the journal's vouched-for prefixes (``journal=``, from :func:`arena.journal_cache.read`),
+the checkpoint also records the journal prefix it covers, the last replay key and the tie
+counts of ``draw_probability: auto``; an update whose new rated records all sort after that key
+(the schedule plays in replay order) restores the end snapshot and sorts, hashes and replays
+only the new records (the prefix digest is chained record by record, so it goes on from a
+snapshot's digest). Anything else takes the general path above.
+
 The checkpoint is a cache: deleting it only costs time; an unreadable one is ignored.
 
 ``<folder>/checkpoint-fit.json`` keeps the batch fit's parameters (:func:`fit_start`,
