@@ -197,23 +197,32 @@ class Run:
         self.on_result = on_result
         self.warn = warn
         self.stop: Callable[[], bool] | None = None  # asked before each batch (run_tournament's stop)
-        # the journal's records of the schedule as configured (prepare checked their fingerprints);
-        # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
-        scheduled = [MatchRecord.from_json(rec) for mid, rec in journal.records.items() if mid in self.by_id]
-        self.summary = RunSummary(m.name, journal.folder, len(specs), len(scheduled),
-                                  outside=len(journal.records) - len(scheduled))
+        self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
         self.ledger = FaultLedger(self.policy)
-        self.summary.disabled.extend(self.ledger.seed(scheduled))  # disabled by an earlier run: still disabled
+        already = [0]
+
+        def scheduled() -> Iterator[MatchRecord]:
+            """The journal's records of the schedule as configured (prepare checked their fingerprints),
+            streamed one at a time (no list of records: the driver stays flat on long journals); the
+            others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated."""
+            for mid, raw in journal.records.items():
+                if mid in self.by_id:
+                    rec = MatchRecord.from_json(raw, moves=False)
+                    already[0] += 1
+                    for b, v in zip(rec.seats, rec.bot_versions):
+                        if v:
+                            self.announced.setdefault(b, v)
+                    yield rec
+
+        disabled = self.ledger.seed(scheduled())  # disabled by an earlier run: still disabled
+        self.summary = RunSummary(m.name, journal.folder, len(specs), already[0],
+                                  outside=len(journal.records) - already[0])
+        self.summary.disabled.extend(disabled)
         self.pending = [s for s in specs if s.match_id not in journal]
         fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
         self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
         self.attempts: Counter[str] = Counter()
         self.infra_attempts: Counter[str] = Counter()
-        self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
-        for rec in scheduled:
-            for b, v in zip(rec.seats, rec.bot_versions):
-                if v:
-                    self.announced.setdefault(b, v)
         self.warned: set[str] = set()
 
     def disable(self, bot: str, why: str, rule: str) -> None:

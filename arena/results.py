@@ -10,7 +10,7 @@ both go through :func:`standings`, so their tables agree.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple
     return inside, outside
 
 
-def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[list[MatchRecord], int, tables.Latency]:
+def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecord], int, tables.Latency]:
     """The schedule's records (without their decision times), the count of the others, and the
     decision times of the schedule's records: the journal's cached typed prefix plus its new
     lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed)."""

@@ -1,0 +1,313 @@
+"""The journal's records in columns: a compact in-memory form and a lazy record view (issue 18).
+
+:class:`Columns` holds a run of typed records (:class:`arena.record.MatchRecord`) as arrays —
+match ids and fingerprints as one UTF-8 blob each with offsets, seats as small ints into one
+name table (bots, games, statuses, versions interned once), ranks and scores flat per seat,
+deal index, rotation, status and time per record — about 130 bytes a two-player record
+instead of ~650 as an object. Records that do not fit the plain layout (faults, unusual
+types) are kept whole in a sparse side table, so every record round-trips **equal** to the
+one :meth:`MatchRecord.from_json` built (lineup, teams, side ranks and rewards are derived
+again the same way).
+
+:class:`RecordView` is a read-only ``Sequence[MatchRecord]`` over chosen rows of one
+:class:`Columns`: it builds a light record per index when asked, so iterating it many times
+never holds every record at once. Hot consumers can read its numpy columns directly
+(:meth:`RecordView.deal_index`, :meth:`RecordView.seat_codes`, ...).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+import numpy as np
+
+from arena.record import MatchRecord, _share, teams_of
+from engine.core import rank_rewards
+
+
+class Columns:
+    """Records as columns, appended one by one (:meth:`append`), then read by index (:meth:`record`).
+
+    Pickles compactly (arrays and bytes): the journal cache stores its chunks this way.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[str] = []          # bots, games, statuses, versions (interned once)
+        self._code: dict[str, int] = {}
+        self.ids = bytearray()              # match ids, UTF-8, concatenated
+        self.id_end = array("q")            # per record: end of its id in ``ids``
+        self.fps = bytearray()
+        self.fp_end = array("q")
+        self.game = array("i")
+        self.status = array("i")
+        self.deal = array("q")
+        self.rot = array("q")
+        self.time = array("d")              # NaN: None
+        self.seat_end = array("q")          # per record: end of its seats in the per-seat columns
+        self.seats = array("i")             # per seat: bot code
+        self.ranks = array("q")             # per seat (records with ranks only: flag ``shape``)
+        self.scores = array("d")            # per seat (records with scores only)
+        self.versions = array("i")          # per seat (records with versions only)
+        #: per record, bit 0 ranks, bit 1 scores, bit 2 versions, bit 3 int scores, bit 4 int time
+        self.shape = array("b")
+        self.extra: dict[int, tuple] = {}   # record index -> the whole record's fields (not plain)
+
+    # ------------------------------------------------------------------ building
+
+    def _c(self, name: str) -> int:
+        code = self._code.get(name)
+        if code is None:
+            code = self._code[name] = len(self.names)
+            self.names.append(name)
+        return code
+
+    def __len__(self) -> int:
+        return len(self.id_end)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_code"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._code = {n: i for i, n in enumerate(self.names)}
+
+    def nbytes(self) -> int:
+        """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""
+        return sum(len(getattr(self, n)) * (getattr(self, n).itemsize if isinstance(getattr(self, n), array) else 1)
+                   for n in ("ids", "id_end", "fps", "fp_end", "game", "status", "deal", "rot", "time", "seat_end",
+                             "seats", "ranks", "scores", "versions", "shape"))
+
+    def append(self, rec: MatchRecord) -> None:
+        """Add one record (its ``move_ms`` are not kept: the reader streams them elsewhere)."""
+        self.ids += rec.match_id.encode("utf-8", "surrogatepass")
+        self.id_end.append(len(self.ids))
+        self.fps += rec.fingerprint.encode("utf-8", "surrogatepass")
+        self.fp_end.append(len(self.fps))
+        self.game.append(self._c(rec.game))
+        self.status.append(self._c(rec.status))
+        for b in rec.seats:
+            self.seats.append(self._c(b))
+        self.seat_end.append(len(self.seats))
+        n = len(rec.seats)
+        ranks, scores, versions, t = rec.ranks, rec.scores, rec.bot_versions, rec.time_ms
+        kinds = {type(x) for x in scores} if scores is not None else set()
+        plain = (not rec.faults and not rec.move_ms and type(rec.deal_index) is int and type(rec.rotation) is int
+                 and abs(rec.deal_index) < 1 << 62 and abs(rec.rotation) < 1 << 62
+                 and (t is None or (type(t) is float and t == t) or (type(t) is int and abs(t) < 1 << 53))
+                 and rec.lineup == _lineup(rec.match_id)
+                 and (ranks is None or (len(ranks) == n and all(type(r) is int and abs(r) < 1 << 62
+                                                                for r in ranks)))
+                 and (scores is None or (len(scores) == n and (kinds <= {float} or (kinds == {int} and all(
+                     abs(x) < 1 << 53 for x in scores)))))
+                 and (not versions or len(versions) == n))
+        shape = -1
+        self.deal.append(rec.deal_index if plain else 0)
+        self.rot.append(rec.rotation if plain else 0)
+        self.time.append(float(t) if plain and t is not None else float("nan"))
+        if plain:
+            shape = (1 if ranks is not None else 0) | (2 if scores is not None else 0) | (4 if versions else 0) \
+                | (8 if kinds == {int} else 0) | (16 if type(t) is int else 0)
+            if ranks is not None:
+                self.ranks.extend(ranks)
+            if scores is not None:
+                self.scores.extend(float(x) for x in scores)
+            if versions:
+                self.versions.extend(self._c(v) for v in versions)
+        else:
+            self.extra[len(self.shape)] = tuple(getattr(rec, f) for f in _FIELDS)
+        self.shape.append(shape)
+
+    def freeze(self) -> None:
+        """Index the per-seat columns (called once the appends are done; :meth:`record` needs it)."""
+        shape = np.frombuffer(self.shape, dtype=np.int8) if len(self.shape) else np.zeros(0, np.int8)
+        seats = np.diff(np.frombuffer(self.seat_end, dtype=np.int64), prepend=0) if len(self.seat_end) else \
+            np.zeros(0, np.int64)
+        plain = shape >= 0
+
+        def starts(bit: int) -> np.ndarray:
+            n = np.where(plain & (shape & bit != 0), seats, 0)
+            return np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
+
+        self._rank_at, self._score_at, self._version_at = starts(1), starts(2), starts(4)
+
+    # ------------------------------------------------------------------ reading
+
+    def match_id(self, i: int) -> str:
+        """The match id of record ``i``."""
+        return self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]].decode("utf-8", "surrogatepass")
+
+    def record(self, i: int) -> MatchRecord:
+        """Record ``i`` as a :class:`MatchRecord` equal to the one appended (:meth:`freeze` first)."""
+        whole = self.extra.get(i)
+        if whole is not None:
+            return MatchRecord(*whole)
+        names = self.names
+        mid = self.match_id(i)
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        seats = tuple([names[c] for c in self.seats[a:b]])
+        game = names[self.game[i]]
+        shape = self.shape[i]
+        ranks = scores = None
+        side_ranks: tuple = ()
+        rewards: tuple = ()
+        teams = teams_of(game, b - a)
+        if shape & 1:
+            r = self._rank_at[i]
+            ranks, side_ranks, rewards = _derived(tuple(self.ranks[r:r + b - a]), teams)
+        if shape & 2:
+            s = self._score_at[i]
+            vals = self.scores[s:s + b - a]
+            scores = _share(tuple(int(x) for x in vals) if shape & 8 else tuple(vals))
+        versions: tuple = ()
+        if shape & 4:
+            v = self._version_at[i]
+            versions = _share(tuple([names[c] for c in self.versions[v:v + b - a]]))
+        t = self.time[i]
+        time_ms = None if t != t else (int(t) if shape & 16 else t)
+        fp = self.fps[self.fp_end[i - 1] if i else 0:self.fp_end[i]].decode("utf-8", "surrogatepass")
+        return MatchRecord(mid, _lineup(mid), game, self.deal[i], self.rot[i], seats, names[self.status[i]],
+                           ranks, scores, (), versions, (), time_ms, fp, teams, side_ranks, rewards)
+
+
+_FIELDS = MatchRecord.__dataclass_fields__.keys()
+_DERIVED: dict[tuple, tuple] = {}
+
+
+def _derived(ranks: tuple, teams: tuple) -> tuple[tuple, tuple, tuple]:
+    """``(ranks, side_ranks, rewards)`` shared tuples, as :meth:`MatchRecord.from_json` computes them."""
+    key = (ranks, teams)
+    got = _DERIVED.get(key)
+    if got is None:
+        ranks = _share(ranks)
+        got = (ranks, _share(tuple(ranks[t[0]] for t in teams)), _share(tuple(rank_rewards(list(ranks), teams))))
+        if len(_DERIVED) < 1 << 16:
+            _DERIVED[key] = got
+    return got
+
+
+def _lineup(mid: str) -> str:
+    parts = mid.split("/")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def concat(parts: Iterable[Columns]) -> Columns:
+    """One :class:`Columns` of ``parts`` in order (codes renumbered into one name table), frozen."""
+    out = Columns()
+    for p in parts:
+        base = len(out)
+        remap = np.array([out._c(n) for n in p.names], dtype=np.int32)
+
+        def code(col: array, remap: np.ndarray = remap) -> array:
+            return array("i", remap[np.frombuffer(col, dtype=np.int32)].tobytes()) if len(col) else array("i")
+
+        off = len(out.ids)
+        out.ids += p.ids
+        out.id_end.frombytes((np.frombuffer(p.id_end, dtype=np.int64) + off).tobytes())
+        off = len(out.fps)
+        out.fps += p.fps
+        out.fp_end.frombytes((np.frombuffer(p.fp_end, dtype=np.int64) + off).tobytes())
+        off = len(out.seats)
+        out.seat_end.frombytes((np.frombuffer(p.seat_end, dtype=np.int64) + off).tobytes())
+        for name in ("game", "status", "seats", "versions"):
+            getattr(out, name).extend(code(getattr(p, name)))
+        for name in ("deal", "rot", "time", "ranks", "scores", "shape"):
+            getattr(out, name).extend(getattr(p, name))
+        out.extra.update({base + i: row for i, row in p.extra.items()})
+    out.freeze()
+    return out
+
+
+class RecordView(Sequence[MatchRecord]):
+    """A read-only sequence of the records ``cols`` holds at ``index`` (an int64 array of rows, kept as ``rows``).
+
+    Each item is built when asked (:meth:`Columns.record`): nothing holds every record.
+    """
+
+    def __init__(self, cols: Columns, index: np.ndarray | None = None) -> None:
+        self.cols = cols
+        self.rows = np.arange(len(cols), dtype=np.int64) if index is None else np.asarray(index, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> MatchRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> RecordView: ...
+
+    def __getitem__(self, i: int | slice) -> MatchRecord | RecordView:
+        if isinstance(i, slice):
+            return RecordView(self.cols, self.rows[i])
+        return self.cols.record(int(self.rows[i]))
+
+    def __iter__(self) -> Iterator[MatchRecord]:
+        rec = self.cols.record
+        for i in self.rows.tolist():
+            yield rec(i)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return NotImplemented if not isinstance(other, Sequence) else False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------------- columns for hot consumers
+
+    def deal_index(self) -> np.ndarray:
+        """Per record, its deal index (int64; 0 for a record kept whole, see :meth:`Columns.append`)."""
+        return np.frombuffer(self.cols.deal, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+
+    def rotation(self) -> np.ndarray:
+        """Per record, its rotation (int64, as :meth:`deal_index`)."""
+        return np.frombuffer(self.cols.rot, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+
+    def seat_codes(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """``(seat start per record, bot code per seat of the whole column, name table)``: record ``k``'s
+        seats are ``codes[start[k]:start[k] + players]`` decoded by the name table."""
+        end = np.frombuffer(self.cols.seat_end, dtype=np.int64)
+        start = np.concatenate(([0], end[:-1])) if len(end) else end
+        return start[self.rows], np.frombuffer(self.cols.seats, dtype=np.int32), self.cols.names
+
+    def replay_order(self, rate_forfeits: bool = False) -> RecordView:
+        """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
+        stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view."""
+        keep: list[int] = []
+        deal: list[int] = []
+        rot: list[int] = []
+        lineups: list[bytes] = []
+        for i in self.rows.tolist():
+            rec = self.cols.record(i)
+            if rec.rated(rate_forfeits):
+                keep.append(i)
+                deal.append(rec.deal_index)
+                rot.append(rec.rotation)
+                lineups.append(rec.lineup.encode())
+        if not keep:
+            return RecordView(self.cols, np.zeros(0, np.int64))
+        if max(map(abs, deal)) >= 1 << 62 or max(map(abs, rot)) >= 1 << 62 or any(b"\0" in x for x in lineups):
+            # beyond int64 / numpy bytes drop trailing NULs: sort in Python
+            order = sorted(range(len(keep)), key=lambda k: (deal[k], rot[k], lineups[k]))
+        else:
+            _, lin = np.unique(np.array(lineups, dtype=bytes), return_inverse=True)
+            order = np.lexsort((lin, np.array(rot, dtype=np.int64), np.array(deal, dtype=np.int64))).tolist()
+        return RecordView(self.cols, np.array(keep, dtype=np.int64)[order])
+
+
+def view_of(records: Iterable[MatchRecord]) -> RecordView:
+    """A :class:`RecordView` of ``records`` (tests and callers holding whole records)."""
+    cols = Columns()
+    for rec in records:
+        cols.append(rec)
+    cols.freeze()
+    return RecordView(cols)
+
+
+def is_view(records: Sequence[Any]) -> bool:
+    """Whether ``records`` is a :class:`RecordView` (consumers may then read its columns)."""
+    return isinstance(records, RecordView)
