@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import schedule_file
 from arena.adaptive import adaptive_schedule, is_adaptive
 from arena.executors import (
     Batcher,
@@ -121,7 +122,8 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
 
     What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
     settings the next run is checked against (:func:`arena.schedule.tournament_settings`),
-    and the schedule (``match id -> fingerprint``): the tables rate only the journal's
+    and the schedule (``match id -> fingerprint``, compact from
+    :data:`arena.schedule_file.COMPACT_FROM` matches): the tables rate only the journal's
     records of this schedule; ``sandbox``: the sandbox this run's bots get
     (:func:`sandbox_mode`, shown in ``leaderboard.json`` and ``report.html``). Replaced atomically.
 
@@ -135,7 +137,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
             "bot_files": bot_files(tournament),
-            "schedule": {s.match_id: s.fingerprint for s in specs}}
+            **schedule_file.encode({s.match_id: s.fingerprint for s in specs})}
     tmp = folder / "tournament.json.tmp"
     try:
         tmp.write_text(json.dumps(meta, indent=2) + "\n")

@@ -28,6 +28,9 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arena.schedule_file import encode, schedule_of  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 GAME = {2: "agram", 4: "sedma"}
 
@@ -72,7 +75,7 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
     schedule: dict[str, str] = {}
     meta_path = folder / "tournament.json"
     if start and meta_path.exists():
-        schedule = json.loads(meta_path.read_text())["schedule"]
+        schedule = dict(schedule_of(json.loads(meta_path.read_text())) or {})
     with open(folder / "matches.jsonl", "ab" if start else "wb") as f:
         for i in range(start, n):
             rec = synthetic_record(name, i, bots, strength, players, rng)
@@ -84,7 +87,7 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
             "partners": "self", "rotations": "cyclic", "lineups": "sample",
             "ratings": {"draw_probability": 0.1, "tau": "default", "fixed": [], "mu": 25.0, "sigma": 25 / 3},
             "rate_forfeits": False, "settings": {"game": GAME[players], "players": players},
-            "schedule": schedule}
+            **encode(schedule)}
     meta_path.write_text(json.dumps(meta))
 
 
@@ -221,8 +224,8 @@ def main() -> None:
                 print(f"cheap run, {deals} deals: {n:>8} matches recorded  RSS {mb:7.0f} MB", flush=True)
         return
     if args.driver:
-        for n, mb in driver_memory(args.driver, 10 * max(1, len(json.loads(
-                (args.driver / "tournament.json").read_text())["schedule"]) // 100), args.bots, args.players):
+        for n, mb in driver_memory(args.driver, 10 * max(1, len(schedule_of(json.loads(
+                (args.driver / "tournament.json").read_text())) or {}) // 100), args.bots, args.players):
             print(f"driver journal: {n:>9} records  RSS {mb:7.0f} MB", flush=True)
         return
     global FORMAT
