@@ -53,6 +53,7 @@ class Columns:
         #: per record, bit 0 ranks, bit 1 scores, bit 2 versions, bit 3 int scores, bit 4 int time
         self.shape = array("b")
         self.extra: dict[int, tuple] = {}   # record index -> the whole record's fields (not plain)
+        self._memo: dict[tuple[int, bytes], tuple] = {}  # see _tuple
 
     # ------------------------------------------------------------------ building
 
@@ -68,12 +69,13 @@ class Columns:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["_code"]
+        del state["_code"], state["_memo"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._code = {n: i for i, n in enumerate(self.names)}
+        self._memo = {}
 
     def nbytes(self) -> int:
         """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""
@@ -140,6 +142,25 @@ class Columns:
         """The match id of record ``i``."""
         return self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]].decode("utf-8", "surrogatepass")
 
+    def _tuple(self, kind: int, col: array, at: int, n: int) -> tuple:
+        """The shared tuple of ``col[at:at + n]`` read as ``kind`` (0 names, 1 float scores, 2 int
+        scores, 3 ranks with their side ranks and rewards), memoized by its bytes."""
+        raw = col[at:at + n]
+        key = (kind, raw.tobytes())
+        got = self._memo.get(key)
+        if got is None:
+            if kind == 0:
+                got = tuple([self.names[c] for c in raw])
+            elif kind == 1:
+                got = _share(tuple(raw))
+            elif kind == 2:
+                got = _share(tuple(int(x) for x in raw))
+            else:
+                got = tuple(raw)
+            if len(self._memo) < 1 << 16:
+                self._memo[key] = got
+        return got
+
     def record(self, i: int) -> MatchRecord:
         """Record ``i`` as a :class:`MatchRecord` equal to the one appended (:meth:`freeze` first)."""
         whole = self.extra.get(i)
@@ -148,32 +169,35 @@ class Columns:
         names = self.names
         mid = self.match_id(i)
         a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
-        seats = tuple([names[c] for c in self.seats[a:b]])
+        n = b - a
+        seats = self._tuple(0, self.seats, a, n)
         game = names[self.game[i]]
         shape = self.shape[i]
         ranks = scores = None
         side_ranks: tuple = ()
         rewards: tuple = ()
-        teams = teams_of(game, b - a)
+        teams = teams_of(game, n)
         if shape & 1:
-            r = self._rank_at[i]
-            ranks, side_ranks, rewards = _derived(tuple(self.ranks[r:r + b - a]), teams)
+            ranks, side_ranks, rewards = _derived(self._tuple(3, self.ranks, self._rank_at[i], n), teams)
         if shape & 2:
-            s = self._score_at[i]
-            vals = self.scores[s:s + b - a]
-            scores = _share(tuple(int(x) for x in vals) if shape & 8 else tuple(vals))
+            scores = self._tuple(2 if shape & 8 else 1, self.scores, self._score_at[i], n)
         versions: tuple = ()
         if shape & 4:
-            v = self._version_at[i]
-            versions = _share(tuple([names[c] for c in self.versions[v:v + b - a]]))
+            versions = _share(self._tuple(0, self.versions, self._version_at[i], n))
         t = self.time[i]
         time_ms = None if t != t else (int(t) if shape & 16 else t)
         fp = self.fps[self.fp_end[i - 1] if i else 0:self.fp_end[i]].decode("utf-8", "surrogatepass")
-        return MatchRecord(mid, _lineup(mid), game, self.deal[i], self.rot[i], seats, names[self.status[i]],
-                           ranks, scores, (), versions, (), time_ms, fp, teams, side_ranks, rewards)
+        rec = _new(MatchRecord)
+        for put, v in zip(_SETTERS, (mid, _lineup(mid), game, self.deal[i], self.rot[i], seats, names[self.status[i]],
+                                     ranks, scores, (), versions, (), time_ms, fp, teams, side_ranks, rewards)):
+            put(rec, v)
+        return rec
 
 
-_FIELDS = MatchRecord.__dataclass_fields__.keys()
+_FIELDS = tuple(MatchRecord.__dataclass_fields__)
+#: the slots' setters: a record built field by field as the frozen dataclass's __init__ does, without its call
+_SETTERS = tuple(getattr(MatchRecord, f).__set__ for f in _FIELDS)
+_new = object.__new__
 _DERIVED: dict[tuple, tuple] = {}
 
 
