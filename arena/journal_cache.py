@@ -176,12 +176,15 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True) -> tuple[RecordView, int, dict[str, array], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, array], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
     :param bots: the bots whose decision times are collected.
     :param cache: False: ignore the cache, read the whole journal and write a fresh cache.
+    :param prefixes: if given, filled with ``(end, digest, inside records in [0, end))`` per
+        vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key
+        (the interface of branch scale4).
     :returns: ``(inside records in file order, count of the others, per-bot decision times,
         info)`` — the records as a lazy :class:`arena.columns.RecordView` over columns (no record
         object is held); ``info``: ``{"cached": records taken from the cache, "parsed": records
@@ -203,7 +206,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         for i, was in enumerate(flags.tolist()):
             if ok(cols.record(i)) != was:  # the schedule changed: the cached split and times no longer hold
-                return read(folder, ok, bots, cache=False)
+                return read(folder, ok, bots, cache=False, prefixes=prefixes)
         for ch in chunks:
             for b, ts in ch["times"].items():
                 if b in times:
@@ -224,5 +227,10 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         _write(cpath, 0, tail)
     elif tail is not None or keep != size:
         _write(cpath, keep, tail)
+    if prefixes is not None:  # (end, digest, inside records before end): arena.tallies' checkpoint
+        n_in = 0
+        for ch in [*chunks, *([tail] if tail is not None else [])]:
+            n_in += sum(ch["inside"])
+            prefixes.append((ch["end"], ch["digest"], n_in))
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}

@@ -144,7 +144,10 @@ def test_columnar_reader_equals_the_old_reader_after_random_interruptions(tmp_pa
         partial = orjson.dumps(raws[done]) if done < len(raws) and rng.random() < 0.3 else b""
         with open(path, "ab") as f:
             f.write(b"".join(chunk) + partial[: len(partial) // 2])
-        got, outside, _times, _info = journal_cache.read(folder, ok, BOTS)
+        prefixes: list = []
+        got, outside, _times, _info = journal_cache.read(folder, ok, BOTS, prefixes=prefixes)
+        data = path.read_bytes()
+        assert prefixes[-1][0] == data.rfind(b"\n") + 1 and prefixes[-1][2] == len(got)
         ref = [r for _raw, r in iter_raw_records(folder, moves=False)]
         want = [r for r in ref if ok(r)]
         assert isinstance(got, RecordView)
