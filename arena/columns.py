@@ -157,7 +157,7 @@ class Columns:
                 got = _share(tuple(int(x) for x in raw))
             else:
                 got = tuple(raw)
-            if len(self._memo) < 1 << 16:
+            if len(self._memo) < 1 << 14:
                 self._memo[key] = got
         return got
 
@@ -300,27 +300,86 @@ class RecordView(Sequence[MatchRecord]):
 
     def replay_order(self, rate_forfeits: bool = False) -> RecordView:
         """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
-        stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view."""
-        keep: list[int] = []
-        deal: list[int] = []
-        rot: list[int] = []
-        lineups: list[bytes] = []
-        for i in self.rows.tolist():
-            rec = self.cols.record(i)
-            if rec.rated(rate_forfeits):
-                keep.append(i)
-                deal.append(rec.deal_index)
-                rot.append(rec.rotation)
-                lineups.append(rec.lineup.encode())
-        if not keep:
-            return RecordView(self.cols, np.zeros(0, np.int64))
-        if max(map(abs, deal)) >= 1 << 62 or max(map(abs, rot)) >= 1 << 62 or any(b"\0" in x for x in lineups):
-            # beyond int64 / numpy bytes drop trailing NULs: sort in Python
-            order = sorted(range(len(keep)), key=lambda k: (deal[k], rot[k], lineups[k]))
+        stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view.
+
+        Computed on the columns (numpy: deal, rotation, the lineup's bytes in the id blob, which
+        sort as the strings do), so no list of records or keys is held."""
+        cols, rows = self.cols, self.rows
+        if not len(rows):
+            return RecordView(cols, rows)
+        shape = np.frombuffer(cols.shape, dtype=np.int8)[rows]
+        status = np.frombuffer(cols.status, dtype=np.int32)[rows]
+        ok = cols._code.get("ok", -2)
+        forfeit = cols._code.get("forfeit", -2) if rate_forfeits else -2
+        rated = (shape >= 0) & (shape & 1 != 0) & ((status == ok) | (status == forfeit))
+        deal = np.frombuffer(cols.deal, dtype=np.int64)[rows].copy()
+        rot = np.frombuffer(cols.rot, dtype=np.int64)[rows].copy()
+        lo, hi = _lineup_spans(cols, rows)
+        whole = np.flatnonzero(shape < 0)
+        extra_lineups: dict[int, bytes] = {}
+        for k in whole.tolist():  # records kept whole: their own fields
+            rec = cols.record(int(rows[k]))
+            rated[k] = rec.rated(rate_forfeits)
+            if rated[k]:
+                if type(rec.deal_index) is not int or type(rec.rotation) is not int or \
+                        max(abs(rec.deal_index), abs(rec.rotation)) >= 1 << 62:
+                    return self._sorted_in_python(rate_forfeits)
+                deal[k], rot[k] = rec.deal_index, rec.rotation
+                extra_lineups[k] = rec.lineup.encode("utf-8", "surrogatepass")
+        keep = np.flatnonzero(rated)
+        if not len(keep):
+            return RecordView(cols, np.zeros(0, np.int64))
+        width = int(max([int((hi - lo)[keep].max())] + [len(x) for x in extra_lineups.values()]))
+        blob = np.frombuffer(cols.ids, dtype=np.uint8)
+        n = (hi - lo)[keep]
+        at = np.searchsorted(keep, np.array(sorted(extra_lineups), dtype=np.int64))
+        for j, lu in zip(at.tolist(), [extra_lineups[k] for k in sorted(extra_lineups)]):
+            n[j] = len(lu)
+        if width == 0:
+            lin = np.zeros(len(keep), np.int64)
         else:
-            _, lin = np.unique(np.array(lineups, dtype=bytes), return_inverse=True)
-            order = np.lexsort((lin, np.array(rot, dtype=np.int64), np.array(deal, dtype=np.int64))).tolist()
-        return RecordView(self.cols, np.array(keep, dtype=np.int64)[order])
+            fixed = np.zeros((len(keep), width), dtype=np.uint8)
+            for c in range(0, len(keep), 1 << 16):  # gathered in slices: the index array stays small
+                ks = keep[c:c + (1 << 16)]
+                idx = lo[ks, None] + np.arange(width)[None, :]
+                inside = idx < hi[ks, None]
+                fixed[c:c + len(ks)] = np.where(inside, blob[np.minimum(idx, len(blob) - 1)], 0)
+            for j, lu in zip(at.tolist(), [extra_lineups[k] for k in sorted(extra_lineups)]):
+                fixed[j] = 0
+                fixed[j, :len(lu)] = np.frombuffer(lu, dtype=np.uint8)
+            if _has_nul(fixed, n):
+                return self._sorted_in_python(rate_forfeits)  # a NUL inside a lineup: numpy would drop it
+            _, lin = np.unique(fixed.view(f"S{width}").ravel(), return_inverse=True)
+        order = np.lexsort((lin.ravel(), rot[keep], deal[keep]))
+        return RecordView(cols, rows[keep[order]])
+
+    def _sorted_in_python(self, rate_forfeits: bool) -> RecordView:
+        """:meth:`replay_order` by ``sorted`` (keys beyond int64, or NUL characters in a lineup)."""
+        recs = [(k, r) for k, r in enumerate(self) if r.rated(rate_forfeits)]
+        recs.sort(key=lambda kr: kr[1].replay_key())
+        return RecordView(self.cols, self.rows[np.array([k for k, _ in recs], dtype=np.int64)])
+
+
+def _lineup_spans(cols: Columns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the byte span ``[lo, hi)`` of its lineup (the id's second ``/`` part) in ``cols.ids``."""
+    end = np.frombuffer(cols.id_end, dtype=np.int64)
+    start = np.concatenate(([0], end[:-1]))[rows]
+    end = end[rows]
+    slash = np.flatnonzero(np.frombuffer(cols.ids, dtype=np.uint8) == 47) if len(cols.ids) else np.zeros(0, np.int64)
+    first = np.searchsorted(slash, start)
+    s1 = np.where(first < len(slash), slash[np.minimum(first, len(slash) - 1)], end)
+    has1 = s1 < end
+    s2 = np.where(first + 1 < len(slash), slash[np.minimum(first + 1, max(len(slash) - 1, 0))], end)
+    lo = np.where(has1, s1 + 1, end)
+    hi = np.where(has1, np.minimum(s2, end), end)
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _has_nul(fixed: np.ndarray, n: np.ndarray) -> bool:
+    """Whether a row of ``fixed`` holds a NUL byte within its first ``n[row]`` bytes (its lineup)."""
+    cols = np.arange(fixed.shape[1])[None, :]
+    return any(bool(((fixed[c:c + (1 << 16)] == 0) & (cols < n[c:c + (1 << 16), None])).any())
+               for c in range(0, len(fixed), 1 << 16))
 
 
 def view_of(records: Iterable[MatchRecord]) -> RecordView:

@@ -215,7 +215,11 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         first_line = sum(ch["lines"] for ch in chunks)
         tail = _parse_tail(path, journal, offset, h, cols, ok, bots, first_line)
     if tail is not None:
-        cols = concat([cols, tail["cols"]])
+        if len(cols):
+            cols = concat([cols, tail["cols"]])
+        else:  # nothing cached: the new chunk's columns as they are (no copy)
+            cols = tail["cols"]
+            cols.freeze()
         flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
         for b, ts in tail["times"].items():
             times[b].extend(ts)

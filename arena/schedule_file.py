@@ -38,20 +38,34 @@ def encode(schedule: Mapping[str, str]) -> dict[str, Any]:
     return {KEY: {"format": 1, "count": len(ids), "ids": "\n".join(ids), "fingerprints": "\n".join(fps)}}
 
 
-class _Blob(Sequence[bytes]):
-    """The newline-joined strings of ``data`` as a sequence of bytes (offsets in numpy)."""
+class _Blob(Sequence[Any]):
+    """The newline-joined strings of ``data`` as a sequence (str slices when ``data`` is ASCII —
+    held as the JSON gave it, no copy — else bytes slices of its UTF-8, which sort the same);
+    one int64 start per string."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        cuts = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) if data else np.zeros(0, np.int64)
+    def __init__(self, data: str) -> None:
+        self.data: str | bytes = data if data.isascii() else data.encode("utf-8", "surrogatepass")
+        raw = self.data.encode("ascii") if isinstance(self.data, str) else self.data
+        cuts = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10) if raw else np.zeros(0, np.int64)
+        del raw
         self.start = np.concatenate(([0], cuts + 1)).astype(np.int64) if data else np.zeros(0, np.int64)
-        self.end = np.concatenate((cuts, [len(data)])).astype(np.int64) if data else np.zeros(0, np.int64)
+        self.size = len(self.data)
 
     def __len__(self) -> int:
         return len(self.start)
 
     def __getitem__(self, i):
-        return self.data[self.start[i]:self.end[i]]
+        end = int(self.start[i + 1]) - 1 if i + 1 < len(self.start) else self.size
+        return self.data[int(self.start[i]):end]
+
+    def key(self, s: str) -> str | bytes:
+        """``s`` in the form the items have (str or UTF-8 bytes)."""
+        return s if isinstance(self.data, str) else s.encode("utf-8", "surrogatepass")
+
+    def text(self, i: int) -> str:
+        """Item ``i`` as a str."""
+        got = self[i]
+        return got if isinstance(got, str) else got.decode("utf-8", "surrogatepass")
 
 
 class CompactSchedule(Mapping[str, str]):
@@ -62,14 +76,14 @@ class CompactSchedule(Mapping[str, str]):
 
     def __init__(self, entry: Mapping[str, Any]) -> None:
         ids, fps = str(entry.get("ids", "")), str(entry.get("fingerprints", ""))
-        self._ids = _Blob(ids.encode("utf-8", "surrogatepass"))
-        self._fps = _Blob(fps.encode("utf-8", "surrogatepass"))
+        self._ids = _Blob(ids)
+        self._fps = _Blob(fps)
         n = len(self._ids)
         if n != len(self._fps) or n != int(entry.get("count", n)):
             raise ValueError(f"{n} ids, {len(self._fps)} fingerprints, count {entry.get('count')}")
 
     def _find(self, match_id: str) -> int:
-        key = match_id.encode("utf-8", "surrogatepass")
+        key = self._ids.key(match_id)
         i = bisect.bisect_left(self._ids, key)
         return i if i < len(self._ids) and self._ids[i] == key else -1
 
@@ -77,7 +91,7 @@ class CompactSchedule(Mapping[str, str]):
         i = self._find(match_id) if isinstance(match_id, str) else -1
         if i < 0:
             raise KeyError(match_id)
-        return self._fps[i].decode("utf-8", "surrogatepass")
+        return self._fps.text(i)
 
     def __contains__(self, match_id: object) -> bool:
         return isinstance(match_id, str) and self._find(match_id) >= 0
@@ -87,7 +101,7 @@ class CompactSchedule(Mapping[str, str]):
 
     def __iter__(self) -> Iterator[str]:
         for i in range(len(self._ids)):
-            yield self._ids[i].decode("utf-8", "surrogatepass")
+            yield self._ids.text(i)
 
 
 def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:

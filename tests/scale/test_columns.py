@@ -174,3 +174,17 @@ def test_columns_are_compact():
     assert not view.cols.extra
     per = view.cols.nbytes() / len(recs)
     assert per < 160, per  # ~650 bytes as MatchRecord objects (docs/benchmarks.md)
+
+
+def test_replay_order_falls_back_for_nul_lineups_and_huge_deals():
+    rng = random.Random(10)
+    raws = [raw_record(rng, i) for i in range(300)]
+    for r in raws[::5]:
+        r["seats"] = ["a\0b" if s == "alpha" else s for s in r["seats"]]
+        r["match_id"] = r["match_id"].replace("alpha", "a\0b")
+    raws[7]["deal_index"] = 2**70
+    recs = [MatchRecord.from_json(r, moves=False) for r in raws]
+    for rf in (False, True):
+        want = sorted((r for r in recs if r.rated(rf)), key=MatchRecord.replay_key)
+        assert list(view_of(recs).replay_order(rf)) == want
+        assert list(view_of(recs[8:]).replay_order(rf)) == [r for r in want if r in recs[8:]]
