@@ -69,13 +69,15 @@ class Columns:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["_code"], state["_memo"]
+        for derived in ("_code", "_memo", "_rank_at", "_score_at", "_version_at"):
+            state.pop(derived, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._code = {n: i for i, n in enumerate(self.names)}
         self._memo = {}
+        self.freeze()
 
     def nbytes(self) -> int:
         """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""

@@ -56,7 +56,8 @@ class _Seen:
 
     def __init__(self, cached: Columns, tail: Columns) -> None:
         self.cached, self.tail = cached, tail
-        self.hashes = np.array([hash(cached.match_id(i)) for i in range(len(cached))], dtype=np.int64)
+        self.hashes = np.fromiter((hash(cached.match_id(i)) for i in range(len(cached))), dtype=np.int64,
+                                  count=len(cached))
         self.sorted = np.sort(self.hashes)
         self.new: set[int] = set()
         self.new_hashes = array("q")
@@ -202,15 +203,24 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}
     with journal:
         chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, hashlib.blake2b(digest_size=16), 0)
-        cols = concat(ch["cols"] for ch in chunks)
+        if len(chunks) == 1:  # the usual case after a rebuild: its columns as they are (no copy)
+            cols = chunks[0]["cols"]
+            cols.freeze()
+        else:
+            cols = concat(ch["cols"] for ch in chunks)
+        for ch in chunks:
+            ch["cols"] = None  # the chunks' own columns are not held twice
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         for i, was in enumerate(flags.tolist()):
             if ok(cols.record(i)) != was:  # the schedule changed: the cached split and times no longer hold
                 return read(folder, ok, bots, cache=False, prefixes=prefixes)
         for ch in chunks:
-            for b, ts in ch["times"].items():
+            for b, ts in ch.pop("times").items():
                 if b in times:
-                    times[b].extend(ts)
+                    if len(times[b]):
+                        times[b].extend(ts)
+                    else:
+                        times[b] = ts  # the unpickled array itself (no copy)
         cached = len(cols)
         first_line = sum(ch["lines"] for ch in chunks)
         tail = _parse_tail(path, journal, offset, h, cols, ok, bots, first_line)
