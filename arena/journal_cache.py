@@ -232,7 +232,10 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             cols.freeze()
         flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
         for b, ts in tail["times"].items():
-            times[b].extend(ts)
+            if len(times[b]):
+                times[b].extend(ts)
+            else:
+                times[b] = ts  # the chunk's array itself (no second copy; the chunk is only written)
     try:
         size = cpath.stat().st_size
     except OSError:
