@@ -117,7 +117,8 @@ def _join(words: Any, off: int) -> int:
     """The card mask of the six words ``words[off:off + 6]``."""
     mask = 0
     for c in range(6):
-        mask |= words[off + c] << (17 * c)
+        w = words[off + c]   # a Python int (rollout.pxd): the shift goes past 64 bits
+        mask |= w << (17 * c)
     return mask
 
 
@@ -151,7 +152,7 @@ def _select(hc: Any, plan: int, can_pass: bool, r: float) -> int:
             if need == 2 and m:
                 m ^= 1 << _top(m)
         mm[c] = m
-        cc[c] = _pop(m) - (1 if m & 3 == 3 else 0)   # the two zeros are one face
+        cc[c] = _pop(m) - (1 if (m & 3) == 3 else 0)   # the two zeros are one face
         total += cc[c]
     done = 1 if plan & DONE_BIT else 0
     k = int(r * (total + done + (1 if can_pass else 0)))
