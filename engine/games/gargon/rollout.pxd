@@ -6,6 +6,11 @@ cdef int DONE_BIT, NOPLAN
 cdef int POP9[512]
 cdef int TOP9[512]
 cdef int POW3[6]
+cdef int POW5[5]
+cdef int MULT[4]
+cdef int AM_LO[512]
+cdef int AM_HI[256]
+cdef object AM_KEY
 cdef int START_PLAN[343]
 cdef int DONE_PKEY[343]
 cdef int DONE_CAP1[343]
@@ -31,6 +36,10 @@ cdef int _select(int *hc, int plan, bint can_pass, double r)
 @cython.locals(c=cython.int, b1=cython.int, b2=cython.int, s=cython.int, m=cython.int, hi=cython.int,
                i=cython.int, battle=cython.int, top=cython.int)
 cdef void _battles(int *played, int *stash, int *discard, int n)
+
+@cython.locals(lo=list, hi=list, i=cython.int, total=cython.int[5], c=cython.int, top=cython.int,
+               leaders=cython.int, s=cython.int, m=cython.int, k=cython.int, code=cython.int)
+cdef int _rank_code(int *stash, int n, object amulets) except -1
 
 @cython.locals(n=cython.int, pass_choice=cython.bint, replacement=cython.bint, start=cython.int,
                turn=cython.int, phase=cython.int, passed=cython.int, psize=cython.int, pkey=cython.int,

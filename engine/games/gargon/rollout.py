@@ -28,6 +28,7 @@ import random
 from array import array
 from typing import Any
 
+from engine.core import rank_rewards
 from engine.games.gargon import actions as _a
 from engine.games.gargon import rules as _r
 from engine.games.gargon import state as _s
@@ -55,6 +56,9 @@ NOPLAN = 0xFFFF
 POP9 = tuple(b.bit_count() for b in range(512))
 TOP9 = tuple(b.bit_length() - 1 for b in range(512))
 POW3 = tuple(3 ** c for c in range(_a.NCOL))
+POW5 = tuple(5 ** s for s in range(5))
+#: the amulet multiplier of a stash word by its zeros' bits (×1, ×2, ×4, §4.6)
+MULT = (1, 2, 2, 4)
 
 
 def _pack(plan: Any) -> int:
@@ -73,6 +77,14 @@ START_PLAN = tuple(_pack(p) if p is not None else NOPLAN for p in _s._START_PLAN
 DONE_PAT = tuple(_s._DONE_INFO[c][1] if c in _s._DONE_INFO else () for c in range(_s._NCODES))
 DONE_PKEY = tuple(_s._DONE_INFO[c][2] if c in _s._DONE_INFO else 0 for c in range(_s._NCODES))
 DONE_CAP1 = tuple(c in _s._DONE_INFO and _s._DONE_INFO[c][3] is _s._CAPS1 for c in range(_s._NCODES))
+#: the amulet sums of the 9 low and 8 high bits of a colour word (``rules._amulet_sums``) for
+#: the amulet table ``AM_KEY`` (the last one seen; reloaded when a state has another)
+AM_LO = [0] * 512
+AM_HI = [0] * 256
+AM_KEY: Any = None
+#: per player count, the default sides; rewards per ``(rank code, n)`` for those sides
+SINGLES = [[[i] for i in range(n)] for n in range(6)]
+REWARDS: dict[int, list[float]] = {}
 #: the followers' packed plans by key (``GargonState._play_actions``'s key), filled on demand
 FOLLOWER_PLANS = array("H", [NOPLAN]) * (len(_s._PATTERNS) * _s._NCODES * NCAPS)
 
@@ -88,11 +100,17 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     :param state: a :class:`~engine.games.gargon.state.GargonState` (changed in place).
     :param teams: the sides, for :meth:`Outcome.rewards`.
     """
-    if state.phase != OVER_:
-        if hand_rollouts and state.hand_no != hand0:
-            return state.hand_rewards()
-        _play(state, rng.random, FOLLOWER_PLANS)
-    return state.outcome().rewards(teams)
+    if state.phase == OVER_ or (hand_rollouts and state.hand_no != hand0):
+        return state.outcome().rewards(teams) if state.phase == OVER_ else state.hand_rewards()
+    code = _play(state, rng.random, FOLLOWER_PLANS)
+    n = state.n
+    if teams == SINGLES[n]:
+        key = code * 8 + n
+        rewards = REWARDS.get(key)
+        if rewards is None:
+            rewards = REWARDS[key] = rank_rewards([code // 5 ** s % 5 for s in range(n)], teams)
+        return list(rewards)
+    return rank_rewards([code // 5 ** s % 5 for s in range(n)], teams)
 
 
 def _pop(m: int) -> int:
@@ -202,8 +220,48 @@ def _battles(played: Any, stash: Any, discard: Any, n: int) -> None:
             discard[c] |= battle ^ (1 << top)
 
 
+def _rank_code(stash: Any, n: int, amulets: Any) -> int:
+    """The places of the totals of §4.6 (``rules.scores``, ``core.ranks_from_results``) as
+    ``sum(rank[s] * 5 ** s)``; ``stash`` holds the stash words."""
+    global AM_KEY
+    if amulets is not AM_KEY:
+        lo, hi = _r._amulet_sums(amulets)
+        for i in range(512):
+            AM_LO[i] = lo[i]
+        for i in range(256):
+            AM_HI[i] = hi[i]
+        AM_KEY = amulets
+    total = [0, 0, 0, 0, 0]
+    for c in range(6):
+        top = 0
+        leaders = 0
+        for s in range(n):
+            m = stash[6 * s + c]
+            if m:
+                total[s] += (AM_LO[m & 511] + AM_HI[m >> 9]) * MULT[m & 3]
+                k = _pop(m)
+                if k > top:
+                    top = k
+                    leaders = 0
+                if k == top:
+                    leaders += 1
+        if top:
+            for s in range(n):
+                if _pop(stash[6 * s + c]) == top:
+                    total[s] += 10 if leaders == 1 else 5
+    code = 0
+    for s in range(n):
+        k = 0
+        for i in range(n):
+            if total[i] > total[s]:
+                k += 1
+        code += k * POW5[s]
+    return code
+
+
 def _play(st: Any, rand: Any, plans: Any) -> int:
-    """Play the match of ``st`` to its end (``rand`` = ``rng.random``, once per decision); write ``st`` back."""
+    """Play the match of ``st`` to its end (``rand`` = ``rng.random``, once per decision); write
+    ``st`` back; the places of the final totals (:func:`_rank_code`)."""
     n = st.n
     pass_choice = st.pass_choice
     replacement = st.replacement
@@ -411,5 +469,5 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
     st.hist_len += nhist
     st.hand_no = 1
     st._legal = None
-    return 0
+    return _rank_code(stash, n, st.amulets)
 
