@@ -77,6 +77,18 @@ def test_kernel_equals_loop(name: str) -> None:
 
 # ---------------------------------------------------------------- Gargon (issue 19, helper cy5)
 
+from engine import compiled  # noqa: E402
+from engine.games.gargon import rollout as gargon_rollout  # noqa: E402
+
+
+def test_gargon_uses_its_kernel_when_compiled() -> None:
+    """``Gargon.playout`` is the kernel exactly when it is compiled (interpreted, the loop is faster)."""
+    game = registry.get_game("gargon")
+    if compiled.is_compiled(gargon_rollout):
+        assert game.playout is gargon_rollout.playout
+    else:
+        assert game.playout is None
+
 def gargon_positions(game, n, opts, count, seed):
     """Random-play positions of Gargon spread over the whole match (every phase, late rounds)."""
     rng = random.Random(seed)
@@ -112,7 +124,7 @@ def test_gargon_kernel_equals_loop_everywhere(setting: int) -> None:
         for teams in (game.teams(n), [list(range(n - 1)), [n - 1]]):
             a, b = s.clone(), s.clone()
             ra, rb = random.Random(k), random.Random(k)
-            got = game.playout(a, ra, teams, 0, k % 2 == 0)
+            got = gargon_rollout.playout(a, ra, teams, 0, k % 2 == 0)   # also when pure
             want = loop_rewards(game, b, rb, teams, 0, k % 2 == 0)
             where = f"gargon setting {setting} position {k} teams {teams}"
             assert got == want, where
