@@ -58,11 +58,20 @@ def markdown(r: SprtResult) -> str:
         f"| faults | blocks lost to candidate faults: {r.lost}; void blocks: {r.void}; "
         f"matches with faults: {', '.join(f'{b} {n}' for b, n in sorted(r.faults.items())) or 'none'} |",
         f"| clock | move {s['clock']['move_ms']} ms, bank {s['clock']['bank_ms']} ms |",
+        *(f"| {b['role']} `{b['name']}` | `{_cell(b['cmd'])}` · files {b['files']}"
+          + (f" · announced `{_cell(b['announced'])}`" if b["announced"] else "") + " |" for b in s.get("bots", [])),
     ]
+    if sw := s.get("software"):
+        lines.append(f"| software | cardarena {sw['cardarena']}, engine {sw['engine']}, sandbox {sw['sandbox']} |")
     if r.reason:
         lines.append(f"| note | {r.reason} |")
     lines += ["", f"`arena sprt` exit code {r.code} ({r.verdict}); results in `{r.folder}/`."]
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """``text`` safe inside a markdown table cell and code span."""
+    return text.replace("|", "\\|").replace("`", "'")
 
 
 def _h(s: dict[str, Any]) -> tuple[float, float]:

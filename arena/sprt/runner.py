@@ -50,11 +50,15 @@ class Tracker:
     cannot_start: dict[str, str] = field(default_factory=dict)
     played: int = 0
     t0: float = field(default_factory=time.monotonic)
+    announced: dict[str, str] = field(default_factory=dict)
 
     def add(self, rec: MatchRecord, new: bool = True) -> int:
         """Account one record (``new``: played in this run); returns the blocks fed."""
         for b, why in self.watch.add(rec):
             self.cannot_start[b] = why
+        for b, v in zip(rec.seats, rec.bot_versions):
+            if v:
+                self.announced[b] = v
         self.played += int(new)
         return self.book.add(rec)
 
@@ -127,6 +131,39 @@ def run_sprt(tournament, results_root: str | Path = "results", *, inline: bool =
     return result_of(tournament, tr, summary.folder, time.monotonic() - tr.t0)
 
 
+def tested_bots(tournament, tr: Tracker) -> list[dict[str, str]]:
+    """Per bot of the test (candidate, baseline, opponents, in that order): its ``name``, its
+    ``role``, the command line ``cmd``, the digest of the files it names (``files``,
+    :func:`arena.specs.files_digest`) and the version it announced in ``ready`` (``announced``,
+    empty before it played), so a pasted result says exactly which code was compared."""
+    from arena.specs import files_digest
+
+    s = tournament.model.sprt
+    roles = {s.candidate: "candidate", s.baseline: "baseline"}
+    for o in s.opponents or []:
+        roles.setdefault(o, "opponent")
+    out = []
+    for name, role in roles.items():
+        spec = tournament.bots[name]
+        out.append({"name": name, "role": role, "cmd": " ".join(spec.cmd),
+                    "files": files_digest(spec.cmd, spec.cwd), "announced": tr.announced.get(name, "")})
+    return out
+
+
+def software(tournament) -> dict[str, str]:
+    """The arena's version, whether the engine ran compiled or pure Python, and the sandbox setting."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import engine.compiled
+
+    try:
+        arena_version = version("cardarena")
+    except PackageNotFoundError:
+        arena_version = "unknown"
+    return {"cardarena": arena_version, "engine": engine.compiled.mode(),
+            "sandbox": str(tournament.model.limits.sandbox)}
+
+
 def result_of(tournament, tr: Tracker, folder: Path, seconds: float) -> SprtResult:
     """The :class:`SprtResult` of a tracker's state."""
     m = tournament.model
@@ -143,7 +180,8 @@ def result_of(tournament, tr: Tracker, folder: Path, seconds: float) -> SprtResu
             reason = f"{book.next} of {book.cap} blocks complete (matches missing: see the warnings)"
     used = test.stopped_at if test.stopped_at is not None else len(book.scores)
     settings = {"game": m.game, "players": m.players, "options": dict(m.options), **m.sprt.model_dump(),
-                "kind": test.kind, "blocks_cap": m.deals, "clock": m.clock.model_dump()}
+                "kind": test.kind, "blocks_cap": m.deals, "clock": m.clock.model_dump(),
+                "bots": tested_bots(tournament, tr), "software": software(tournament)}
     return SprtResult(m.name, folder, verdict, EXIT[verdict], test.last_llr if test.n else 0.0, test.lower,
                       test.upper, used, used * book.design.per_block(m.players), tr.played,
                       estimate(book.scores[:used]), book.void, book.lost, dict(book.faults), seconds, reason,

@@ -46,6 +46,13 @@ def test_random_against_a_renamed_copy_of_random_is_never_h1(tmp_path):
                "--max-matches", "240", "--results", str(tmp_path), "--name", "same")
     assert p.returncode in (1, 2), p.stdout + p.stderr[-2000:]
     assert "### SPRT `candidate` vs `baseline`" in p.stdout  # the markdown block for a pull request
+    # which code was compared: each bot's command, the digest of its files, what it announced
+    from arena.specs import files_digest
+
+    digest = files_digest(("python", "bots/random_bot.py"), str(ROOT))
+    for role in ("candidate", "baseline"):
+        assert f"| {role} `{role}` | `python bots/random_bot.py` · files {digest} · announced `" in p.stdout, p.stdout
+    assert "| software | cardarena 0.1.0, engine " in p.stdout and ", sandbox auto |" in p.stdout
 
 
 def test_candidate_that_crashes_at_start_exits_3_with_the_cause(tmp_path):
