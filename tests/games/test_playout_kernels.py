@@ -79,15 +79,16 @@ def test_kernel_equals_loop(name: str) -> None:
 
 from engine import compiled  # noqa: E402
 from engine.games.gargon import rollout as gargon_rollout  # noqa: E402
+from engine.games.gargon.game import Gargon  # noqa: E402
 
 
 def test_gargon_uses_its_kernel_when_compiled() -> None:
     """``Gargon.playout`` is the kernel exactly when it is compiled (interpreted, the loop is faster)."""
-    game = registry.get_game("gargon")
     if compiled.is_compiled(gargon_rollout):
-        assert game.playout is gargon_rollout.playout
+        assert Gargon.playout is gargon_rollout.playout
     else:
-        assert game.playout is None
+        assert Gargon.playout is None
+    assert isinstance(registry.get_game("gargon"), Gargon)
 
 def gargon_positions(game, n, opts, count, seed):
     """Random-play positions of Gargon spread over the whole match (every phase, late rounds)."""
@@ -104,7 +105,7 @@ def gargon_positions(game, n, opts, count, seed):
     return out
 
 
-GARGON_SETTINGS = [
+GARGON_SETTINGS: list[tuple[int, dict]] = [
     (3, {"amulets": [1, 0, 3, 0, 2, 7, 0, 1, 1, 0, 4, 0, 0, 9, 2, 1]}),
     (5, {"pass_draw": "match_start_count", "replacement": "none"}),
     (4, {"first_start": "random"}),
