@@ -35,6 +35,9 @@ cdef int _select(int *hc, int plan, bint can_pass, double r)
 
 @cython.locals(c=cython.int, b1=cython.int, b2=cython.int, s=cython.int, m=cython.int, hi=cython.int,
                i=cython.int, battle=cython.int, top=cython.int)
+@cython.locals(c=cython.int, need=cython.int, m=cython.int)
+cdef bint _is_legal(int *hc, int plan, bint can_pass, int action)
+
 cdef void _battles(int *played, int *stash, int *discard, int n)
 
 @cython.locals(lo=list, hi=list, i=cython.int, total=cython.int[5], c=cython.int, top=cython.int,
@@ -50,5 +53,5 @@ cdef int _rank_code(int *stash, int n, object amulets) except -1
                sel=cython.int[3], repl=cython.int[5], s=cython.int, nsel=cython.int, i=cython.int,
                sel_code=cython.int, nrepl=cython.int, nt=cython.bint, er=cython.bint, r=cython.double,
                p=cython.int, c=cython.int, lc=cython.int, key=cython.int, last=cython.bint, k=cython.int,
-               action=cython.int, v=cython.int, low=cython.int, pl=list, card=cython.int)
-cdef int _play(object st, object rand, unsigned short[:] plans) except -1
+               action=cython.int, v=cython.int, low=cython.int, pl=list, card=cython.int, i_act=cython.int)
+cdef int _play(object st, object rand, unsigned short[:] plans, list actions, int na) except -1

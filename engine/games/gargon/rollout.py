@@ -29,6 +29,7 @@ from array import array
 from typing import Any
 
 from engine.core import rank_rewards
+from engine.errors import IllegalActionError
 from engine.games.gargon import actions as _a
 from engine.games.gargon import rules as _r
 from engine.games.gargon import state as _s
@@ -102,7 +103,7 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     """
     if state.phase == OVER_ or (hand_rollouts and state.hand_no != hand0):
         return state.outcome().rewards(teams) if state.phase == OVER_ else state.hand_rewards()
-    code = _play(state, rng.random, FOLLOWER_PLANS)
+    code = _play(state, rng.random, FOLLOWER_PLANS, None, -1)
     n = state.n
     if teams == SINGLES[n]:
         key = code * 8 + n
@@ -111,6 +112,16 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
             rewards = REWARDS[key] = rank_rewards([code // 5 ** s % 5 for s in range(n)], teams)
         return list(rewards)
     return rank_rewards([code // 5 ** s % 5 for s in range(n)], teams)
+
+
+def replay(state: GargonState, actions: list[int]) -> None:
+    """Apply ``actions`` to ``state`` in order, as ``state.apply`` each would (§4.3–§4.5), in one pass.
+
+    :raises IllegalActionError: if an action is not legal where it comes, or comes after the
+        end of the match; ``state`` is then unchanged.
+    """
+    if actions:
+        _play(state, None, FOLLOWER_PLANS, actions, len(actions))
 
 
 def _pop(m: int) -> int:
@@ -192,6 +203,32 @@ def _select(hc: Any, plan: int, can_pass: bool, r: float) -> int:
     return PASS_
 
 
+def _is_legal(hc: Any, plan: int, can_pass: bool, action: int) -> bool:
+    """Whether ``action`` is among the play phase's legal actions (:func:`_select`'s arguments)."""
+    if action < 0:
+        return False
+    if action >= DONE_:
+        return (action == DONE_ and (plan & DONE_BIT) != 0) or (action == PASS_ and can_pass)
+    c = action >> 4
+    need = (plan >> 2 * c) & 3
+    m = hc[c]
+    if need == 3 or not m:
+        return False
+    if need:
+        m ^= 1 << _top(m)
+        if need == 2 and m:
+            m ^= 1 << _top(m)
+    if action & 15:
+        return ((m >> ((action & 15) + 1)) & 1) != 0
+    return (m & 3) != 0
+
+
+def _illegal(action: int) -> Exception:
+    """The error of a replayed action that is not legal."""
+    shown = _a.ACTION_STR[action] if 0 <= action < len(_a.ACTION_STR) else action
+    return IllegalActionError("gargon", shown, reason="in the replayed world")
+
+
 def _battles(played: Any, stash: Any, discard: Any, n: int) -> None:
     """:func:`engine.games.gargon.rules.resolve_battles` on the words: stashes and discard updated."""
     for c in range(6):
@@ -259,9 +296,13 @@ def _rank_code(stash: Any, n: int, amulets: Any) -> int:
     return code
 
 
-def _play(st: Any, rand: Any, plans: Any) -> int:
-    """Play the match of ``st`` to its end (``rand`` = ``rng.random``, once per decision); write
-    ``st`` back; the places of the final totals (:func:`_rank_code`)."""
+def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
+    """Play the match of ``st`` to its end (``rand`` = ``rng.random``, once per decision), or with
+    ``na >= 0`` apply ``actions[:na]`` (each checked); write ``st`` back.
+
+    :returns: at the end of the match the places of the final totals (:func:`_rank_code`), else 0.
+    :raises IllegalActionError: naming a replayed action that is not legal (``st`` unchanged).
+    """
     n = st.n
     pass_choice = st.pass_choice
     replacement = st.replacement
@@ -281,8 +322,8 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
     ended = st.ended
     round_no = st.round_no
     rounds = st.rounds
-    piles = st.piles
-    draws = st.draws
+    piles = [st.piles[0][:], st.piles[1][:]]   # written back at the end (st unchanged on an error)
+    draws = st.draws[:]
     hist = st.hist
     nhist = 0
     hands = [0] * 30
@@ -306,10 +347,10 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
     nrepl = len(st.repl)
     for i in range(nrepl):
         repl[i] = st.repl[i]
-    while phase != OVER_:
+    i_act = 0
+    while phase != OVER_ and i_act != na:
         nt = False
         er = False
-        r = rand()
         if phase == PLAY_:
             p = (start + turn) % n
             for c in range(6):
@@ -327,7 +368,14 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
                     if not last or (col_played >> c) & 1:
                         k = _pop(hc[c])
                         key += (1 if cap1 and k > 1 else (k if k < 2 else 2)) * POW3[c]
-            action = _select(hc, _plan(sel_code, key, p == start, plans), nsel == 0 and p != start, r)
+            k = _plan(sel_code, key, p == start, plans)
+            if na < 0:
+                action = _select(hc, k, nsel == 0 and p != start, rand())
+            else:
+                action = actions[i_act]
+                i_act += 1
+                if not _is_legal(hc, k, nsel == 0 and p != start, action):
+                    raise _illegal(action)
             hist = (hist, p, action)
             nhist += 1
             if action < DONE_:
@@ -368,10 +416,17 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
         else:
             if phase == PASS_DRAW_:
                 p = (start + turn) % n
-                action = DRAW_A_ + int(r * (3 if pass_choice and drawn_now else 2))
+                k = 3 if pass_choice and drawn_now else 2
             else:
                 p = repl[repl_i]
-                action = DRAW_A_ + int(r * 2)
+                k = 2
+            if na < 0:
+                action = DRAW_A_ + int(rand() * k)
+            else:
+                action = actions[i_act]
+                i_act += 1
+                if action < DRAW_A_ or action >= DRAW_A_ + k:
+                    raise _illegal(action)
             hist = (hist, p, action)
             nhist += 1
             if action == STOP_:
@@ -442,6 +497,9 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
             round_no += 1
             if not replacement and not _join(hands, 6 * start):
                 phase = OVER_   # G-A20: the start player has no card
+    if i_act != na and na >= 0:
+        raise IllegalActionError("gargon", actions[i_act], reason="the match is over")
+    st.piles = piles
     st.hands = [_join(hands, 6 * s) for s in range(n)]
     st.played = [_join(played, 6 * s) for s in range(n)]
     st.stash = [_join(stash, 6 * s) for s in range(n)]
@@ -465,8 +523,12 @@ def _play(st: Any, rand: Any, plans: Any) -> int:
     st.ended = ended
     st.round_no = round_no
     st.rounds = rounds
+    st.draws = draws
     st.hist = hist
     st.hist_len += nhist
+    if phase != OVER_:
+        st._legal = None
+        return 0
     st.hand_no = 1
     st._legal = None
     return _rank_code(stash, n, st.amulets)
