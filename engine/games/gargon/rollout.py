@@ -6,7 +6,8 @@ without the list copy). :func:`playout` is ``Gargon.playout`` (used by
 exactly the result of the loop ``state.apply(rollout_action(state, rng))`` — one
 ``rng.random()`` per decision, the ``k``-th legal action in :meth:`GargonState.legal_actions`
 order — but plays the match (one hand) inside one function on plain integers
-(:func:`_play`) and writes the state back once.
+(:func:`_play`) and writes the state back once. :func:`replay` runs the same loop on given
+actions (each checked as ``apply`` checks it): the infoset's worlds replay the hand with it.
 
 The 102 cards do not fit one 64-bit word, so the kernel keeps every card set as six 17-bit
 words, one per colour (``id = 17 * colour + k``, :mod:`engine.games.gargon.actions`): hands,
