@@ -225,3 +225,56 @@ def test_rebuilt_deal_is_uniform_over_the_opponents_hidden_slots():
             drawn += 1
             assert w.draws[0][3] == (nine,)
     assert 400 <= drawn <= 600, f"9d was the drawn card in {drawn} of {n} samples; expected about {n // 6}"
+
+
+def test_world_plan_reuse_gives_the_fresh_info_sets_worlds():
+    """``world`` keeps the observation-only parts of a sample (slots, deadlines, parsed draws and
+    actions) and the slot samplers: a reused info set must give, sample by sample, the world and
+    generator state of a fresh info set of the same observation (glimpses, unseen draws, 7s)."""
+    rng = random.Random(31)
+    compared = 0
+    for ci, (_n, opts) in enumerate(GAME.configs):
+        for _ in range(40):
+            s = GAME.new_match(2, rng.getrandbits(40), **opts)
+            for _ in range(rng.randrange(10, 120)):
+                if s.is_terminal():
+                    break
+                legal = s.legal_actions()
+                s.apply(legal[rng.randrange(len(legal))])
+            if s.is_terminal():
+                continue
+            obs = s.observation(s.current_player())
+            reused = GAME.infoset(obs)
+            for k in range(4):
+                ra, rb = random.Random(k), random.Random(k)
+                a, b = reused.sample(ra), GAME.infoset(obs).sample(rb)
+                assert a.world_key() == b.world_key(), (ci, k)
+                assert ra.getstate() == rb.getstate()
+                compared += 1
+    assert compared >= 100
+
+
+def test_hand_start_is_the_deal_when_taken_late():
+    """The hand-start snapshot is built on first use: after 40 random moves (and from a clone made
+    before that), ``hand_start()`` is the fresh deal, and replaying the history from it gives
+    the state again."""
+    rng = random.Random(12)
+    for seed in range(30):
+        opts = GAME.configs[seed % len(GAME.configs)][1]
+        s = GAME.new_match(2, seed, **opts)
+        early = s.clone()
+        for _ in range(40):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        fresh = GAME.new_match(2, seed, **opts)
+        for st in (s, early):
+            start = st.hand_start()
+            assert start.world_key() == fresh.world_key()
+            assert start.observation(0) == fresh.observation(0)
+        again = s.hand_start()
+        for a in s.hand_history():
+            again.apply(a)
+        assert again.world_key() == s.world_key()
+        assert s.hand_start().world_key() == fresh.world_key()   # the replay did not touch the snapshot

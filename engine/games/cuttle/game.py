@@ -9,6 +9,7 @@ from engine.core import Game, Option, int_at_least
 from engine.deal import shuffled
 from engine.games.cuttle.actions import format_action, parse_action
 from engine.games.cuttle.infoset import CuttleInfoSet
+from engine.games.cuttle.rollout import playout
 from engine.games.cuttle.state import CuttleState
 
 
@@ -19,6 +20,8 @@ class Cuttle(Game):
     version = 1
     min_players = 2
     max_players = 2
+    #: the rollout kernel (uniform policy, same draws as ``rollout_action``; issue 19)
+    playout = staticmethod(playout)
     options = {
         "first_dealer": Option(
             "first_dealer", 0, "seat that deals (6 cards; the other seat moves first), or 'random' from the deal seed",

@@ -32,6 +32,7 @@ from engine.cards import cards_of, parse_french
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.games.cuttle.actions import ALL_CARDS, JACKS, QUEENS, parse_action
+from engine.games.cuttle.rollout import replay
 from engine.games.cuttle.state import CuttleState
 from engine.sampling import Sampler, SamplingProblem
 
@@ -43,6 +44,79 @@ def _mask(cards) -> int:
     return m
 
 
+#: ``(k, n)`` -> the exact sampler of which ``k`` of ``n`` free slots a class of cards takes
+_SLOT_SAMPLERS: dict[tuple[int, int], Sampler] = {}
+
+
+def _slot_sampler(k: int, n: int) -> Sampler:
+    """The sampler choosing ``k`` of ``n`` slots (location 0 of its assignment), built once per
+    ``(k, n)``: a sampler's draws depend only on its problem and the generator."""
+    got = _SLOT_SAMPLERS.get((k, n))
+    if got is None:
+        got = _SLOT_SAMPLERS[(k, n)] = Sampler(SamplingProblem(list(range(n)), [k, n - k], [3] * n))
+    return got
+
+
+#: the deadline of a card never seen after passing through a hidden slot (held now)
+NEVER = 1 << 30
+
+
+def _previous_glimpse(glimpse_stamps: list[int], t: int) -> int:
+    """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
+    lo = -2
+    for g in glimpse_stamps:
+        if g < t and g > lo:
+            lo = g
+    return lo
+
+
+def _between(slots: list[tuple[int, int]], lo: int, hi: int) -> list[int]:
+    """Indices of the hidden slots filled strictly between stamps ``lo`` and ``hi``."""
+    return [j for j, (s, _) in enumerate(slots) if lo < s < hi]
+
+
+class _WorldPlan:
+    """The parts of :meth:`CuttleInfoSet.world` that depend on the observation only, computed
+    on the first sample: the opponent's hidden slots, the deadlines of the cards seen after
+    passing through them, every draw event's cards (``None``: the pending 7's card, or a
+    draw the observer did not see), the observer's dealt hand, the options and the actions."""
+
+    __slots__ = ("slots", "deadline", "glimpse_stamps", "groups", "hand_group", "draws", "my_init", "options",
+                 "dealer", "actions")
+
+    def __init__(self, info: CuttleInfoSet) -> None:
+        obs = info.observation
+        pinned, self.slots = info._hidden_slots()
+        deadline: dict[int, int] = {}
+        for p, stamp, card in obs["shown"]:
+            c = parse_french(card)
+            if p == info.opp and not pinned >> c & 1 and c not in deadline:
+                deadline[c] = stamp
+        for g, cards in obs["glimpses"]:
+            for t in cards:
+                c = parse_french(t)
+                if not pinned >> c & 1 and deadline.get(c, g + 1) > g:
+                    deadline[c] = g
+        self.deadline = deadline
+        self.glimpse_stamps = [g for g, _ in obs["glimpses"]]
+        # the classes of the seen cards (sorted by deadline, then previous glimpse) with the
+        # slots each may take; the unseen hand's class (deadline "never") comes last
+        by_key: dict[tuple[int, int], list[int]] = {}
+        for c, hi in deadline.items():
+            by_key.setdefault((_previous_glimpse(self.glimpse_stamps, hi), hi), []).append(c)
+        self.groups = [(lo, hi, sorted(by_key[(lo, hi)]), _between(self.slots, lo, hi))
+                       for (lo, hi) in sorted(by_key, key=lambda k: (k[1], k[0]))]
+        lo = _previous_glimpse(self.glimpse_stamps, NEVER)
+        self.hand_group = (lo, _between(self.slots, lo, NEVER))
+        self.draws: list[list[int] | None] = [
+            None if cards and cards[0] == "?" else [parse_french(t) for t in cards]
+            for (_p, _stamp, _kind, cards) in obs["draws"]]
+        self.my_init = _mask(obs["initial_hand"])
+        self.options = info.game.resolve_options(obs["options"])
+        self.dealer = int(obs["dealer"])
+        self.actions = [parse_action(a) for _, a in obs["actions"]]
+
+
 class CuttleInfoSet(InfoSet):
     """The information set of one Cuttle observation (see the module docstring).
 
@@ -50,7 +124,7 @@ class CuttleInfoSet(InfoSet):
     """
 
     __slots__ = ("game", "me", "opp", "unknown", "caps", "names", "allowed", "seven_slot", "_pinned",
-                 "_actions")
+                 "_plan")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -86,7 +160,7 @@ class CuttleInfoSet(InfoSet):
             if not jack_playable:
                 no_seven = full & ~2
         self.allowed = [no_seven if JACKS >> c & 1 else full for c in self.unknown]
-        self._actions: list[int] | None = None
+        self._plan: _WorldPlan | None = None
 
     def problem(self) -> SamplingProblem:
         """Unknown cards over (opponent's unknown hand, pending 7-card, deck)."""
@@ -100,13 +174,12 @@ class CuttleInfoSet(InfoSet):
         :raises InconsistentObservationError: if the opponent's known cards cannot be
             placed in their hidden slots; ``IllegalActionError`` if the replay fails.
         """
-        obs = self.observation
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = _WorldPlan(self)
         me, opp = self.me, self.opp
-        opp_hand_unknown = list(assignment[0])
-        deck_rest = list(assignment[-1])
-        pinned, slots = self._hidden_slots()
-        deadline = self._deadlines(pinned, opp_hand_unknown)
-        slot_card = self._fill_slots(slots, deadline, rng)
+        slots = plan.slots
+        slot_card = self._fill_slots(plan, assignment[0], rng)
         opp_init = 0
         event_cards: dict[int, list[int]] = {}
         for j, (_stamp, i) in enumerate(slots):
@@ -115,25 +188,20 @@ class CuttleInfoSet(InfoSet):
             else:
                 event_cards.setdefault(i, []).append(slot_card[j])
         order: list[int] = []
-        for i, (_p, _stamp, _kind, cards) in enumerate(obs["draws"]):
+        for i, cards in enumerate(plan.draws):
             if i in event_cards:
                 order.extend(event_cards[i])
-            elif cards and cards[0] == "?":  # the pending 7's card (seven_slot)
+            elif cards is None:  # the pending 7's card (seven_slot)
                 order.append(assignment[1][0])
             else:
-                order.extend(parse_french(t) for t in cards)
-        order.extend(deck_rest)
+                order.extend(cards)
+        order.extend(assignment[-1])
         hands = [0, 0]
-        hands[me] = _mask(obs["initial_hand"])
+        hands[me] = plan.my_init
         hands[opp] = opp_init
-        options = self.game.resolve_options(obs["options"])
-        state = CuttleState.from_deal(self.game, options, int(obs["dealer"]), hands, order,
+        state = CuttleState.from_deal(self.game, plan.options, plan.dealer, hands, order,
                                       rng.getrandbits(63))
-        actions = self._actions
-        if actions is None:
-            actions = self._actions = [parse_action(a) for _, a in obs["actions"]]
-        for a in actions:
-            state.apply(a)
+        replay(state, plan.actions)   # = state.apply(a) for each, on the rollout kernel's table
         return state
 
     def _hidden_slots(self) -> tuple[int, list[tuple[int, int]]]:
@@ -161,58 +229,36 @@ class CuttleInfoSet(InfoSet):
             slots.extend([(stamp, i)] * size)
         return pinned, slots
 
-    def _deadlines(self, pinned: int, opp_hand_unknown: list[int]) -> dict[int, int]:
-        """Per card that went through a hidden slot, the stamp of its first sighting (held now: never)."""
-        obs = self.observation
-        deadline: dict[int, int] = {}
-        for p, stamp, card in obs["shown"]:
-            c = parse_french(card)
-            if p == self.opp and not pinned >> c & 1 and c not in deadline:
-                deadline[c] = stamp
-        for g, cards in obs["glimpses"]:
-            for t in cards:
-                c = parse_french(t)
-                if not pinned >> c & 1 and deadline.get(c, g + 1) > g:
-                    deadline[c] = g
-        inf = 1 << 30
-        for c in opp_hand_unknown:
-            deadline[c] = inf
-        return deadline
-
-    def _fill_slots(self, slots: list[tuple[int, int]], deadline: dict[int, int], rng: random.Random) -> list[int]:
-        """Per hidden slot its card: each class of cards (same deadline and previous glimpse)
-        takes uniformly drawn free slots between the two.
+    def _fill_slots(self, plan: _WorldPlan, hand_unknown: list[int], rng: random.Random) -> list[int]:
+        """Per hidden slot its card: each class of cards (same deadline and previous glimpse,
+        ``plan.groups``, then the cards of ``hand_unknown``: never seen) takes uniformly drawn
+        free slots between the two.
 
         :raises InconsistentObservationError: if the cards do not fit the slots.
         """
         opp = self.opp
-        glimpse_stamps = [g for g, _ in self.observation["glimpses"]]
-
-        def previous_glimpse(t: int) -> int:
-            """The stamp of the last glimpse of the opponent's hand before stamp ``t`` (-2 if none)."""
-            lo = -2
-            for g in glimpse_stamps:
-                if g < t and g > lo:
-                    lo = g
-            return lo
-
-        groups: dict[tuple[int, int], list[int]] = {}
-        for c, hi in deadline.items():
-            groups.setdefault((previous_glimpse(hi), hi), []).append(c)
-        if len(deadline) != len(slots):
+        slots = plan.slots
+        fixed = plan.deadline
+        groups = plan.groups
+        overlap = {c for c in hand_unknown if c in fixed}
+        if overlap:   # held now: its deadline is "never" (not expected in a consistent observation)
+            groups = [(lo, hi, [c for c in cards if c not in overlap], between) for (lo, hi, cards, between) in groups]
+            groups = [g for g in groups if g[2]]
+        count = len(fixed) - len(overlap) + len(hand_unknown)
+        if count != len(slots):
             raise InconsistentObservationError(
-                f"cuttle: {len(deadline)} cards for {len(slots)} hidden slots of seat {opp}")
+                f"cuttle: {count} cards for {len(slots)} hidden slots of seat {opp}")
         free = [True] * len(slots)
         slot_card = [-1] * len(slots)
-        for (lo, hi) in sorted(groups, key=lambda k: (k[1], k[0])):
-            cards = sorted(groups[(lo, hi)])
-            elig = [j for j, (s, _) in enumerate(slots) if free[j] and lo < s < hi]
+        if hand_unknown:
+            groups = [*groups, (plan.hand_group[0], NEVER, sorted(hand_unknown), plan.hand_group[1])]
+        for (_lo, hi, cards, between) in groups:
+            elig = [j for j in between if free[j]]
             if len(elig) < len(cards):
                 raise InconsistentObservationError(
                     f"cuttle: {len(cards)} cards of seat {opp} seen at {hi} but {len(elig)} free earlier slots")
             # which free slots this class takes, uniformly (the exact sampler, two locations)
-            picked = Sampler(SamplingProblem(list(range(len(elig))), [len(cards), len(elig) - len(cards)],
-                                             [3] * len(elig))).sample(rng)[0][0]
+            picked = _slot_sampler(len(cards), len(elig)).sample(rng)[0][0]
             for c, k in zip(cards, picked, strict=True):
                 j = elig[k]
                 free[j] = False

@@ -8,7 +8,7 @@ controller when it carries an even number of jacks, the other player otherwise (
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self, cast
 
 from engine.cards import cards_of, french_str
 from engine.core import Outcome, SnapshotState, ranks_from_results
@@ -67,7 +67,7 @@ class CuttleState(SnapshotState):
         "phase", "to_act", "turn_p", "turns", "passes",
         "susp", "target", "chain", "seven", "frozen", "fresh", "winner",
         "history", "actors", "options", "init", "draws", "shown", "public", "glimpses", "exposed",
-        "_legal",
+        "_legal", "_deal_args",
     )
 
     options: dict[str, Any]
@@ -103,6 +103,7 @@ class CuttleState(SnapshotState):
     glimpses: list[list[tuple[int, int]]]
     exposed: list[int]
     _legal: list[int] | None
+    _deal_args: tuple
 
     @property
     def num_players(self) -> int:
@@ -156,7 +157,10 @@ class CuttleState(SnapshotState):
         s.glimpses = [[], []]
         s.exposed = [0, 0]
         s._legal = None
-        s._snapshot()
+        # the hand-start snapshot is taken on first use (_deal_snapshot): most states built
+        # here are sampled worlds that never need it
+        s.start = None
+        s._deal_args = (dealer, tuple(hands), tuple(deck_top_first), seed)
         return s
 
     def clone(self) -> CuttleState:
@@ -190,6 +194,7 @@ class CuttleState(SnapshotState):
         s.history = self.history[:]
         s.actors = self.actors[:]
         s.start = self.start
+        s._deal_args = self._deal_args
         s.init = self.init
         s.draws = self.draws[:]
         s.shown = self.shown[:]
@@ -198,6 +203,17 @@ class CuttleState(SnapshotState):
         s.exposed = self.exposed[:]
         s._legal = self._legal
         return s
+
+    def _deal_snapshot(self) -> Self:
+        """The state right after the deal (built from the deal on first use, then shared by the
+        clones made afterwards), as ``SnapshotState._snapshot`` would have kept it."""
+        start = self.start
+        if start is None:
+            dealer, hands, deck, seed = self._deal_args
+            snap = CuttleState.from_deal(self.game, self.options, dealer, list(hands), list(deck), seed)
+            snap.start = snap
+            start = self.start = cast(Self, snap)
+        return start
 
     # ------------------------------------------------------------ queries
 
