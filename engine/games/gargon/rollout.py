@@ -323,8 +323,11 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
     ended = st.ended
     round_no = st.round_no
     rounds = st.rounds
-    piles = [st.piles[0][:], st.piles[1][:]]   # written back at the end (st unchanged on an error)
-    draws = st.draws[:]
+    piles = st.piles
+    draws = st.draws
+    if na >= 0:   # a replay leaves ``st`` unchanged when it fails: its lists are written back at the end
+        piles = [piles[0][:], piles[1][:]]
+        draws = draws[:]
     hist = st.hist
     nhist = 0
     hands = [0] * 30
@@ -352,6 +355,7 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
     while phase != OVER_ and i_act != na:
         nt = False
         er = False
+        r = rand() if na < 0 else 0.0   # one draw per decision (none when replaying)
         if phase == PLAY_:
             p = (start + turn) % n
             for c in range(6):
@@ -371,7 +375,7 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
                         key += (1 if cap1 and k > 1 else (k if k < 2 else 2)) * POW3[c]
             k = _plan(sel_code, key, p == start, plans)
             if na < 0:
-                action = _select(hc, k, nsel == 0 and p != start, rand())
+                action = _select(hc, k, nsel == 0 and p != start, r)
             else:
                 action = actions[i_act]
                 i_act += 1
@@ -422,7 +426,7 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
                 p = repl[repl_i]
                 k = 2
             if na < 0:
-                action = DRAW_A_ + int(rand() * k)
+                action = DRAW_A_ + int(r * k)
             else:
                 action = actions[i_act]
                 i_act += 1
