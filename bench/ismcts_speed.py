@@ -10,9 +10,10 @@ would. Details (players, options, wall rate) go to stderr. No network.
 
 ``--openspiel`` adds, in the same run, OpenSpiel's ISMCTS (Python and C++ bots, random
 rollouts, ``uct_c`` = 0.7, unlimited world samples) on its ``oh_hell`` and ``hearts``
-games from their first decision, printed as ``openspiel-<impl>:<game> <iterations/s>``,
+games and on ``bridge`` card play (``use_double_dummy_result=false``, after a fixed 1NT
+auction) from their first decision, printed as ``openspiel-<impl>:<game> <iterations/s>``,
 and the ratios to this engine's comparable trick-taking games (Agram 3-player for
-``oh_hell``, Guiñote 4-player for ``hearts``). OpenSpiel runs in a subprocess of the
+``oh_hell``, Guiñote 4-player for ``hearts``, Sedma 4-player for ``bridge``). OpenSpiel runs in a subprocess of the
 git-ignored virtual environment ``bench/.venv-openspiel``, created once with pip
 (``open_spiel`` from PyPI; never a project dependency), because it can segfault.
 
@@ -20,7 +21,7 @@ Compiled core: when this process runs the compiled engine (``engine/compiled.py`
 game is also measured right after in a subprocess with ``CARDARENA_PURE_PYTHON=1`` and the
 line reads ``<game> <compiled it/s> pure <pure it/s> x<ratio>`` (``--no-pure`` skips it).
 
-Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [--no-pure] [GAME ...]``.
+Run: ``python bench/ismcts_speed.py [--iterations N] [--positions P] [--openspiel] [--no-pure] [GAME[:PLAYERS] ...]``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ from engine.seeds import deal_seed  # noqa: E402
 
 VENV = os.path.join(BENCH, ".venv-openspiel")
 #: OpenSpiel game -> (our game, players, options) compared with it.
-COMPARE = {"oh_hell": ("agram", 3, {}), "hearts": ("guinote", 4, {})}
+COMPARE: dict[str, tuple[str, int, dict]] = {"oh_hell": ("agram", 3, {}), "hearts": ("guinote", 4, {}), "bridge": ("sedma", 4, {})}
+#: OpenSpiel game -> its ``pyspiel.load_game`` string; bridge is its card play only: after the deal
+#: the runner bids a fixed auction (1NT by North, three passes), so the first decision is the lead.
+LOAD = {"oh_hell": "oh_hell", "hearts": "hearts", "bridge": "bridge(use_double_dummy_result=false)"}
 
 OPENSPIEL_RUNNER = r'''
 import json, sys, time, random
@@ -56,8 +60,10 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts as py_ismcts
 from open_spiel.python.algorithms import mcts as py_mcts
 games, iters, positions, impls = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(",")
-for name in games:
-    game = pyspiel.load_game(name)
+AUCTION = {"bridge": (59, 52, 52, 52)}  # 1NT, pass, pass, pass (OpenSpiel's bridge action ids)
+for label in games:
+    name = label.split("(")[0]
+    game = pyspiel.load_game(label)
     for impl in impls:
         done = 0
         cpu = wall = 0.0
@@ -67,6 +73,8 @@ for name in games:
             while state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            for a in AUCTION.get(name, ()):
+                state.apply_action(a)
             if impl == "cpp":
                 ev = pyspiel.RandomRolloutEvaluator(1, p)
                 bot = pyspiel.ISMCTSBot(p, ev, 0.7, iters, -1, pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
@@ -83,11 +91,14 @@ for name in games:
 '''
 
 
-def setting_for(game) -> tuple[int, dict]:
-    """``(players, options)`` benchmarked for ``game``: its first strength setting, else its first config."""
+def setting_for(game, players: int | None = None) -> tuple[int, dict]:
+    """``(players, options)`` benchmarked for ``game``: its first strength setting (of ``players``
+    seats when given), else its first config (``players`` seats and no options when given)."""
     for _, name, n, opts in SETTINGS:
-        if name == game.name:
+        if name == game.name and players in (None, n):
             return n, dict(opts)
+    if players is not None:
+        return players, {}
     return game.configs[0] if game.configs else (game.min_players, {})
 
 
@@ -156,7 +167,7 @@ def openspiel_rates(iterations: int, positions: int) -> dict[tuple[str, str], fl
     for impl in ("cpp", "python"):
         for g in COMPARE:
             its = iterations if impl == "cpp" else max(20, iterations // 5)
-            proc = subprocess.run([py, "-c", OPENSPIEL_RUNNER, g, str(its), str(positions), impl],
+            proc = subprocess.run([py, "-c", OPENSPIEL_RUNNER, LOAD[g], str(its), str(positions), impl],
                                   capture_output=True, text=True, timeout=1800)
             lines = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
             if proc.returncode != 0 or not lines:
@@ -170,12 +181,13 @@ def openspiel_rates(iterations: int, positions: int) -> dict[tuple[str, str], fl
 def main() -> None:
     """Print ``<game> <iterations/s>`` per game (and the OpenSpiel comparison with ``--openspiel``)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("games", nargs="*", help="games (default: every registered game)")
+    ap.add_argument("games", nargs="*",
+                    help="games, GAME or GAME:PLAYERS (default: every registered game, its strength setting)")
     ap.add_argument("--iterations", type=int, default=400, help="iterations per position")
     ap.add_argument("--positions", type=int, default=5, help="positions (deals) per game")
     ap.add_argument("--opponent-model", choices=("tree", "rollout"), default="tree",
                     help="ISMCTS opponent model (engine/search/ismcts.py)")
-    ap.add_argument("--openspiel", action="store_true", help="compare with OpenSpiel's ISMCTS (oh_hell, hearts)")
+    ap.add_argument("--openspiel", action="store_true", help="compare with OpenSpiel's ISMCTS (oh_hell, hearts, bridge card play)")
     ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python side-by-side run")
     args = ap.parse_args()
     side = not args.no_pure and compiled.mode() != "pure"
@@ -193,14 +205,15 @@ def main() -> None:
             ours[key] = measure(registry.get_game(name), n, opts, args.iterations, args.positions)[0]
         return ours[key]
 
-    for name in args.games or registry.names():
+    for spec in args.games or registry.names():
+        name, _, players = spec.partition(":")
         game = registry.get_game(name)
-        n, opts = setting_for(game)
+        n, opts = setting_for(game, int(players) if players else None)
         cpu_rate, wall_rate = measure(game, n, opts, args.iterations, args.positions, args.opponent_model)
         ours[(name, n, json.dumps(opts, sort_keys=True))] = cpu_rate
-        pure = pure_rate(name, args) if side else None
+        pure = pure_rate(spec, args) if side else None
         extra = f" pure {pure:.0f} x{cpu_rate / pure:.2f}" if pure else ""
-        print(f"{name} {cpu_rate:.0f}{extra}", flush=True)
+        print(f"{spec} {cpu_rate:.0f}{extra}", flush=True)
         print(f"#   {name}: {n}p {json.dumps(opts)}  wall {wall_rate:.0f}/s", file=sys.stderr, flush=True)
     if args.openspiel:
         rates = openspiel_rates(args.iterations, args.positions)

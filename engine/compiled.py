@@ -65,7 +65,7 @@ COMPILED_MODULES: list[str] = [
 
 #: Typed Cython kernels (``.pyx``, no ``.py``) beside a Python reference that is used when the
 #: kernel is not built or pure Python is forced (:func:`kernel`).
-KERNELS: list[str] = ["engine.games.agram._kernel"]
+KERNELS: list[str] = ["engine.games.agram._kernel", "engine._shuffle"]
 
 
 def selected(names: list[str]) -> list[str]:

@@ -7,12 +7,34 @@ same first-hand cards.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import ModuleType
 
-from engine.seeds import hand_rng
+from engine.cards import mask_of
+from engine.compiled import kernel
+from engine.seeds import hand_seed
 
+
+def _checked_kernel() -> ModuleType | None:
+    """The typed shuffle (``engine/_shuffle.pyx``) if built and equal to ``random.Random``'s here."""
+    k = kernel("engine._shuffle")
+    if k is None:
+        return None
+    for seed, size in ((0, 52), (2**32 - 1, 40), (2**64 - 1, 102), (0x1234_5678_9ABC_DEF0, 33)):
+        want = list(range(size))
+        random.Random(seed).shuffle(want)
+        got = list(range(size))
+        k.shuffle_seeded(got, seed)
+        if got != want:  # a Python whose shuffle or seeding changed: the reference runs
+            return None
+    return k
+
+
+#: the typed shuffle, ``None`` when not built, pure Python is forced, or it disagrees with ``random``
+_KERNEL = _checked_kernel()
 #: the audit's deck arranger (see :func:`forced_orders`); ``None`` in play.
 _ARRANGE: ContextVar[Callable[[list[int], int, int], list[int] | None] | None] = ContextVar(
     "engine_deal_arrange", default=None)
@@ -37,6 +59,10 @@ def forced_orders(arrange: Callable[[list[int], int, int], list[int] | None]) ->
 def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]:
     """``cards`` in the uniformly random order of hand ``hand_index`` of deal ``deal_seed``.
 
+    The order is ``random.Random(hand_seed(deal_seed, hand_index)).shuffle`` of ``cards``
+    (the reproducibility contract of every recorded deal); the typed kernel
+    ``engine/_shuffle.pyx`` computes the same order in C when built.
+
     :returns: a new list (a permutation of ``cards``); deterministic in the arguments.
     """
     deck = list(cards)
@@ -47,7 +73,10 @@ def shuffled(cards: Sequence[int], deal_seed: int, hand_index: int) -> list[int]
             if sorted(forced) != sorted(deck):
                 raise ValueError("forced_orders: the arranged deck is not a permutation of the cards")
             return list(forced)
-    hand_rng(deal_seed, hand_index).shuffle(deck)
+    if _KERNEL is not None:
+        _KERNEL.shuffle_seeded(deck, hand_seed(deal_seed, hand_index))
+    else:
+        random.Random(hand_seed(deal_seed, hand_index)).shuffle(deck)
     return deck
 
 
@@ -67,3 +96,23 @@ def deal_hands(deck: Sequence[int], n: int, per_hand: int, first: int = 0) -> tu
         seat = (first + i) % n
         hands[seat] = list(deck[i * per_hand:(i + 1) * per_hand])
     return hands, list(deck[n * per_hand:])
+
+
+def deal_masks(cards: Sequence[int], deal_seed: int, hand_index: int, n: int, per_hand: int,
+               first: int = 0) -> tuple[list[int], list[int]]:
+    """:func:`shuffled` then :func:`deal_hands`, with each hand as a card mask (``mask_of``).
+
+    The same deal as those two (and :func:`forced_orders` applies); the typed kernel builds
+    the masks in C when the card ids fit 64 bits.
+
+    :returns: ``(masks, rest)``: per seat the mask of its cards, and the undealt cards in order.
+    :raises ValueError: if the deck is too small.
+    """
+    deck = shuffled(cards, deal_seed, hand_index)
+    if _KERNEL is not None and n * per_hand <= len(deck):
+        try:
+            return _KERNEL.block_masks(deck, n, per_hand, first), deck[n * per_hand:]
+        except (ValueError, OverflowError, TypeError):  # ids beyond 63: the general path below
+            pass
+    hands, rest = deal_hands(deck, n, per_hand, first)
+    return [mask_of(h) for h in hands], rest

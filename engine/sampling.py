@@ -23,7 +23,11 @@ Hidden non-card choices (Argute bids) are drawn uniformly from their values.
 
 Random numbers: every index below ``n`` is ``int(rng.random() * n)`` (bias at most
 ``n / 2**53``, about twice as fast as ``rng.randrange``); a composition weight total of
-``2**32`` or more is drawn exactly with ``rng.randrange``.
+``2**32`` or more is drawn exactly with :func:`randbelow` (``rng.randrange``'s own draws).
+
+Compiled (issue 19): ``sampling.pxd`` beside this file makes :class:`Sampler` a C class and
+types the walk of :meth:`Sampler.sample` (C indices, the pools as lists swapped in place);
+the random numbers and the cards drawn are the same as interpreted.
 """
 
 from __future__ import annotations
@@ -84,6 +88,25 @@ class SamplingProblem:
                 allowed.append(full)
         return cls(list(cards), [cap for _, cap in locations], allowed,
                    [name for name, _ in locations], [list(c) for c in choices])
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for an integer ``n >= 1``, drawing exactly what it draws.
+
+    CPython's ``randrange(n)`` is ``_randbelow_with_getrandbits``: ``getrandbits(k)`` with
+    ``k = n.bit_length()`` until the value is below ``n``; this skips its argument checks
+    (most of its cost in a hot loop).
+
+    :raises ValueError: if ``n < 1``.
+    """
+    if n < 1:
+        raise ValueError(f"randbelow: n must be at least 1, got {n}")
+    k = n.bit_length()
+    getrandbits = rng.getrandbits
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
 
 
 def _compositions(total: int, limits: Sequence[int]) -> list[tuple[int, ...]]:
@@ -229,36 +252,46 @@ class Sampler:
         out: list[list[int]] = []
         random_ = rng.random
         unordered = self.problem.unordered
+        steps = self._steps
+        loc_classes = self.loc_classes
         for j in range(self.nloc):
-            cls = self.loc_classes[j]
-            cum, ks = self._step(j, rem)
+            cls = loc_classes[j]
+            got = steps.get((j, rem))
+            if got is None:
+                got = self._step(j, rem)
+            cum, ks = got
             if len(ks) == 1:
                 k = ks[0]
             else:
-                tot = cum[-1]
-                r = int(random_() * tot) if tot < 4294967296 else rng.randrange(tot)
+                tot = cum[len(cum) - 1]
+                r = int(random_() * tot) if tot < 4294967296 else randbelow(rng, tot)
                 k = ks[bisect_right(cum, r)]
             loc: list[int] = []
             nxt = list(rem)
-            for c, kc in zip(cls, k):
-                if kc:
-                    pool = pools[c]
-                    n = len(pool)
-                    if kc == n:  # the whole class: no choice to draw (the order is shuffled below)
-                        loc.extend(pool)
-                        pool.clear()
-                        nxt[c] = 0
-                        continue
-                    # partial Fisher-Yates: move kc random cards to the end and take them
-                    for t in range(kc):
-                        x = random_()
-                        i = int(x * (n - t))
-                        pool[i], pool[n - 1 - t] = pool[n - 1 - t], pool[i]
-                    loc.extend(pool[n - kc:])
-                    del pool[n - kc:]
-                    nxt[c] -= kc
-            if len(loc) > 1 and not unordered >> j & 1:
-                for t in range(len(loc) - 1, 0, -1):  # Fisher-Yates
+            for ci in range(len(cls)):
+                kc = k[ci]
+                if not kc:
+                    continue
+                c = cls[ci]
+                pool = pools[c]
+                n = len(pool)
+                if kc == n:  # the whole class: no choice to draw (the order is shuffled below)
+                    loc.extend(pool)
+                    pool.clear()
+                    nxt[c] = 0
+                    continue
+                # partial Fisher-Yates: move kc random cards to the end and take them
+                for t in range(kc):
+                    x = random_()
+                    i = int(x * (n - t))
+                    e = n - 1 - t
+                    pool[i], pool[e] = pool[e], pool[i]
+                loc.extend(pool[n - kc:])
+                del pool[n - kc:]
+                nxt[c] = nxt[c] - kc
+            m = len(loc)
+            if m > 1 and not unordered >> j & 1:
+                for t in range(m - 1, 0, -1):  # Fisher-Yates
                     x = random_()
                     i = int(x * (t + 1))
                     loc[i], loc[t] = loc[t], loc[i]

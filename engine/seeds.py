@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import random
 
+_blake2b = hashlib.blake2b
+
 
 def h64(key: bytes | str, *parts: object) -> int:
     """Keyed BLAKE2b of ``parts`` (joined by ``\\x1f``), truncated to an unsigned 64-bit int.
@@ -36,10 +38,26 @@ def bot_seed(salt: str, match_id: str, seat: int) -> int:
     return h64(salt, "bot", match_id, seat)
 
 
+#: the BLAKE2b key of :func:`hand_seed` (a domain string, at most 64 bytes)
+_HAND_KEY = b"cardarena-hand"
+
+
+def hand_seed(deal_seed_: int, hand_index: int, purpose: str = "shuffle") -> int:
+    """The seed of hand ``hand_index``'s ``purpose`` RNG: ``h64(b"cardarena-hand", deal_seed_,
+    hand_index, purpose)`` (the same value, without the generic argument handling; a shuffle
+    is taken per hand, so this is on every playout's path).
+
+    :param deal_seed_, hand_index: ints; ``purpose``: a str (rendered as :func:`h64` does).
+    :returns: an int in ``[0, 2**64)``.
+    """
+    msg = f"{deal_seed_!s}\x1f{hand_index!s}\x1f{purpose!s}".encode()
+    return int.from_bytes(_blake2b(msg, key=_HAND_KEY, digest_size=8).digest(), "big")
+
+
 def hand_rng(deal_seed_: int, hand_index: int, purpose: str = "shuffle") -> random.Random:
     """A fresh RNG for hand ``hand_index`` of a match dealt from ``deal_seed_``.
 
     Every chance event of a hand (the shuffle, a random first dealer) draws from its own
-    ``purpose`` so that play never shifts the stream.
+    ``purpose`` so that play never shifts the stream. Seeded with :func:`hand_seed`.
     """
-    return random.Random(h64(b"cardarena-hand", deal_seed_, hand_index, purpose))
+    return random.Random(hand_seed(deal_seed_, hand_index, purpose))

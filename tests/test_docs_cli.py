@@ -140,3 +140,24 @@ def test_doctor_with_players_and_options():
     assert "seats [0, 1, 2, 3]" in ok.stdout  # every seat tested, whatever --matches
     bad = arena("doctor", "agram", "-o", "bogus=1", "--", "python", "bots/random_bot.py")
     assert bad.returncode == 2 and "unknown option 'bogus'" in bad.stderr
+
+
+def test_no_tracked_file_keeps_merge_conflict_markers():
+    """A merge resolved by hand must not leave ``<<<<<<<``/``>>>>>>>`` lines behind (one did in
+    docs/architecture.md)."""
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not files:  # not a git checkout (an sdist): nothing to check against
+        files = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.md")]
+    bad = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix not in (".py", ".md", ".pyx", ".pxd", ".yaml", ".toml", ".txt", ".html", ".js", ".cfg") \
+                and name != ".ci/run":
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        bad += [f"{name}:{i + 1}" for i, line in enumerate(lines)
+                if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line == "<<<<<<<"]
+    assert not bad, f"merge conflict markers left in: {bad}"

@@ -28,11 +28,11 @@
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from math import log, sqrt
 from typing import Any
 
 from engine.core import Game, InfoSet, State
@@ -73,8 +73,6 @@ def ucb_select(node: Node, keys: list[Hashable], c: float) -> Hashable:
     children = node.children
     best_key = keys[0]
     best = -1.0
-    log = math.log
-    sqrt = math.sqrt
     for k in keys:
         ch = children[k]
         ch.avail += 1
@@ -287,27 +285,42 @@ def so_iterations(game: Game, info: InfoSet, teams: list[list[int]], rng: random
                     state.apply(a)
                     path.append(node)
                     continue
+            # one pass over the legal actions: count availability, collect the untried ones and
+            # score the tried ones by UCB as ucb_select does (same ties: the first best)
             legal = state.legal_actions()
-            untried = [a for a in legal if a not in children]
-            if untried:
-                for a in legal:
-                    ch = children.get(a)
-                    if ch is not None:
-                        ch.avail += 1
-                a = untried[int(random_() * len(untried))] if len(untried) > 1 else untried[0]
+            nlegal = len(legal)
+            untried = []
+            best = -1.0
+            best_a = None
+            best_ch = node  # replaced by the first tried child (every UCB value is >= 0)
+            for a in legal:
+                ch = children.get(a)
+                if ch is None:
+                    untried.append(a)
+                    continue
+                ch.avail += 1
+                if nlegal > 1 and not untried:
+                    n = ch.visits
+                    v = ch.reward / n + c * sqrt(log(ch.avail) / n)
+                    if v > best:
+                        best = v
+                        best_a = a
+                        best_ch = ch
+            nuntried = len(untried)
+            if nuntried:
+                a = untried[int(random_() * nuntried)] if nuntried > 1 else untried[0]
                 child = Node(state.current_player())
                 child.avail = 1
                 children[a] = child
                 state.apply(a)
                 path.append(child)
                 break
-            if len(legal) == 1:
+            if nlegal == 1:
                 a = legal[0]
-                ch = children[a]
-                ch.avail += 1
+                node = children[a]
             else:
-                a = ucb_select(node, legal, c)
-            node = children[a]
+                a = best_a
+                node = best_ch
             state.apply(a)
             path.append(node)
         rewards = rollout_rewards(game, state, rng, teams, hand0, hand_rollouts)

@@ -15,7 +15,7 @@ cdef extern from *:
 
 
 def play_out_hand(list hands, int cur, unsigned long long lmask, int best, int bseat, int k,
-                  int tno, int n, int tricks, object rng):
+                  int tno, int n, int tricks, object rng, list hist=None):
     """The winner of the deal in progress when it is played out with the rollout policy.
 
     :param hands: per seat its card mask (ints below ``2**52``; not modified).
@@ -23,6 +23,7 @@ def play_out_hand(list hands, int cur, unsigned long long lmask, int best, int b
         progress as in :class:`AgramState` (``lmask`` 0 before the lead); ``tno`` tricks done.
     :param n: seats (2..5); ``tricks``: tricks per deal (6).
     :param rng: a :class:`random.Random`; one ``rng.random()`` is drawn per card played.
+    :param hist: if given, each card played is appended to it (the deal's history).
     :returns: the seat that won the last trick.
     """
     cdef unsigned long long hs[8]
@@ -46,6 +47,8 @@ def play_out_hand(list hands, int cur, unsigned long long lmask, int best, int b
             m &= m - 1
             r -= 1
         card = __builtin_ctzll(m)
+        if hist is not None:
+            hist.append(card)
         b = 1ULL << card
         if lmask:
             if b & lmask and card > best:

@@ -9,7 +9,7 @@ from engine.cards import parse_french
 from engine.core import Game, Option, int_at_least, seat_option
 from engine.games.agram.actions import DECK_MASK, HAND_SIZE, format_play, parse_play
 from engine.games.agram.infoset import AgramInfoSet
-from engine.games.agram.rollout import rollout_action
+from engine.games.agram.rollout import playout, rollout_action
 from engine.games.agram.state import AgramState, _Match
 
 
@@ -45,6 +45,10 @@ class Agram(Game):
     )
     #: a uniformly random legal card drawn from the legal mask (:mod:`engine.games.agram.rollout`)
     rollout_action = staticmethod(rollout_action)  # type: ignore[assignment]  # takes the game's own states
+    #: the rollout kernel: deal by deal through ``finish_hand`` (same draws as ``rollout_action``)
+    playout = staticmethod(playout)
+    #: ``rollout_action`` is the uniform policy (``engine.playouts.uniform_rollout``)
+    uniform_rollout = True
     configs = (
         (2, {}),
         (3, {}),

@@ -15,7 +15,7 @@ from typing import Any
 from engine.cards import FRENCH_SUITS, cards_of, mask_of
 from engine.compiled import kernel
 from engine.core import Game, Outcome, SnapshotState, rank_rewards, ranks_from_results
-from engine.deal import deal_hands, shuffled
+from engine.deal import deal_masks
 from engine.errors import GameOverError
 from engine.games.agram.actions import (
     ACTION_STR,
@@ -134,9 +134,8 @@ class AgramState(SnapshotState):
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)`` and deal 6 cards to each seat (§4.2)."""
         n = self.m.n
-        deck = shuffled(DECK, self.m.deal_seed, self.hidx)
-        hands, rest = deal_hands(deck, n, HAND_SIZE, first=(self.dealer + 1) % n)
-        self._begin_deal([mask_of(h) for h in hands], mask_of(rest))
+        hands, rest = deal_masks(DECK, self.m.deal_seed, self.hidx, n, HAND_SIZE, first=(self.dealer + 1) % n)
+        self._begin_deal(hands, mask_of(rest))
 
     def clone(self) -> AgramState:
         """An independent copy (card masks and small lists; match constants and snapshot shared)."""

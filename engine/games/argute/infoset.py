@@ -36,7 +36,7 @@ from engine.games.argute.actions import (
     parse_argute,
 )
 from engine.games.argute.state import ArguteState, _Match
-from engine.sampling import SamplingProblem
+from engine.sampling import SamplingProblem, randbelow
 
 if TYPE_CHECKING:
     from engine.games.argute.game import Argute
@@ -115,7 +115,7 @@ class ArguteInfoSet(InfoSet):
         while True:
             assignment, choices = sampler.sample(rng)
             odds = copy_odds(assignment, played)
-            if odds == 1 or rng.randrange(odds) == 0:
+            if odds == 1 or randbelow(rng, odds) == 0:  # rng.randrange(odds), the same draws
                 return self.world(assignment, choices, rng)
 
     def problem(self) -> SamplingProblem:

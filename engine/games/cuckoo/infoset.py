@@ -32,10 +32,11 @@ class CuckooInfoSet(InfoSet):
         facts contradict each other (a card pinned to two origins, or an origin to two cards).
     """
 
-    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands")
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
+        self._public: tuple[list[int], list[int], int, int] | None = None
         self.game = game
         try:
             self._read(observation)
@@ -114,18 +115,25 @@ class CuckooInfoSet(InfoSet):
 
         :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
         """
-        obs = self.observation
         n = self.n
+        pub = self._public
+        check = pub is None
+        if pub is None:  # the public fields, parsed (and checked below) once per information set
+            obs = self.observation
+            pub = self._public = ([int(x) for x in obs["lives"]],
+                                  [-1 if e is None else int(e) for e in obs["eliminated_in"]],
+                                  int(obs["dealer"]), int(obs["hand_index"]))
         st = CuckooState(self.game, n, self.opts, rng.getrandbits(63))
-        st.lives = [int(x) for x in obs["lives"]]
-        st.elim = [-1 if e is None else int(e) for e in obs["eliminated_in"]]
-        st.dealer = int(obs["dealer"])
-        st.hidx = int(obs["hand_index"])
+        st.lives = list(pub[0])
+        st.elim = list(pub[1])
+        st.dealer = pub[2]
+        st.hidx = pub[3]
         st.hands = self.hands
         if not self.order:
             st.start = st.clone()
             return st
-        if st._turn_order() != tuple(self.order):
+        if check and st._turn_order() != tuple(self.order):
+            self._public = None  # every later world fails the same check
             raise InconsistentObservationError("cuckoo: turn_order does not follow dealer and eliminations")
         free = iter(assignment[:-1])
         deck = []

@@ -44,7 +44,7 @@ class GuinoteInfoSet(InfoSet):
     """
 
     __slots__ = ("game", "n", "opts", "hand_no", "dealer", "trump_card", "actions", "pub", "dealt",
-                 "drawn", "past", "start_scores", "nfd", "locs", "_problem", "_arrangers")
+                 "drawn", "past", "start_scores", "nfd", "locs", "_problem", "_arrangers", "_base")
 
     def __init__(self, game: Game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -75,6 +75,7 @@ class GuinoteInfoSet(InfoSet):
         self.nfd = NCARDS - 6 * n - 1
         self.locs: list[tuple] = []
         self._problem: SamplingProblem | None = None
+        self._base: tuple[int, list[int]] | None = None
         self._arrangers: dict[int, tuple[list[tuple[int, int]], list[tuple[int, int]], Sampler]] = {}
 
     def _my_positions(self) -> list[int]:
@@ -178,12 +179,18 @@ class GuinoteInfoSet(InfoSet):
         """
         self.problem()
         n = self.n
+        base = self._base
+        if base is None:  # the observer's own hand mask and face-down draws: the same every world
+            own = 0
+            for c in self.dealt:
+                own |= 1 << c
+            fd0: list[int] = [-1] * self.nfd
+            for k, c in zip(self._my_positions(), self.drawn):
+                fd0[k] = c
+            base = self._base = (own, fd0)
         hands = [0] * n
-        for c in self.dealt:
-            hands[self.seat] |= 1 << c
-        fd: list[int] = [-1] * self.nfd
-        for k, c in zip(self._my_positions(), self.drawn):
-            fd[k] = c
+        hands[self.seat] = base[0]
+        fd = list(base[1])
         for loc, cards in zip(self.locs, assignment):
             if loc[0] == "stock":
                 for k, c in zip(loc[1], cards):

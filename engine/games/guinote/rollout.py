@@ -60,7 +60,22 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
             if hand_rollouts:
                 return state.hand_rewards()
             state.deal()
-    return state.outcome().rewards(teams)
+    return _match_rewards(state, teams)
+
+
+#: the match rewards by ``(winning side, seats, sides)``: they depend on nothing else (§1.7)
+_REWARDS: dict[tuple[Any, ...], list[float]] = {}
+
+
+def _match_rewards(state: Any, teams: list[list[int]]) -> list[float]:
+    """``state.outcome().rewards(teams)`` of a finished match, cached by winner and sides."""
+    key = (state.winner, state.n, tuple(map(tuple, teams)))
+    got = _REWARDS.get(key)
+    if got is None:
+        got = state.outcome().rewards(teams)
+        if len(_REWARDS) < 256:
+            _REWARDS[key] = got
+    return got[:]
 
 
 def _winner(trick: Any, tlen: int, trump: int) -> int:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import SPANISH_SUITS, mask_of
+from engine.cards import SPANISH_SUITS
 from engine.core import Game, Outcome, SnapshotState, rank_rewards, seat_ranks_from_sides
-from engine.deal import deal_hands, shuffled
+from engine.deal import deal_masks
 from engine.errors import GameOverError
 from engine.games.guinote.actions import (
     CALL,
@@ -78,10 +78,9 @@ class GuinoteState(SnapshotState):
     def deal(self) -> None:
         """Deal hand ``hand_no`` from ``shuffled(DECK, deal_seed, hand_no)`` (rules §1.2)."""
         n = self.n
-        deck = shuffled(DECK, self.deal_seed, self.hand_no)
-        hands, rest = deal_hands(deck, n, 6, first=(self.dealer + 1) % n)
+        hands, rest = deal_masks(DECK, self.deal_seed, self.hand_no, n, 6, first=(self.dealer + 1) % n)
         # rest[0] is turned face up under the stock; rest[1] is the first card drawn
-        self.set_deal([mask_of(h) for h in hands], [rest[0]] + rest[:0:-1])
+        self.set_deal(hands, [rest[0]] + rest[:0:-1])
 
     def set_deal(self, hands: list[int], stock: list[int]) -> None:
         """Start the current hand from an explicit deal and snapshot it.

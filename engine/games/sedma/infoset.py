@@ -41,7 +41,7 @@ over the seat's receipts and plays whose state is the number of held cards per r
 **Sampling**, all exact, no rejection:
 
 1. ``κ`` for every other seat by an exact weighted draw (integer weights,
-   ``rng.randrange(total)``) from a dynamic programme over the other seats whose state is
+   ``rng.randrange(total)``, drawn as :func:`engine.sampling.randbelow`) from a dynamic programme over the other seats whose state is
    the unseen count of each rank a later seat played (:meth:`SedmaInfoSet._transitions`);
    a transition's weight is ``g_s(κ_s)`` times the number of ways to pick the seat's
    unseen ids. The path also fixes how many cards of each rank a later seat played the
@@ -79,7 +79,98 @@ from engine.errors import InconsistentObservationError
 from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
 from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
-from engine.sampling import Sampler, SamplingProblem
+from engine.sampling import Sampler, SamplingProblem, randbelow
+
+#: ``copies << 12 | later lump copies << 6 | cards to draw`` (each below 64: a 32-card deck)
+#: -> cumulative hypergeometric weights ``C(copies, k) * C(later, rest - k)`` for ``k = lo..hi``
+#: (integers only: shared by every information set; the same draws as summing them per
+#: sample, issue 19).
+_LUMP: dict[int, list[int]] = {}
+
+
+def _lump_weights(c: int, total: int, rest: int, lo: int, hi: int) -> list[int]:
+    """Cumulative weights of drawing ``k = lo..hi`` of ``c`` copies when ``rest`` cards come from
+    ``c + total`` (multivariate hypergeometric, one rank at a time; :meth:`SedmaInfoSet._draw_hands`).
+    ``lo`` and ``hi`` follow from the other three (``max(0, rest - total)``, ``min(c, rest)``)."""
+    key = c << 12 | total << 6 | rest
+    got = _LUMP.get(key)
+    if got is None:
+        got = []
+        acc = 0
+        for i in range(lo, hi + 1):
+            acc += comb(c, i) * comb(total, rest - i)
+            got.append(acc)
+        _LUMP[key] = got
+    return got
+
+
+def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rng: random.Random) -> list[list[int]]:
+    """The walk of :meth:`SedmaInfoSet._draw_hands` (module level so ``infoset.pxd`` can type it).
+
+    :param steps: the κ programme's ``(seat index, tracked counts) -> (cumulative weights,
+        (κ, next counts) options)``.
+    :param plan: per seat of the order, ``(ranks it played, hand size)``.
+    :param tracked: per seat index, the ranks a later seat played (the programme's state).
+    :param unseen_by_rank: unseen cards per rank (8 ranks).
+    :returns: per seat of the order, its unseen cards per rank.
+    """
+    left = list(unseen_by_rank)
+    rem = tuple([left[x] for x in tracked[0]])
+    out = []
+    getrandbits = rng.getrandbits
+    for j in range(len(plan)):
+        ranks, size = plan[j]
+        cum, opts = steps[(j, rem)]
+        nopt = len(opts)
+        k = 0 if nopt == 1 else bisect_right(cum, randbelow(rng, cum[nopt - 1]))
+        kappa, nxt = opts[k]
+        comp = [0] * 8
+        for i in range(len(ranks)):
+            comp[ranks[i]] = kappa[i]
+        here = tracked[j]
+        later = tracked[j + 1]
+        for i in range(len(later)):
+            x = later[i]
+            if x not in ranks:
+                comp[x] = rem[here.index(x)] - nxt[i]
+        rest = size - sum(comp)
+        if rest:
+            # the lump: a uniform set of ``rest`` cards among the unseen cards of the ranks no
+            # later seat played; its ranks one at a time, each count with probability
+            # C(copies, k) · C(copies of the later lump ranks, rest − k) / C(…, rest)
+            total = 0
+            for x in range(8):
+                if x not in here:
+                    total += left[x]
+            for x in range(8):
+                c = left[x]
+                if not c or x in here:
+                    continue
+                total -= c
+                lo = rest - total if rest > total else 0
+                hi = c if c < rest else rest
+                kk = lo
+                if hi > lo:
+                    ws = _lump_weights(c, total, rest, lo, hi)
+                    # randbelow(rng, ws[-1]) inlined: rng.randrange's own draws (the total is small)
+                    m = ws[hi - lo]
+                    bits = 0
+                    while m >> bits:
+                        bits += 1
+                    r = getrandbits(bits)
+                    while r >= m:
+                        r = getrandbits(bits)
+                    while r >= ws[kk - lo]:
+                        kk += 1
+                comp[x] += kk
+                rest -= kk
+                if not rest:
+                    break
+        for x in range(8):
+            left[x] -= comp[x]
+        out.append(comp)
+        rem = nxt
+    return out
 
 
 class SedmaInfoSet(InfoSet):
@@ -94,7 +185,7 @@ class SedmaInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
-                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies")
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -138,6 +229,7 @@ class SedmaInfoSet(InfoSet):
         self._joint_memo: dict[tuple[int, tuple[int, ...]], int] = {}
         self._joint_steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple]]] = {}
         self._order_sampler: Sampler | None = None
+        self._template: SedmaState | None = None
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
@@ -318,50 +410,8 @@ class SedmaInfoSet(InfoSet):
         later seat played, with multivariate hypergeometric probabilities (exact weighted
         draws, one rank at a time). The unseen cards left over form the stock.
         """
-        left = list(self._unseen_by_rank)
-        tracked = self._tracked
-        rem = tuple(left[x] for x in tracked[0])
-        out = []
-        for j, s in enumerate(self._order):
-            cum, opts = self._joint_steps[(j, rem)]
-            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(cum[-1]))
-            kappa, nxt = opts[k]
-            model = self.models[s]
-            comp = [0] * 8
-            for x, c in zip(model.ranks, kappa):
-                comp[x] = c
-            here = tracked[j]
-            for x, after in zip(tracked[j + 1], nxt):
-                if x not in model.ranks:
-                    comp[x] = rem[here.index(x)] - after
-            rest = model.size - sum(comp)
-            if rest:
-                # the lump: a uniform set of ``rest`` cards among the unseen cards of the ranks no
-                # later seat played; its ranks one at a time, each count with probability
-                # C(copies, k) · C(copies of the later lump ranks, rest − k) / C(…, rest)
-                lump = [x for x in range(8) if x not in here and left[x]]
-                total = sum(left[x] for x in lump)
-                for x in lump:
-                    c = left[x]
-                    total -= c
-                    lo = rest - total if rest > total else 0
-                    hi = c if c < rest else rest
-                    k = lo
-                    if hi > lo:
-                        ws = [comb(c, i) * comb(total, rest - i) for i in range(lo, hi + 1)]
-                        r = rng.randrange(sum(ws))
-                        while r >= ws[k - lo]:
-                            r -= ws[k - lo]
-                            k += 1
-                    comp[x] += k
-                    rest -= k
-                    if not rest:
-                        break
-            for x in range(8):
-                left[x] -= comp[x]
-            out.append(comp)
-            rem = nxt
-        return out
+        plan = [(self.models[s].ranks, self.models[s].size) for s in self._order]
+        return draw_counts(self._joint_steps, plan, self._tracked, self._unseen_by_rank, rng)
 
     def _orders(self) -> Sampler:
         """Step 3's randomness: uniformly random orders of each other seat's hand slots and of
@@ -496,13 +546,18 @@ class SedmaInfoSet(InfoSet):
         if any(ptr[s] != len(recv[s]) for s in range(n)):
             raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
         stock.extend(stock_rest)
-        st = SedmaState(self.game, n, self.opts, rng.getrandbits(63))
-        st.dealer = self.dealer
-        st.hidx = self.hidx
-        st.vp = list(self.vp)
-        st.past = self.past
-        if self.past:
-            st.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
+        template = self._template
+        if template is None:  # the match's state before the deal, the same for every world
+            template = SedmaState(self.game, n, self.opts, 0)
+            template.dealer = self.dealer
+            template.hidx = self.hidx
+            template.vp = list(self.vp)
+            template.past = self.past
+            if self.past:
+                template.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
+            self._template = template
+        st = template.clone()  # copies every field the constructor sets (issue 19: cheaper than it)
+        st.deal_seed = rng.getrandbits(63)
         st._set_hand(hands, stock)
         for a in self.actions:
             st.apply(a)

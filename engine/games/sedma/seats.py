@@ -14,6 +14,7 @@ from bisect import bisect_right
 from math import factorial
 
 from engine.errors import InconsistentObservationError
+from engine.sampling import randbelow
 
 #: timeline event: the seat receives a card (deal or draw); any other event is the rank played
 RECV = -1
@@ -134,7 +135,7 @@ class SeatModel:
                         acc += w
                         cum.append(acc)
                         opts.append((i, p))
-            k = 0 if len(opts) == 1 else bisect_right(cum, rng.randrange(acc))
+            k = 0 if len(opts) == 1 else bisect_right(cum, randbelow(rng, acc))
             sym, cur = opts[k]
             out.append(sym)
         out.reverse()
