@@ -137,7 +137,9 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     :returns: :class:`arena.ratings.RatingResult` whose ``ratings`` equal a full rebuild's bit for
         bit; ``history`` empty when ``history`` is False.
     """
-    rated = sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
+    by_columns = getattr(records, "replay_order", None)  # a RecordView (arena.columns): no record list held
+    rated = (by_columns(rate_forfeits) if by_columns is not None
+             else sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
     dp = auto_draw_probability(played(rated)) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
