@@ -188,7 +188,9 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
                             journal)
         if fast is not None:
             return fast
-    rated = sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
+    by_columns = getattr(records, "replay_order", None)  # a RecordView (arena.columns): no record list held
+    rated = (by_columns(rate_forfeits) if by_columns is not None
+             else sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
     tied, pairs = _ties(rated)
     dp = _auto(tied, pairs) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import schedule_file
 from arena.adaptive import adaptive_schedule, is_adaptive
 from arena.executors import (
     Batcher,
@@ -121,7 +122,8 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
 
     What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
     settings the next run is checked against (:func:`arena.schedule.tournament_settings`),
-    and the schedule (``match id -> fingerprint``): the tables rate only the journal's
+    and the schedule (``match id -> fingerprint``, compact from
+    :data:`arena.schedule_file.COMPACT_FROM` matches): the tables rate only the journal's
     records of this schedule; ``sandbox``: the sandbox this run's bots get
     (:func:`sandbox_mode`, shown in ``leaderboard.json`` and ``report.html``). Replaced atomically.
 
@@ -135,7 +137,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
             "bot_files": bot_files(tournament),
-            "schedule": {s.match_id: s.fingerprint for s in specs}}
+            **schedule_file.encode({s.match_id: s.fingerprint for s in specs})}
     tmp = folder / "tournament.json.tmp"
     try:
         tmp.write_text(json.dumps(meta, indent=2) + "\n")
@@ -197,23 +199,32 @@ class Run:
         self.on_result = on_result
         self.warn = warn
         self.stop: Callable[[], bool] | None = None  # asked before each batch (run_tournament's stop)
-        # the journal's records of the schedule as configured (prepare checked their fingerprints);
-        # the others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated
-        scheduled = [MatchRecord.from_json(rec) for mid, rec in journal.records.items() if mid in self.by_id]
-        self.summary = RunSummary(m.name, journal.folder, len(specs), len(scheduled),
-                                  outside=len(journal.records) - len(scheduled))
+        self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
         self.ledger = FaultLedger(self.policy)
-        self.summary.disabled.extend(self.ledger.seed(scheduled))  # disabled by an earlier run: still disabled
+        already = [0]
+
+        def scheduled() -> Iterator[MatchRecord]:
+            """The journal's records of the schedule as configured (prepare checked their fingerprints),
+            streamed one at a time (no list of records: the driver stays flat on long journals); the
+            others (deals beyond a lowered `deals`, a bot no longer listed) stay in the journal unrated."""
+            for mid, raw in journal.records.items():
+                if mid in self.by_id:
+                    rec = MatchRecord.from_json(raw, moves=False)
+                    already[0] += 1
+                    for b, v in zip(rec.seats, rec.bot_versions):
+                        if v:
+                            self.announced.setdefault(b, v)
+                    yield rec
+
+        disabled = self.ledger.seed(scheduled())  # disabled by an earlier run: still disabled
+        self.summary = RunSummary(m.name, journal.folder, len(specs), already[0],
+                                  outside=len(journal.records) - already[0])
+        self.summary.disabled.extend(disabled)
         self.pending = [s for s in specs if s.match_id not in journal]
         fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
         self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
         self.attempts: Counter[str] = Counter()
         self.infra_attempts: Counter[str] = Counter()
-        self.announced: dict[str, str] = {}  # bot -> the name/version its recorded matches announced
-        for rec in scheduled:
-            for b, v in zip(rec.seats, rec.bot_versions):
-                if v:
-                    self.announced.setdefault(b, v)
         self.warned: set[str] = set()
 
     def disable(self, bot: str, why: str, rule: str) -> None:

@@ -6,9 +6,9 @@ new complete lines in ``matches.jsonl``. A chunk holds:
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
 * ``digest``: blake2b of the journal's bytes ``[0, end)`` — a running hash, so a chunk vouches
   for the whole prefix before it;
-* ``rows``: its records (first occurrence of each match id, file order) as tuples of
-  :class:`arena.record.MatchRecord` fields (decision times left out);
-* ``inside``: per row, whether it was in the tournament's schedule when read;
+* ``cols``: its records (first occurrence of each match id, file order) in columns
+  (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
+* ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
 * ``times``: per bot, the decision times of its inside rows (``array('d')``, as
   :class:`arena.tables.Latency` collects them).
 
@@ -25,7 +25,6 @@ chunks (a writer killed mid-write leaves at most a partial last chunk).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import pickle
@@ -34,21 +33,48 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
 from arena.journal import parse_line
 from arena.record import MatchRecord
 from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
-#: bump when MatchRecord's fields or their parsing change (a cache of another format is ignored)
-FORMAT = 1
-_FIELDS = tuple(f.name for f in dataclasses.fields(MatchRecord))
+#: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
+FORMAT = 2
+_FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
 _BLOCK = 1 << 20
 
 
-def _row(rec: MatchRecord) -> tuple:
-    return tuple(getattr(rec, n) for n in _FIELDS)
+class _Seen:
+    """The match ids already read, as hashes — a sorted array for the cached prefix ``cached``, a
+    set for the new lines as ``tail`` collects them — with an exact check of the ids on a hash hit
+    (~8 to 60 bytes an id, not a set of strings)."""
+
+    def __init__(self, cached: Columns, tail: Columns) -> None:
+        self.cached, self.tail = cached, tail
+        self.hashes = np.fromiter((hash(cached.match_id(i)) for i in range(len(cached))), dtype=np.int64,
+                                  count=len(cached))
+        self.sorted = np.sort(self.hashes)
+        self.new: set[int] = set()
+        self.new_hashes = array("q")
+
+    def add(self, mid: str) -> bool:
+        """Whether ``mid`` is new; if so it is remembered as the next row of ``tail``."""
+        h = hash(mid)
+        k = int(np.searchsorted(self.sorted, h))
+        if k < len(self.sorted) and self.sorted[k] == h and any(
+                self.cached.match_id(int(i)) == mid for i in np.flatnonzero(self.hashes == h)):
+            return False
+        if h in self.new and any(self.tail.match_id(int(i)) == mid for i in
+                                 np.flatnonzero(np.frombuffer(self.new_hashes, dtype=np.int64) == h)):
+            return False
+        self.new.add(h)
+        self.new_hashes.append(h)
+        return True
 
 
 def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
@@ -90,12 +116,14 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     return chunks, offset, h, keep
 
 
-def _parse_tail(path: Path, journal: Any, offset: int, h: Any, seen: set[str], ok: Callable[[MatchRecord], bool],
+def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, ok: Callable[[MatchRecord], bool],
                 bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
-    """The chunk of the complete lines after ``offset`` (None if there is none)."""
+    """The chunk of the complete lines after ``offset`` whose ids are not in ``cached`` (None if
+    there is no new line)."""
     journal.seek(offset)
-    rows: list[tuple] = []
-    inside: list[bool] = []
+    cols = Columns()
+    seen = _Seen(cached, cols)
+    inside = bytearray()
     times: dict[str, array] = {b: array("d") for b in bots}
     end = offset
     lineno = first_line
@@ -108,15 +136,13 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, seen: set[str], o
         if not line.strip():
             continue
         raw = parse_line(path, lineno, line)
-        mid = str(raw.get("match_id"))
-        if mid in seen:
+        if not seen.add(str(raw.get("match_id"))):
             continue
-        seen.add(mid)
         try:
             rec = MatchRecord.from_json(raw, moves=False)
         except CardArenaError as e:  # an unknown game, a player count the game does not have
             raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
-        rows.append(_row(rec))
+        cols.append(rec)
         flag = ok(rec)
         inside.append(flag)
         if flag:
@@ -126,8 +152,8 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, seen: set[str], o
                     got.extend(ts)
     if end == offset:
         return None
-    return {"start": offset, "end": end, "digest": h.hexdigest(), "lines": lineno - first_line, "rows": rows,
-            "inside": inside, "times": {b: t for b, t in times.items() if t}}
+    return {"start": offset, "end": end, "digest": h.hexdigest(), "lines": lineno - first_line, "cols": cols,
+            "inside": bytes(inside), "times": {b: t for b, t in times.items() if t}}
 
 
 def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
@@ -151,57 +177,65 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True, prefixes: list | None = None) -> tuple[list[MatchRecord], int, dict[str, array], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, array], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
     :param bots: the bots whose decision times are collected.
     :param cache: False: ignore the cache, read the whole journal and write a fresh cache.
     :param prefixes: if given, filled with ``(end, digest, inside records in [0, end))`` per
-        vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key.
+        vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key
+        (the interface of branch scale4).
     :returns: ``(inside records in file order, count of the others, per-bot decision times,
-        info)`` — ``info``: ``{"cached": records taken from the cache, "parsed": records parsed now}``.
+        info)`` — the records as a lazy :class:`arena.columns.RecordView` over columns (no record
+        object is held); ``info``: ``{"cached": records taken from the cache, "parsed": records
+        parsed now}``.
     :raises JournalError: naming the file and line of a corrupt record (as
         :func:`arena.journal.read_records`).
     """
     folder = Path(folder)
     path = folder / "matches.jsonl"
     cpath = folder / NAME
+    times: dict[str, array] = {b: array("d") for b in bots}
     try:
         journal = open(path, "rb")
     except FileNotFoundError:
-        return [], 0, {b: array("d") for b in bots}, {"cached": 0, "parsed": 0}
+        return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}
     with journal:
         chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, hashlib.blake2b(digest_size=16), 0)
-        inside: list[MatchRecord] = []
-        outside = 0
-        times: dict[str, array] = {b: array("d") for b in bots}
-        seen: set[str] = set()
-        make = MatchRecord
+        if len(chunks) == 1:  # the usual case after a rebuild: its columns as they are (no copy)
+            cols = chunks[0]["cols"]
+            cols.freeze()
+        else:
+            cols = concat(ch["cols"] for ch in chunks)
         for ch in chunks:
-            for row, was in zip(ch["rows"], ch["inside"]):
-                rec = make(*row)
-                if ok(rec) != was:  # the schedule changed: the cached split and times no longer hold
-                    return read(folder, ok, bots, cache=False, prefixes=prefixes)
-                seen.add(rec.match_id)
-                if was:
-                    inside.append(rec)
-                else:
-                    outside += 1
-            for b, ts in ch["times"].items():
+            ch["cols"] = None  # the chunks' own columns are not held twice
+        flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
+        for i, was in enumerate(flags.tolist()):
+            if ok(cols.record(i)) != was:  # the schedule changed: the cached split and times no longer hold
+                return read(folder, ok, bots, cache=False, prefixes=prefixes)
+        for ch in chunks:
+            for b, ts in ch.pop("times").items():
                 if b in times:
-                    times[b].extend(ts)
-        cached = len(seen)
+                    if len(times[b]):
+                        times[b].extend(ts)
+                    else:
+                        times[b] = ts  # the unpickled array itself (no copy)
+        cached = len(cols)
         first_line = sum(ch["lines"] for ch in chunks)
-        tail = _parse_tail(path, journal, offset, h, seen, ok, bots, first_line)
+        tail = _parse_tail(path, journal, offset, h, cols, ok, bots, first_line)
     if tail is not None:
-        for row, was in zip(tail["rows"], tail["inside"]):
-            if was:
-                inside.append(make(*row))
-            else:
-                outside += 1
+        if len(cols):
+            cols = concat([cols, tail["cols"]])
+        else:  # nothing cached: the new chunk's columns as they are (no copy)
+            cols = tail["cols"]
+            cols.freeze()
+        flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
         for b, ts in tail["times"].items():
-            times[b].extend(ts)
+            if len(times[b]):
+                times[b].extend(ts)
+            else:
+                times[b] = ts  # the chunk's array itself (no second copy; the chunk is only written)
     try:
         size = cpath.stat().st_size
     except OSError:
@@ -215,4 +249,5 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         for ch in [*chunks, *([tail] if tail is not None else [])]:
             n_in += sum(ch["inside"])
             prefixes.append((ch["end"], ch["digest"], n_in))
-    return inside, outside, times, {"cached": cached, "parsed": len(seen) - cached}
+    inside = np.flatnonzero(flags).astype(np.int64)
+    return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}

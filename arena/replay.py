@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import schedule_file
 from arena.errors import ArenaError
 from arena.journal import parse_lines
 from engine import registry
@@ -136,7 +137,10 @@ def complete_deals(folder: str | Path, records: list[dict[str, Any]] | None = No
         return set()  # no schedule: nothing can be shown as complete
     except (OSError, ValueError) as e:
         raise ArenaError(f"{path}: cannot read the recorded tournament ({e})") from e
-    schedule = meta.get("schedule") or {} if isinstance(meta, dict) else {}
+    try:
+        schedule = (schedule_file.schedule_of(meta) or {}) if isinstance(meta, dict) else {}
+    except ValueError as e:
+        raise ArenaError(f"{path}: cannot read the recorded schedule ({e})") from e
     records = journal_lines(folder) if records is None else records
     done = {r["match_id"] for r in records}
     by_deal: dict[int, list[str]] = {}

@@ -10,13 +10,13 @@ both go through :func:`standings`, so their tables agree.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from arena import journal_cache, render, tables, tallies
+from arena import journal_cache, render, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
@@ -40,8 +40,12 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
 
 def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
     """Whether a record belongs to the schedule recorded in ``meta`` (see :func:`rated_records`)."""
-    schedule = meta.get("schedule")
-    if isinstance(schedule, dict):
+    try:
+        schedule = schedule_file.schedule_of(meta)  # plain or compact (arena.schedule_file)
+    except ValueError as e:
+        raise ArenaError(f"tournament.json of {meta.get('name')!r}: its compact schedule is damaged ({e}); "
+                         "run `arena run` again to rewrite it") from e
+    if schedule is not None:
         def scheduled(rec: MatchRecord) -> bool:
             """In the recorded schedule with the same fingerprint."""
             fp = schedule.get(rec.match_id)
@@ -73,7 +77,7 @@ def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple
     return inside, outside
 
 
-def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[list[MatchRecord], int, tables.Latency, list]:
+def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecord], int, tables.Latency, list]:
     """The schedule's records (without their decision times), the count of the others, and the
     decision times of the schedule's records: the journal's cached typed prefix plus its new
     lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed), and

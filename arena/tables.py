@@ -42,7 +42,7 @@ class Standings:
 
     name: str
     meta: dict[str, Any]
-    records: list[MatchRecord]
+    records: Sequence[MatchRecord]
     ratings: RatingResult
     rows: list[dict[str, Any]]
     cross: dict

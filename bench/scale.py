@@ -28,6 +28,9 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arena.schedule_file import encode, schedule_of  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 GAME = {2: "agram", 4: "sedma"}
 
@@ -72,7 +75,7 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
     schedule: dict[str, str] = {}
     meta_path = folder / "tournament.json"
     if start and meta_path.exists():
-        schedule = json.loads(meta_path.read_text())["schedule"]
+        schedule = dict(schedule_of(json.loads(meta_path.read_text())) or {})
     with open(folder / "matches.jsonl", "ab" if start else "wb") as f:
         for i in range(start, n):
             rec = synthetic_record(name, i, bots, strength, players, rng)
@@ -84,7 +87,7 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
             "partners": "self", "rotations": "cyclic", "lineups": "sample",
             "ratings": {"draw_probability": 0.1, "tau": "default", "fixed": [], "mu": 25.0, "sigma": 25 / 3},
             "rate_forfeits": False, "settings": {"game": GAME[players], "players": players},
-            "schedule": schedule}
+            **encode(schedule)}
     meta_path.write_text(json.dumps(meta))
 
 
@@ -133,6 +136,50 @@ def driver_memory(folder: Path, extra: int, n_bots: int, players: int) -> list[t
     return out
 
 
+def run_memory(deals: int, n_bots: int = 100) -> list[tuple[int, float]]:
+    """RSS (MB) of this process during a long cheap run: the real driver (:func:`arena.driver.prepare`,
+    :class:`arena.driver.Run`, its batcher, fault ledger and journal) over ``lineups: all`` of
+    ``n_bots`` bots on ``deals`` deals (2 players: ``n_bots·(n_bots−1)`` matches a deal), each
+    match's result made up at once instead of played (no executor, no bot process): after the
+    schedule is built, then every tenth of the run."""
+    import psutil
+
+    from arena import config as cfg
+    from arena.driver import Run, prepare, write_meta
+    from arena.executors import Outcome
+
+    proc = psutil.Process()
+    root = Path(tempfile.mkdtemp(prefix="scale-run"))
+    raw = {"bots": {f"b{j:03d}": {"cmd": ["python", str(ROOT / "bots/random_bot.py")]} for j in range(n_bots)},
+           "tournaments": [{"name": "cheap", "game": "agram", "players": 2, "bots": [f"b{j:03d}" for j in range(n_bots)],
+                            "deals": deals, "salt": "scale-bench"}]}
+    t = cfg.load_data(raw, root / "tournaments.yaml", root)[0]
+    rng = random.Random(3)
+    try:
+        journal, specs = prepare(t, root / "results")
+        write_meta(t, journal.folder, specs)
+        run = Run(t, journal, specs, 2, None, lambda m: None)
+        total, done = len(specs), 0
+        del specs
+        out = [(0, proc.memory_info().rss / 2**20)]
+        while (batch := run.next_batch()) is not None:
+            for spec in batch:
+                a = rng.random() < 0.5
+                run.take(Outcome(result={
+                    "match_id": spec.match_id, "status": "ok", "outcome": {"ranks": [0, 1] if a else [1, 0],
+                                                                           "scores": [1.0, 0.0] if a else [0.0, 1.0]},
+                    "faults": [], "time_ms": 12.5, "bot_versions": ["", ""],
+                    "move_ms": [[round(rng.uniform(0.1, 3), 3) for _ in range(8)] for _ in range(2)],
+                    "actions": [[s % 2, f"a{rng.randrange(40)}"] for s in range(24)]}))
+                done += 1
+                if done % max(1, total // 10) == 0:
+                    out.append((done, proc.memory_info().rss / 2**20))
+        journal.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
 RATINGS_ONLY = """
 import json, sys
 from arena.checkpoint import replay
@@ -163,10 +210,22 @@ def main() -> None:
     ap.add_argument("--ratings-only", action="store_true",
                     help="measure reading + TrueSkill replay only (not the batch fit and tables)")
     ap.add_argument("--driver", type=Path, default=None, help="only: the driver's journal RSS on this folder")
+    ap.add_argument("--run", type=int, nargs="+", default=None, metavar="DEALS",
+                    help="only: the driver's RSS during a cheap run of 100 bots (9,900 matches a deal)")
     args = ap.parse_args()
+    if args.run:
+        for deals in args.run:  # one process each: RSS is a high-water mark
+            got = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+                                  f"import json, scale; print(json.dumps(scale.run_memory({deals})))"], capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+            if got.returncode:
+                raise SystemExit(got.stderr[-2000:])
+            for n, mb in json.loads(got.stdout.strip().splitlines()[-1]):
+                print(f"cheap run, {deals} deals: {n:>8} matches recorded  RSS {mb:7.0f} MB", flush=True)
+        return
     if args.driver:
-        for n, mb in driver_memory(args.driver, 10 * max(1, len(json.loads(
-                (args.driver / "tournament.json").read_text())["schedule"]) // 100), args.bots, args.players):
+        for n, mb in driver_memory(args.driver, 10 * max(1, len(schedule_of(json.loads(
+                (args.driver / "tournament.json").read_text())) or {}) // 100), args.bots, args.players):
             print(f"driver journal: {n:>9} records  RSS {mb:7.0f} MB", flush=True)
         return
     global FORMAT

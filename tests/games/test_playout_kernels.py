@@ -161,3 +161,66 @@ def test_cuttle_replay_equals_apply() -> None:
     over = game.new_match(2, 4, max_turns=1)   # the first turn (a draw) is the last one
     with pytest.raises(GameOverError):
         replay(over, [DRAW, DRAW])
+
+
+# ---------------------------------------------------------------- Gargon (issue 19, helper cy5)
+
+from engine import compiled  # noqa: E402
+from engine.games.gargon import rollout as gargon_rollout  # noqa: E402
+from engine.games.gargon.game import Gargon  # noqa: E402
+
+
+def test_gargon_uses_its_kernel_when_compiled() -> None:
+    """``Gargon.playout`` is the kernel exactly when it is compiled (interpreted, the loop is faster)."""
+    if compiled.is_compiled(gargon_rollout):
+        assert Gargon.playout is gargon_rollout.playout
+    else:
+        assert Gargon.playout is None
+    assert isinstance(registry.get_game("gargon"), Gargon)
+
+def gargon_positions(game, n, opts, count, seed):
+    """Random-play positions of Gargon spread over the whole match (every phase, late rounds)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = game.new_match(n, rng.getrandbits(40), **opts)
+        for _ in range(rng.randrange(0, 200)):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply(legal[rng.randrange(len(legal))])
+        out.append(s)
+    return out
+
+
+GARGON_SETTINGS: list[tuple[int, dict]] = [
+    (3, {"amulets": [1, 0, 3, 0, 2, 7, 0, 1, 1, 0, 4, 0, 0, 9, 2, 1]}),
+    (5, {"pass_draw": "match_start_count", "replacement": "none"}),
+    (4, {"first_start": "random"}),
+    (3, {"replacement": "none", "amulets": [0] * 16}),
+]
+
+
+@pytest.mark.parametrize("setting", range(len(GARGON_SETTINGS)))
+def test_gargon_kernel_equals_loop_everywhere(setting: int) -> None:
+    """Gargon's kernel from every phase (selections, pass draws, replacements), with other amulet
+    tables (the kernel's score tables switch) and team sides: the loop's world, rewards and draws."""
+    game = registry.get_game("gargon")
+    n, opts = GARGON_SETTINGS[setting]
+    phases = set()
+    for k, s in enumerate(gargon_positions(game, n, opts, 60, 700 + setting)):
+        phases.add(s.phase)
+        for teams in (game.teams(n), [list(range(n - 1)), [n - 1]]):
+            a, b = s.clone(), s.clone()
+            ra, rb = random.Random(k), random.Random(k)
+            got = gargon_rollout.playout(a, ra, teams, 0, k % 2 == 0)   # also when pure
+            want = loop_rewards(game, b, rb, teams, 0, k % 2 == 0)
+            where = f"gargon setting {setting} position {k} teams {teams}"
+            assert got == want, where
+            assert ra.getstate() == rb.getstate(), where + ": different number of draws"
+            assert a.world_key() == b.world_key(), where
+            assert a.outcome() == b.outcome(), where
+            assert a.observation(k % n) == b.observation(k % n), where
+    # selections, pass draws, replacement draws (when the setting has them) and finished matches
+    want_phases = {0, 1, 3} if opts.get("replacement") == "none" else {0, 1, 2, 3}
+    assert phases == want_phases, phases

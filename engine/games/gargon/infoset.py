@@ -53,13 +53,19 @@ from fractions import Fraction
 from math import gcd, prod
 from typing import Any
 
+from engine import compiled
 from engine.core import InfoSet
 from engine.errors import IllegalActionError, InconsistentObservationError
 from engine.games.gargon import actions as A
+from engine.games.gargon import rollout as _rollout
 from engine.games.gargon import rules as R
 from engine.games.gargon.record import LETTER, PublicRecord
 from engine.games.gargon.state import GargonState
 from engine.sampling import Sampler, SamplingProblem
+
+#: the world replay (:func:`engine.games.gargon.rollout.replay`) when compiled; interpreted,
+#: ``GargonState.apply`` per action is as fast
+_REPLAY = _rollout.replay if compiled.is_compiled(_rollout) else None
 
 _END = 1 << 40  # role time of a card still held (or face down this round)
 _DEALT = -1  # time of the dealt slots
@@ -562,8 +568,11 @@ class GargonInfoSet(InfoSet):
         state = GargonState.from_deal(self.game, self.n, self.opts, hands, piles, self.first_start,
                                       rng.getrandbits(63), self.opts["first_start"])
         try:
-            for _, a, e in self.steps:
-                state.apply(sel_face[e] if a < 0 else a)
+            if _REPLAY is not None:   # the compiled kernel: the same state as the apply loop
+                _REPLAY(state, [sel_face[e] if a < 0 else a for _, a, e in self.steps])
+            else:
+                for _, a, e in self.steps:
+                    state.apply(sel_face[e] if a < 0 else a)
         except IllegalActionError as e:
             raise InconsistentObservationError(f"gargon: the sampled world does not replay: {e}") from e
         return state

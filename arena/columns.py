@@ -1,0 +1,398 @@
+"""The journal's records in columns: a compact in-memory form and a lazy record view (issue 18).
+
+:class:`Columns` holds a run of typed records (:class:`arena.record.MatchRecord`) as arrays —
+match ids and fingerprints as one UTF-8 blob each with offsets, seats as small ints into one
+name table (bots, games, statuses, versions interned once), ranks and scores flat per seat,
+deal index, rotation, status and time per record — about 130 bytes a two-player record
+instead of ~650 as an object. Records that do not fit the plain layout (faults, unusual
+types) are kept whole in a sparse side table, so every record round-trips **equal** to the
+one :meth:`MatchRecord.from_json` built (lineup, teams, side ranks and rewards are derived
+again the same way).
+
+:class:`RecordView` is a read-only ``Sequence[MatchRecord]`` over chosen rows of one
+:class:`Columns`: it builds a light record per index when asked, so iterating it many times
+never holds every record at once. Hot consumers can read its numpy columns directly
+(:meth:`RecordView.deal_index`, :meth:`RecordView.seat_codes`, ...).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+import numpy as np
+
+from arena.record import MatchRecord, _share, teams_of
+from engine.core import rank_rewards
+
+
+class Columns:
+    """Records as columns, appended one by one (:meth:`append`), then read by index (:meth:`record`).
+
+    Pickles compactly (arrays and bytes): the journal cache stores its chunks this way.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[str] = []          # bots, games, statuses, versions (interned once)
+        self._code: dict[str, int] = {}
+        self.ids = bytearray()              # match ids, UTF-8, concatenated
+        self.id_end = array("q")            # per record: end of its id in ``ids``
+        self.fps = bytearray()
+        self.fp_end = array("q")
+        self.game = array("i")
+        self.status = array("i")
+        self.deal = array("q")
+        self.rot = array("q")
+        self.time = array("d")              # NaN: None
+        self.seat_end = array("q")          # per record: end of its seats in the per-seat columns
+        self.seats = array("i")             # per seat: bot code
+        self.ranks = array("q")             # per seat (records with ranks only: flag ``shape``)
+        self.scores = array("d")            # per seat (records with scores only)
+        self.versions = array("i")          # per seat (records with versions only)
+        #: per record, bit 0 ranks, bit 1 scores, bit 2 versions, bit 3 int scores, bit 4 int time
+        self.shape = array("b")
+        self.extra: dict[int, tuple] = {}   # record index -> the whole record's fields (not plain)
+        self._memo: dict[tuple[int, bytes], tuple] = {}  # see _tuple
+
+    # ------------------------------------------------------------------ building
+
+    def _c(self, name: str) -> int:
+        code = self._code.get(name)
+        if code is None:
+            code = self._code[name] = len(self.names)
+            self.names.append(name)
+        return code
+
+    def __len__(self) -> int:
+        return len(self.id_end)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for derived in ("_code", "_memo", "_rank_at", "_score_at", "_version_at"):
+            state.pop(derived, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._code = {n: i for i, n in enumerate(self.names)}
+        self._memo = {}
+        self.freeze()
+
+    def nbytes(self) -> int:
+        """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""
+        return sum(len(getattr(self, n)) * (getattr(self, n).itemsize if isinstance(getattr(self, n), array) else 1)
+                   for n in ("ids", "id_end", "fps", "fp_end", "game", "status", "deal", "rot", "time", "seat_end",
+                             "seats", "ranks", "scores", "versions", "shape"))
+
+    def append(self, rec: MatchRecord) -> None:
+        """Add one record (its ``move_ms`` are not kept: the reader streams them elsewhere)."""
+        self.ids += rec.match_id.encode("utf-8", "surrogatepass")
+        self.id_end.append(len(self.ids))
+        self.fps += rec.fingerprint.encode("utf-8", "surrogatepass")
+        self.fp_end.append(len(self.fps))
+        self.game.append(self._c(rec.game))
+        self.status.append(self._c(rec.status))
+        for b in rec.seats:
+            self.seats.append(self._c(b))
+        self.seat_end.append(len(self.seats))
+        n = len(rec.seats)
+        ranks, scores, versions, t = rec.ranks, rec.scores, rec.bot_versions, rec.time_ms
+        kinds = {type(x) for x in scores} if scores is not None else set()
+        plain = (not rec.faults and not rec.move_ms and type(rec.deal_index) is int and type(rec.rotation) is int
+                 and abs(rec.deal_index) < 1 << 62 and abs(rec.rotation) < 1 << 62
+                 and (t is None or (type(t) is float and t == t) or (type(t) is int and abs(t) < 1 << 53))
+                 and rec.lineup == _lineup(rec.match_id)
+                 and (ranks is None or (len(ranks) == n and all(type(r) is int and abs(r) < 1 << 62
+                                                                for r in ranks)))
+                 and (scores is None or (len(scores) == n and (kinds <= {float} or (kinds == {int} and all(
+                     abs(x) < 1 << 53 for x in scores)))))
+                 and (not versions or len(versions) == n))
+        shape = -1
+        self.deal.append(rec.deal_index if plain else 0)
+        self.rot.append(rec.rotation if plain else 0)
+        self.time.append(float(t) if plain and t is not None else float("nan"))
+        if plain:
+            shape = (1 if ranks is not None else 0) | (2 if scores is not None else 0) | (4 if versions else 0) \
+                | (8 if kinds == {int} else 0) | (16 if type(t) is int else 0)
+            if ranks is not None:
+                self.ranks.extend(ranks)
+            if scores is not None:
+                self.scores.extend(float(x) for x in scores)
+            if versions:
+                self.versions.extend(self._c(v) for v in versions)
+        else:
+            self.extra[len(self.shape)] = tuple(getattr(rec, f) for f in _FIELDS)
+        self.shape.append(shape)
+
+    def freeze(self) -> None:
+        """Index the per-seat columns (called once the appends are done; :meth:`record` needs it)."""
+        shape = np.frombuffer(self.shape, dtype=np.int8) if len(self.shape) else np.zeros(0, np.int8)
+        seats = np.diff(np.frombuffer(self.seat_end, dtype=np.int64), prepend=0) if len(self.seat_end) else \
+            np.zeros(0, np.int64)
+        plain = shape >= 0
+
+        def starts(bit: int) -> np.ndarray:
+            n = np.where(plain & (shape & bit != 0), seats, 0)
+            return np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
+
+        self._rank_at, self._score_at, self._version_at = starts(1), starts(2), starts(4)
+
+    # ------------------------------------------------------------------ reading
+
+    def match_id(self, i: int) -> str:
+        """The match id of record ``i``."""
+        return self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]].decode("utf-8", "surrogatepass")
+
+    def _tuple(self, kind: int, col: array, at: int, n: int) -> tuple:
+        """The shared tuple of ``col[at:at + n]`` read as ``kind`` (0 names, 1 float scores, 2 int
+        scores, 3 ranks with their side ranks and rewards), memoized by its bytes."""
+        raw = col[at:at + n]
+        key = (kind, raw.tobytes())
+        got = self._memo.get(key)
+        if got is None:
+            if kind == 0:
+                got = tuple([self.names[c] for c in raw])
+            elif kind == 1:
+                got = _share(tuple(raw))
+            elif kind == 2:
+                got = _share(tuple(int(x) for x in raw))
+            else:
+                got = tuple(raw)
+            if len(self._memo) < 1 << 14:
+                self._memo[key] = got
+        return got
+
+    def record(self, i: int) -> MatchRecord:
+        """Record ``i`` as a :class:`MatchRecord` equal to the one appended (:meth:`freeze` first)."""
+        whole = self.extra.get(i)
+        if whole is not None:
+            return MatchRecord(*whole)
+        names = self.names
+        mid = self.match_id(i)
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        n = b - a
+        seats = self._tuple(0, self.seats, a, n)
+        game = names[self.game[i]]
+        shape = self.shape[i]
+        ranks = scores = None
+        side_ranks: tuple = ()
+        rewards: tuple = ()
+        teams = teams_of(game, n)
+        if shape & 1:
+            ranks, side_ranks, rewards = _derived(self._tuple(3, self.ranks, self._rank_at[i], n), teams)
+        if shape & 2:
+            scores = self._tuple(2 if shape & 8 else 1, self.scores, self._score_at[i], n)
+        versions: tuple = ()
+        if shape & 4:
+            versions = _share(self._tuple(0, self.versions, self._version_at[i], n))
+        t = self.time[i]
+        time_ms = None if t != t else (int(t) if shape & 16 else t)
+        fp = self.fps[self.fp_end[i - 1] if i else 0:self.fp_end[i]].decode("utf-8", "surrogatepass")
+        rec = _new(MatchRecord)
+        for put, v in zip(_SETTERS, (mid, _lineup(mid), game, self.deal[i], self.rot[i], seats, names[self.status[i]],
+                                     ranks, scores, (), versions, (), time_ms, fp, teams, side_ranks, rewards)):
+            put(rec, v)
+        return rec
+
+
+_FIELDS = tuple(MatchRecord.__dataclass_fields__)
+#: the slots' setters: a record built field by field as the frozen dataclass's __init__ does, without its call
+_SETTERS = tuple(getattr(MatchRecord, f).__set__ for f in _FIELDS)
+_new = object.__new__
+_DERIVED: dict[tuple, tuple] = {}
+
+
+def _derived(ranks: tuple, teams: tuple) -> tuple[tuple, tuple, tuple]:
+    """``(ranks, side_ranks, rewards)`` shared tuples, as :meth:`MatchRecord.from_json` computes them."""
+    key = (ranks, teams)
+    got = _DERIVED.get(key)
+    if got is None:
+        ranks = _share(ranks)
+        got = (ranks, _share(tuple(ranks[t[0]] for t in teams)), _share(tuple(rank_rewards(list(ranks), teams))))
+        if len(_DERIVED) < 1 << 16:
+            _DERIVED[key] = got
+    return got
+
+
+def _lineup(mid: str) -> str:
+    parts = mid.split("/")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def concat(parts: Iterable[Columns]) -> Columns:
+    """One :class:`Columns` of ``parts`` in order (codes renumbered into one name table), frozen."""
+    out = Columns()
+    for p in parts:
+        base = len(out)
+        remap = np.array([out._c(n) for n in p.names], dtype=np.int32)
+
+        def code(col: array, remap: np.ndarray = remap) -> array:
+            return array("i", remap[np.frombuffer(col, dtype=np.int32)].tobytes()) if len(col) else array("i")
+
+        off = len(out.ids)
+        out.ids += p.ids
+        out.id_end.frombytes((np.frombuffer(p.id_end, dtype=np.int64) + off).tobytes())
+        off = len(out.fps)
+        out.fps += p.fps
+        out.fp_end.frombytes((np.frombuffer(p.fp_end, dtype=np.int64) + off).tobytes())
+        off = len(out.seats)
+        out.seat_end.frombytes((np.frombuffer(p.seat_end, dtype=np.int64) + off).tobytes())
+        for name in ("game", "status", "seats", "versions"):
+            getattr(out, name).extend(code(getattr(p, name)))
+        for name in ("deal", "rot", "time", "ranks", "scores", "shape"):
+            getattr(out, name).extend(getattr(p, name))
+        out.extra.update({base + i: row for i, row in p.extra.items()})
+    out.freeze()
+    return out
+
+
+class RecordView(Sequence[MatchRecord]):
+    """A read-only sequence of the records ``cols`` holds at ``index`` (an int64 array of rows, kept as ``rows``).
+
+    Each item is built when asked (:meth:`Columns.record`): nothing holds every record.
+    """
+
+    def __init__(self, cols: Columns, index: np.ndarray | None = None) -> None:
+        self.cols = cols
+        self.rows = np.arange(len(cols), dtype=np.int64) if index is None else np.asarray(index, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> MatchRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> RecordView: ...
+
+    def __getitem__(self, i: int | slice) -> MatchRecord | RecordView:
+        if isinstance(i, slice):
+            return RecordView(self.cols, self.rows[i])
+        return self.cols.record(int(self.rows[i]))
+
+    def __iter__(self) -> Iterator[MatchRecord]:
+        rec = self.cols.record
+        for i in self.rows.tolist():
+            yield rec(i)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return NotImplemented if not isinstance(other, Sequence) else False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---------------------------------------------------------------- columns for hot consumers
+
+    def deal_index(self) -> np.ndarray:
+        """Per record, its deal index (int64; 0 for a record kept whole, see :meth:`Columns.append`)."""
+        return np.frombuffer(self.cols.deal, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+
+    def rotation(self) -> np.ndarray:
+        """Per record, its rotation (int64, as :meth:`deal_index`)."""
+        return np.frombuffer(self.cols.rot, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+
+    def seat_codes(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """``(seat start per record, bot code per seat of the whole column, name table)``: record ``k``'s
+        seats are ``codes[start[k]:start[k] + players]`` decoded by the name table."""
+        end = np.frombuffer(self.cols.seat_end, dtype=np.int64)
+        start = np.concatenate(([0], end[:-1])) if len(end) else end
+        return start[self.rows], np.frombuffer(self.cols.seats, dtype=np.int32), self.cols.names
+
+    def replay_order(self, rate_forfeits: bool = False) -> RecordView:
+        """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
+        stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view.
+
+        Computed on the columns (numpy: deal, rotation, the lineup's bytes in the id blob, which
+        sort as the strings do), so no list of records or keys is held."""
+        cols, rows = self.cols, self.rows
+        if not len(rows):
+            return RecordView(cols, rows)
+        shape = np.frombuffer(cols.shape, dtype=np.int8)[rows]
+        status = np.frombuffer(cols.status, dtype=np.int32)[rows]
+        ok = cols._code.get("ok", -2)
+        forfeit = cols._code.get("forfeit", -2) if rate_forfeits else -2
+        rated = (shape >= 0) & (shape & 1 != 0) & ((status == ok) | (status == forfeit))
+        deal = np.frombuffer(cols.deal, dtype=np.int64)[rows].copy()
+        rot = np.frombuffer(cols.rot, dtype=np.int64)[rows].copy()
+        lo, hi = _lineup_spans(cols, rows)
+        whole = np.flatnonzero(shape < 0)
+        extra_lineups: dict[int, bytes] = {}
+        for k in whole.tolist():  # records kept whole: their own fields
+            rec = cols.record(int(rows[k]))
+            rated[k] = rec.rated(rate_forfeits)
+            if rated[k]:
+                if type(rec.deal_index) is not int or type(rec.rotation) is not int or \
+                        max(abs(rec.deal_index), abs(rec.rotation)) >= 1 << 62:
+                    return self._sorted_in_python(rate_forfeits)
+                deal[k], rot[k] = rec.deal_index, rec.rotation
+                extra_lineups[k] = rec.lineup.encode("utf-8", "surrogatepass")
+        keep = np.flatnonzero(rated)
+        if not len(keep):
+            return RecordView(cols, np.zeros(0, np.int64))
+        width = int(max([int((hi - lo)[keep].max())] + [len(x) for x in extra_lineups.values()]))
+        blob = np.frombuffer(cols.ids, dtype=np.uint8)
+        n = (hi - lo)[keep]
+        at = np.searchsorted(keep, np.array(sorted(extra_lineups), dtype=np.int64))
+        for j, lu in zip(at.tolist(), [extra_lineups[k] for k in sorted(extra_lineups)]):
+            n[j] = len(lu)
+        if width == 0:
+            lin = np.zeros(len(keep), np.int64)
+        else:
+            fixed = np.zeros((len(keep), width), dtype=np.uint8)
+            for c in range(0, len(keep), 1 << 16):  # gathered in slices: the index array stays small
+                ks = keep[c:c + (1 << 16)]
+                idx = lo[ks, None] + np.arange(width)[None, :]
+                inside = idx < hi[ks, None]
+                fixed[c:c + len(ks)] = np.where(inside, blob[np.minimum(idx, len(blob) - 1)], 0)
+            for j, lu in zip(at.tolist(), [extra_lineups[k] for k in sorted(extra_lineups)]):
+                fixed[j] = 0
+                fixed[j, :len(lu)] = np.frombuffer(lu, dtype=np.uint8)
+            if _has_nul(fixed, n):
+                return self._sorted_in_python(rate_forfeits)  # a NUL inside a lineup: numpy would drop it
+            _, lin = np.unique(fixed.view(f"S{width}").ravel(), return_inverse=True)
+        order = np.lexsort((lin.ravel(), rot[keep], deal[keep]))
+        return RecordView(cols, rows[keep[order]])
+
+    def _sorted_in_python(self, rate_forfeits: bool) -> RecordView:
+        """:meth:`replay_order` by ``sorted`` (keys beyond int64, or NUL characters in a lineup)."""
+        recs = [(k, r) for k, r in enumerate(self) if r.rated(rate_forfeits)]
+        recs.sort(key=lambda kr: kr[1].replay_key())
+        return RecordView(self.cols, self.rows[np.array([k for k, _ in recs], dtype=np.int64)])
+
+
+def _lineup_spans(cols: Columns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the byte span ``[lo, hi)`` of its lineup (the id's second ``/`` part) in ``cols.ids``."""
+    end = np.frombuffer(cols.id_end, dtype=np.int64)
+    start = np.concatenate(([0], end[:-1]))[rows]
+    end = end[rows]
+    slash = np.flatnonzero(np.frombuffer(cols.ids, dtype=np.uint8) == 47) if len(cols.ids) else np.zeros(0, np.int64)
+    first = np.searchsorted(slash, start)
+    s1 = np.where(first < len(slash), slash[np.minimum(first, len(slash) - 1)], end)
+    has1 = s1 < end
+    s2 = np.where(first + 1 < len(slash), slash[np.minimum(first + 1, max(len(slash) - 1, 0))], end)
+    lo = np.where(has1, s1 + 1, end)
+    hi = np.where(has1, np.minimum(s2, end), end)
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _has_nul(fixed: np.ndarray, n: np.ndarray) -> bool:
+    """Whether a row of ``fixed`` holds a NUL byte within its first ``n[row]`` bytes (its lineup)."""
+    cols = np.arange(fixed.shape[1])[None, :]
+    return any(bool(((fixed[c:c + (1 << 16)] == 0) & (cols < n[c:c + (1 << 16), None])).any())
+               for c in range(0, len(fixed), 1 << 16))
+
+
+def view_of(records: Iterable[MatchRecord]) -> RecordView:
+    """A :class:`RecordView` of ``records`` (tests and callers holding whole records)."""
+    cols = Columns()
+    for rec in records:
+        cols.append(rec)
+    cols.freeze()
+    return RecordView(cols)
+
+
+def is_view(records: Sequence[Any]) -> bool:
+    """Whether ``records`` is a :class:`RecordView` (consumers may then read its columns)."""
+    return isinstance(records, RecordView)
