@@ -15,6 +15,13 @@ rebuild **bit for bit**. Without history (``history=False``, what ``arena leader
 prints) the cost is the sort, the digest and the new records; with history (the report's
 rating plots) the replay is full, and the checkpoint is rewritten either way.
 
+Given the journal's vouched-for prefixes (``journal=``, from :func:`arena.journal_cache.read`),
+the checkpoint also records the journal prefix it covers, the last replay key and the tie
+counts of ``draw_probability: auto``; an update whose new rated records all sort after that key
+(the schedule plays in replay order) restores the end snapshot and sorts, hashes and replays
+only the new records (the prefix digest is chained record by record, so it goes on from a
+snapshot's digest). Anything else takes the general path above.
+
 The checkpoint is a cache: deleting it only costs time; an unreadable one is ignored.
 
 ``<folder>/checkpoint-fit.json`` keeps the batch fit's parameters (:func:`fit_start`,
@@ -33,12 +40,12 @@ from typing import Any
 
 import trueskill
 
-from arena.ratings import Rater, RatingResult, auto_draw_probability, played
+from arena.ratings import Rater, RatingResult
 from arena.record import MatchRecord
 
 NAME = "checkpoint.json"
 FIT_NAME = "checkpoint-fit.json"
-FORMAT = 1
+FORMAT = 2
 #: snapshot positions kept, as records before the end of the replay
 BACKOFFS = (0, 16, 256, 4096)
 
@@ -51,8 +58,41 @@ def _key(bots: Sequence[str], dp: float, tau: float | str, fixed: Sequence[str],
     return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
 
 
-def _feed(h: Any, rec: MatchRecord) -> None:
-    h.update(f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}\x1e".encode())
+class _Chain:
+    """The prefix digest, chained record by record (``d_i = blake2b(d_{i−1} ‖ record i)``), so a
+    replay can go on from a snapshot's digest without the records before it."""
+
+    def __init__(self, digest: str = "") -> None:
+        self.d = bytes.fromhex(digest) if digest else b""
+
+    def copy(self) -> _Chain:
+        c = _Chain()
+        c.d = self.d
+        return c
+
+    def hexdigest(self) -> str:
+        return self.d.hex()
+
+
+def _feed(h: _Chain, rec: MatchRecord) -> None:
+    h.d = hashlib.blake2b(h.d + f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode(),
+                          digest_size=16).digest()
+
+
+def _ties(records: Sequence[MatchRecord]) -> tuple[int, int]:
+    """``(tied, pairs)`` of :func:`arena.ratings.auto_draw_probability` over ``records``' played ones."""
+    tied = pairs = 0
+    for rec in records:
+        if rec.played:
+            r = sorted(rec.side_ranks)
+            pairs += len(r) - 1
+            tied += sum(a == b for a, b in zip(r, r[1:]))
+    return tied, pairs
+
+
+def _auto(tied: int, pairs: int) -> float:
+    p = tied / pairs if pairs else 0.1
+    return min(0.9, max(0.01, p))
 
 
 def load(folder: str | Path) -> dict[str, Any] | None:
@@ -126,7 +166,7 @@ class SampledHistory(Sequence[dict[str, tuple[float, float]]]):
 def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequence[str],
            draw_probability: float | str = "auto", tau: float | str = "default", fixed: Sequence[str] = (),
            mu: float = 25.0, sigma: float = 25.0 / 3, rate_forfeits: bool = False,
-           history: bool = True) -> RatingResult:
+           history: bool = True, journal: Sequence[tuple[int, str, int]] | None = None) -> RatingResult:
     """The ordered TrueSkill replay of :func:`arena.ratings.rate`, resumed from ``folder``'s checkpoint.
 
     Same parameters and result as :func:`arena.ratings.rate`; ``folder`` None: no checkpoint.
@@ -134,13 +174,25 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     :param history: also return the per-match history (then the replay is full: the
         checkpoint holds no history); beyond ``report.html``'s sample points it is a
         :class:`SampledHistory` (exact at those points, a few hundred dicts).
+    :param journal: the journal's vouched-for byte prefixes, ``(end, digest, records of
+        ``records`` before end)`` (:func:`arena.journal_cache.read`'s ``prefixes``), ``records``
+        in file order. With them the checkpoint also remembers the journal prefix it covers, and
+        when every new record comes after it in the replay order (the usual case: the schedule
+        plays in that order) only the new records are sorted, hashed and replayed — no O(N) work.
     :returns: :class:`arena.ratings.RatingResult` whose ``ratings`` equal a full rebuild's bit for
         bit; ``history`` empty when ``history`` is False.
     """
+    old = load(folder) if folder is not None and not history else None
+    if old is not None and journal:
+        fast = _append_only(folder, old, records, bots, draw_probability, tau, fixed, mu, sigma, rate_forfeits,
+                            journal)
+        if fast is not None:
+            return fast
     by_columns = getattr(records, "replay_order", None)  # a RecordView (arena.columns): no record list held
     rated = (by_columns(rate_forfeits) if by_columns is not None
              else sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
-    dp = auto_draw_probability(played(rated)) if draw_probability == "auto" else float(draw_probability)
+    tied, pairs = _ties(rated)
+    dp = _auto(tied, pairs) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
         rater.rating(b)
@@ -148,9 +200,8 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     n = len(rated)
     marks = sorted({max(0, n - k) for k in BACKOFFS})
     snaps: dict[int, dict[str, Any]] = {}
-    old = load(folder) if folder is not None and not history else None
     start = 0
-    h = hashlib.blake2b(digest_size=16)
+    h = _Chain()
     if old is not None and old.get("key") == key:
         stored = {int(s["n"]): s for s in old.get("snapshots", [])}
         best, best_h = 0, h.copy()
@@ -168,26 +219,85 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
                 if m <= best and m in stored and m > 0:
                     snaps[m] = stored[m]
         else:
-            h = hashlib.blake2b(digest_size=16)
+            h = _Chain()
     if start == 0:
-        h = hashlib.blake2b(digest_size=16)
+        h = _Chain()
     result = RatingResult({}, draw_probability=rater.dp)
     if history:
         from arena.ratings import HISTORY_POINTS, sample_points
 
         if n + 1 > HISTORY_POINTS:
             result.history = SampledHistory(n, [int(x) for x in sample_points(n)])  # type: ignore[assignment]
-    for i in range(start, n):
+    _play(rater, rated, start, marks, h, snaps, result.history if history else None)
+    if folder is not None:
+        jr = None
+        if journal and journal[-1][2] == len(records):
+            jr = {"end": journal[-1][0], "digest": journal[-1][1], "count": len(records), "tied": tied,
+                  "pairs": pairs, "rated": n, "last_key": list(rated[-1].replay_key()) if rated else None}
+        save(folder, {"format": FORMAT, "key": key, "resumed_from": start, "journal": jr,
+                      "snapshots": [snaps[m] for m in sorted(snaps)]})
+    result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
+    result.fallbacks = rater.fallbacks
+    return result
+
+
+def _play(rater: Rater, rated: Sequence[MatchRecord], start: int, marks: Sequence[int], h: _Chain,
+          snaps: dict[int, dict[str, Any]], history: Any, offset: int = 0) -> None:
+    """Replay ``rated[start:]``, feeding the prefix digest and taking snapshots at ``marks``
+    (positions counted from ``offset``: the records before ``rated[0]``)."""
+    for i in range(start, len(rated)):
         rec = rated[i]
         moved = rater.record(rec)
-        if history:
-            result.history.append(moved)
+        if history is not None:
+            history.append(moved)
         _feed(h, rec)
-        if i + 1 in marks:
-            snaps[i + 1] = {"n": i + 1, "digest": h.hexdigest(), **_state(rater)}
-    if folder is not None:
-        save(folder, {"format": FORMAT, "key": key, "resumed_from": start, "snapshots": [snaps[m] for m in sorted(snaps)]})
-    result.ratings = {b: (r.mu, r.sigma) for b, r in rater.cur.items()}
+        if offset + i + 1 in marks:
+            snaps[offset + i + 1] = {"n": offset + i + 1, "digest": h.hexdigest(), **_state(rater)}
+
+
+def _append_only(folder: str | Path | None, old: dict[str, Any], records: Sequence[MatchRecord], bots: Sequence[str],
+                 draw_probability: float | str, tau: float | str, fixed: Sequence[str], mu: float, sigma: float,
+                 rate_forfeits: bool, journal: Sequence[tuple[int, str, int]]) -> RatingResult | None:
+    """The replay when the checkpoint covers a journal prefix still vouched for and every new
+    rated record sorts after its last one: only the new records are replayed (None otherwise)."""
+    jr = old.get("journal")
+    if not isinstance(jr, dict) or folder is None:
+        return None
+    valid: dict[tuple[Any, Any], int] = {(int(e), str(d)): int(c) for e, d, c in journal}
+    count = jr.get("count")
+    if valid.get((jr.get("end"), jr.get("digest"))) != count or not isinstance(count, int) or count > len(records):
+        return None
+    new = sorted((r for r in records[count:] if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
+    last = tuple(jr["last_key"]) if jr.get("last_key") else None
+    if new and last is not None and new[0].replay_key() < last:
+        return None  # a new record inside the replayed order: the general path
+    dt, dpairs = _ties(new)
+    tied, pairs = jr["tied"] + dt, jr["pairs"] + dpairs
+    dp = _auto(tied, pairs) if draw_probability == "auto" else float(draw_probability)
+    rater = Rater(dp, tau, fixed, mu, sigma)
+    for b in bots:
+        rater.rating(b)
+    key = _key(bots, rater.dp, tau, fixed, mu, sigma, rate_forfeits)
+    stored = {int(s["n"]): s for s in old.get("snapshots", [])}
+    n_old = max(stored, default=0)
+    if old.get("key") != key or n_old != jr.get("rated") or (n_old == 0 and last is not None):
+        return None
+    h = _Chain()
+    if n_old:
+        _restore(rater, stored[n_old])
+        h = _Chain(stored[n_old]["digest"])
+    n = n_old + len(new)
+    marks = sorted({max(0, n - k) for k in BACKOFFS})
+    keep = {max((m for m in stored if 0 < m <= n - k), default=0) for k in BACKOFFS}
+    snaps = {m: stored[m] for m in keep if m}  # the latest valid snapshot before each back-off
+    _play(rater, new, 0, marks, h, snaps, None, offset=n_old)
+    jr = None
+    if journal[-1][2] == len(records):
+        jr = {"end": journal[-1][0], "digest": journal[-1][1], "count": len(records), "tied": tied, "pairs": pairs,
+              "rated": n, "last_key": list(new[-1].replay_key()) if new else (list(last) if last else None)}
+    save(folder, {"format": FORMAT, "key": key, "resumed_from": n_old, "journal": jr,
+                  "snapshots": [snaps[m] for m in sorted(snaps)]})
+    result = RatingResult({b: (r.mu, r.sigma) for b, r in rater.cur.items()}, draw_probability=rater.dp)
     result.fallbacks = rater.fallbacks
     return result
 

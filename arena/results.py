@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from arena import journal_cache, render, schedule_file, tables
+from arena import journal_cache, render, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
-from arena.strength import strength
+from arena.strength import strength_of_contests
 from arena.tables import Standings
 
 __all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
@@ -77,13 +77,16 @@ def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple
     return inside, outside
 
 
-def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecord], int, tables.Latency]:
+def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecord], int, tables.Latency, list]:
     """The schedule's records (without their decision times), the count of the others, and the
     decision times of the schedule's records: the journal's cached typed prefix plus its new
-    lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed)."""
+    lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed), and
+    the journal's vouched-for prefixes (for :func:`arena.tallies.tallies`)."""
     latency = tables.Latency(meta["bots"])
-    inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"])
-    return inside, outside, latency
+    prefixes: list = []
+    inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"],
+                                                               prefixes=prefixes)
+    return inside, outside, latency, prefixes
 
 
 def standings(folder: str | Path, history: bool = True) -> Standings:
@@ -94,24 +97,26 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     :mod:`arena.journal_cache`); the replay resumes from ``folder/checkpoint.json``
     (:mod:`arena.checkpoint`) when ``history``
     is False (the tables only; the report's rating plots need the full history); the batch
-    fit starts from the checkpointed one (``checkpoint-fit.json``).
+    fit starts from the checkpointed one (``checkpoint-fit.json``); the tables' counters (scores,
+    faults, duplicate blocks, the pairs met, the fit's results) are resumed from
+    ``checkpoint-tables.pkl`` for the journal's unchanged prefix (:mod:`arena.tallies`).
     """
     meta = load_meta(folder)
     bots = meta["bots"]
-    records, outside, latency = _read(folder, meta)
+    records, outside, latency, prefixes = _read(folder, meta)
     r = meta.get("ratings", {})
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
                      tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),
                      sigma=r.get("sigma", 25.0 / 3),
-                     rate_forfeits=meta.get("rate_forfeits", False), history=history)
+                     rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
+    tal = tallies.tallies(folder, records, bots, rf, prefixes)
     start = fit_start(folder, bots, rf)
-    fit = strength(records, bots, rate_forfeits=rf, beta0=None if start is None else np.array(start))
+    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start))
     save_fit(folder, bots, rf, fit.fit.beta)
-    rows = tables.leaderboard(records, bots, ratings, fit)
+    rows = tables.leaderboard(records, bots, ratings, fit, counts=tal.bot_stats())
     return Standings(meta["name"], meta, records, ratings, rows, tables.LazyCrosstable(records),
-                     tables.reliability(records, bots, latency), tables.duplicate_efficiency(records), outside,
-                     fit, tables.mixing(records, bots))
+                     tables.reliability_of(tal, bots, latency), tal.efficiency(), outside, fit, tal.mixing())
 
 
 def outside_note(st: Standings) -> str:

@@ -4,6 +4,8 @@
   (used by :mod:`arena.batchfit`).
 * :func:`bootstrap_ci` — percentile bootstrap of a mean score over duplicate blocks
   (resampling whole blocks keeps the pairing that duplicate deals create).
+* :func:`block_t_ci` / :func:`block_t_cis` — the same mean's interval from its blocks' sums and
+  sizes (Wilson's at the blocks' effective size): mergeable, for entities with many blocks.
 * :class:`SPRT` — a sequential probability ratio test on paired results with score
   hypotheses (H0 score = ``p0`` vs H1 score = ``p1``): the GSPRT of :mod:`arena.gsprt`.
 * :func:`duplicate_efficiency` — how many unpaired games one duplicate block is worth.
@@ -61,6 +63,57 @@ def bootstrap_ci(blocks: Mapping[object, Sequence[float]] | Sequence[Sequence[fl
     a = (1 - level) / 2
     lo, hi = np.quantile(boot, [a, 1 - a])
     return m, float(lo), float(hi)
+
+
+#: from this many duplicate blocks on, the tables use :func:`block_t_cis` instead of the bootstrap
+T_FROM = 30
+
+
+def block_t_cis(entity: np.ndarray, sums: np.ndarray, counts: np.ndarray, n: int,
+                level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per entity, the mean score over its duplicate blocks and its interval (vectorised).
+
+    The mean is the ratio estimator ``m = ΣS_b / ΣN_b`` over the entity's blocks (``S_b``: the
+    sum of its scores in block ``b``, ``N_b``: their count); its variance is the blocks'
+    linearised one, ``v = B/(B−1) · Σ(S_b − m N_b)² / (ΣN_b)²`` (blocks independent, the
+    matches of a block not: the same clustering as :func:`bootstrap_ci`). The interval is
+    Wilson's score interval at the **effective** number of matches ``n_eff = m(1−m) / v``
+    (the design effect of the blocks; ``n_eff = ΣN_b`` when ``v`` or ``m(1−m)`` is 0) with
+    Student's quantile on ``B−1`` degrees of freedom: unlike ``m ± t·se`` it keeps its
+    coverage for lopsided scores (a bot winning 93% of its matches). Coverage by simulation:
+    ``tests/scale/test_block_ci.py``. Every input is a sum over blocks: mergeable.
+
+    :param entity: ``(K,)`` the entity index (0 .. n−1) of each block; :param sums, counts: ``(K,)``.
+    :returns: ``(mean, low, high, blocks)``, each ``(n,)``; ``nan`` without blocks, ``low = high
+        = mean`` with one block.
+    """
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats costs a second to import)
+
+    entity = np.asarray(entity, dtype=np.int64)
+    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    nb = np.bincount(entity, minlength=n).astype(float)
+    tot_s, tot_n = np.bincount(entity, sums, n), np.bincount(entity, counts, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = tot_s / tot_n
+        dev = sums - m[entity] * counts
+        v = nb / (nb - 1) * np.bincount(entity, dev * dev, n) / (tot_n * tot_n)
+        bv = m * (1 - m)
+        neff = np.where((v > 0) & (bv > 0), bv / v, tot_n)
+        z = stdtrit(np.maximum(nb - 1, 1), 0.5 + level / 2)
+        z2n = z * z / neff
+        centre = (m + z2n / 2) / (1 + z2n)
+        half = z / (1 + z2n) * np.sqrt(np.maximum(bv, 0.0) / neff + z2n / (4 * neff))
+    one = nb <= 1
+    lo = np.where(one, m, np.clip(np.minimum(centre - half, m), 0.0, 1.0))
+    hi = np.where(one, m, np.clip(np.maximum(centre + half, m), 0.0, 1.0))
+    return m, lo, hi, nb
+
+
+def block_t_ci(sums: Sequence[float], counts: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """:func:`block_t_cis` of one entity: ``(mean, low, high)`` from its blocks' sums and sizes."""
+    m, lo, hi, _ = block_t_cis(np.zeros(len(sums), dtype=np.int64), np.asarray(sums, float),
+                               np.asarray(counts, float), 1, level)
+    return float(m[0]), float(lo[0]), float(hi[0])
 
 
 def prob_above(a_blocks: Sequence[float], b_blocks: Sequence[float], n_boot: int = 2000, seed: int = 0) -> float:

@@ -16,7 +16,7 @@ the rated bots: +100 means winning about 64% of head-to-head decisions against a
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -82,15 +82,8 @@ class Strength:
                                for j in idx if j != i} for i in idx}
 
 
-def _contests(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence[str]], Sequence[int]]]:
-    """The results one record adds: ``(sides, side ranks)`` pairs (see the module docstring)."""
-    if not rec.rated(rate_forfeits):
-        return []
-    if rec.status != "forfeit":
-        return [(rec.sides, rec.side_ranks)]
-    faulty = {f.seat for f in rec.faults}
-    bad = [i for i, tm in enumerate(rec.teams) if faulty & set(tm)]
-    return [((rec.sides[i], rec.sides[j]), (1, 0)) for i in bad for j in range(len(rec.teams)) if j not in bad]
+contests = batchfit.record_results  #: the results one record adds (:func:`arena.batchfit.record_results`)
+_contests = contests  # the earlier private name
 
 
 def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = False, n_boot: int = N_BOOT,
@@ -111,7 +104,7 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
     shape_id: dict[tuple[int, int], tuple[int, int]] = {}
     block_i = array("q")
     for rec in sorted(records, key=lambda r: r.replay_key()):
-        for sides, rk in _contests(rec, rate_forfeits):
+        for sides, rk in contests(rec, rate_forfeits):
             if not all(b in index for s in sides for b in s):
                 continue
             shape = (len(sides), len(sides[0]) if sides else 0)
@@ -123,6 +116,22 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
     d = batchfit.build_design(sides_i, ranks, block_i, len(bots))
     return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
                     len(blocks))
+
+
+def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT, seed: int = 0,
+                         beta0: Any = None, method: str = "auto") -> Strength:
+    """The batch fit of the results kept by an :class:`arena.tallies.Tallies` (its records in the
+    order added; the checkpointed path of :func:`arena.results.standings`).
+
+    The same model, data and options as :func:`strength`; the results are taken in the order
+    the records were added (the journal's), not sorted, so the fit equals :func:`strength`'s
+    to rounding (the likelihood's sums in another order), and a checkpointed table equals its
+    full rebuild bit for bit (both add the journal's records in file order).
+    """
+    sides, ranks, blocks, n_blocks = tallies.contests()
+    d = batchfit.build_design(sides, ranks, blocks, len(bots))
+    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
+                    n_blocks)
 
 
 def _compact(flat: array, shapes: list[tuple[int, int]], ranks: list[Sequence[int]]) -> tuple[Any, Any]:

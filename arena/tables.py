@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from arena import stats
 from arena.faults import fault_line, first_fault
 from arena.protocol import printable
 from arena.ratings import RatingResult
 from arena.record import MatchRecord
 from arena.schedule import design_mixing
 from arena.strength import Strength
+from arena.tallies import Tallies, credits
 
 FAULT_CLASSES = ("timeout", "crash", "illegal", "protocol", "stall", "disabled")
 
@@ -63,38 +63,6 @@ def new_stats() -> dict[str, Any]:
             "blocks": defaultdict(list)}
 
 
-def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
-    """The entries one record adds to the bots' rows: ``(bot, seat, win, rank, score)`` per
-    counted bot (partners: one entity per side, its first seat).
-
-    * aborted matches (or no outcome): nothing;
-    * ``ok``: every bot, its seat's rank and reward (:attr:`MatchRecord.rewards`);
-    * ``forfeit``: likewise, but a bot that faulted never counts a win;
-    * ``disabled`` (a match not played because a bot was disabled): only the disabled bots
-      count it, as a loss (score 0, last place); the other seats never started, so they are
-      credited with nothing — no match, no win, no score (a walkover included).
-    """
-    ranks = rec.ranks
-    if ranks is None or rec.status == "aborted":
-        return []
-    faulty = {f.bot for f in rec.faults} if rec.status == "forfeit" else set()
-    disabled = {f.bot for f in rec.faults if f.cls == "disabled"} if rec.disabled else set()
-    last = len(rec.sides) - 1
-    rewards = rec.rewards
-    out = []
-    seen: set[str] = set()
-    for seat, b in enumerate(rec.seats):
-        if b in seen:
-            continue
-        seen.add(b)
-        if disabled:
-            if b in disabled:
-                out.append((b, seat, False, last, 0.0))
-            continue
-        out.append((b, seat, ranks[seat] == 0 and b not in faulty, ranks[seat], rewards[seat]))
-    return out
-
-
 def tally(out: dict[str, dict[str, Any]], rec: MatchRecord) -> None:
     """Add one record to per-bot counters (``matches``, ``wins``, ``rank_sum``, ``score_sum``,
     ``faults``, ``forfeits``, ``blocks``); used by :func:`bot_stats` and the live board."""
@@ -117,23 +85,16 @@ def tally(out: dict[str, dict[str, Any]], rec: MatchRecord) -> None:
 
 
 def bot_stats(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Per bot: matches, wins, mean rank, mean score with bootstrap 95% interval, faults.
+    """Per bot: matches, wins, mean rank, mean score with its 95% interval, faults.
 
     A bot's score in a match is its seat's reward in [0, 1] (beating every other side = 1,
     ties count half). Aborted matches are not counted. A bot that faulted in a forfeited
     match never counts a win in it (when every side faulted, all share rank 0). A match not
     played because a bot was disabled counts only for the disabled bots, as a loss
-    (:func:`credits`).
+    (:func:`credits`). The interval: the block bootstrap below :data:`arena.stats.T_FROM`
+    duplicate blocks, from there the blocks' Wilson interval (:meth:`arena.tallies.Tallies.bot_stats`).
     """
-    out: dict[str, dict[str, Any]] = {b: new_stats() for b in bots}
-    for rec in records:
-        tally(out, rec)
-    for b, st in out.items():
-        m, lo, hi = stats.bootstrap_ci(st["blocks"], seed=len(b))
-        st["score"], st["score_low"], st["score_high"] = m, lo, hi
-        st["mean_rank"] = st["rank_sum"] / st["matches"] if st["matches"] else float("nan")
-        st["win_rate"] = st["wins"] / st["matches"] if st["matches"] else float("nan")
-    return out
+    return Tallies(bots).add_all(records).bot_stats()
 
 
 def row_order(row: dict[str, Any]) -> tuple:
@@ -158,7 +119,7 @@ def skill_above(a: dict[str, Any], b: dict[str, Any]) -> float:
 
 
 def leaderboard(records: Sequence[MatchRecord], bots: Sequence[str], ratings: RatingResult,
-                strength: Strength | None = None) -> list[dict[str, Any]]:
+                strength: Strength | None = None, counts: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The table's rows, best first: rank, bot, strength (with ``strength_low/high``, ``rank_low/high``),
     mu, sigma, conservative, matches, wins, win_rate, mean_rank (1 = first), score, score_low,
     score_high, faults, forfeits, p_above_next.
@@ -167,8 +128,9 @@ def leaderboard(records: Sequence[MatchRecord], bots: Sequence[str], ratings: Ra
     rated bots by strength, and the rank interval and P(>next) come from the same fit; bots
     without rated results follow by :func:`row_order`. Without it (the live board's rules)
     the rows are sorted by :func:`row_order` and P(>next) is TrueSkill's (:func:`skill_above`).
+    ``counts``: :func:`bot_stats` of the records when already known (the checkpointed counters).
     """
-    st = bot_stats(records, bots)
+    st = bot_stats(records, bots) if counts is None else counts
     srows = strength.rows() if strength is not None else {}
     rows = []
     for b in bots:
@@ -379,6 +341,22 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
     return out
 
 
+def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[str, dict[str, Any]]:
+    """:func:`reliability` from the counters of an :class:`arena.tallies.Tallies` and the
+    decision times (the same values)."""
+    faults, firsts = tallies.fault_counts()
+    first = {b: first_fault(rec, f) for b, (rec, f) in firsts.items()}
+    out = {}
+    for b in bots:
+        xs = np.frombuffer(latency.times[b], dtype=float) if b in latency.times and len(latency.times[b]) else None
+        out[b] = {"faults": {**dict.fromkeys(FAULT_CLASSES, 0), **faults.get(b, {})},
+                  "moves": len(latency.times[b]) if b in latency.times else 0,
+                  "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
+                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
+                  "first_fault": first.get(b)}
+    return out
+
+
 def fault_lines(rel: dict[str, dict[str, Any]]) -> list[str]:
     """:func:`fault_line` for every bot of ``rel`` with faults, in ``rel``'s order."""
     out = []
@@ -411,44 +389,7 @@ def duplicate_efficiency(records: Sequence[MatchRecord]) -> dict[str, Any]:
         beyond the groups' means, or no variance at all) and ``inf`` when every block
         mean equals its group's mean while single results vary.
     """
-    groups: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for rec in records:
-        if not rec.played:
-            continue
-        rewards = rec.rewards
-        lineup, deal = _block(rec)
-        seen: set[str] = set()
-        for seat, b in enumerate(rec.seats):
-            if b not in seen:
-                seen.add(b)
-                groups[(b, lineup)][deal].append(rewards[seat])
-    k = max((len(v) for g in groups.values() for v in g.values()), default=0)
-    ss_single = ss_block = 0.0
-    n_block = df_single = df_block = 0
-    complete: set[tuple[str, int]] = set()
-    for (_, lineup), g in groups.items():
-        blocks = [v for v in g.values() if len(v) == k]
-        if len(blocks) < 2:
-            continue
-        complete.update((lineup, d) for d, v in g.items() if len(v) == k)
-        xs = np.array(blocks, dtype=float)
-        means = xs.mean(axis=1)
-        ss_single += float(((xs - xs.mean()) ** 2).sum())
-        ss_block += float(((means - means.mean()) ** 2).sum())
-        n_block += len(blocks)
-        df_single += xs.size - 1
-        df_block += len(blocks) - 1
-    out: dict[str, Any] = {"factor": float("nan"), "blocks": len(complete), "bot_blocks": n_block, "block_size": k,
-                           "var_single": float("nan"), "var_block_mean": float("nan")}
-    if k < 2 or df_block < 2:
-        return out
-    var_single, var_block = ss_single / df_single, ss_block / df_block
-    out["var_single"], out["var_block_mean"] = var_single, var_block
-    if var_block <= 1e-12:
-        out["factor"] = float("inf") if var_single > 0 else float("nan")
-    else:
-        out["factor"] = var_single / (k * var_block)
-    return out
+    return Tallies(()).add_all(records).efficiency()
 
 
 def efficiency_line(eff: dict[str, Any]) -> str:

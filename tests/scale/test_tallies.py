@@ -1,0 +1,199 @@
+"""The tables' counters checkpointed for the journal's prefix (arena/tallies.py): the tables of
+an incremental ``standings`` equal a full rebuild's bit for bit after random interruptions (the
+journal growing by chunks, a line being written, the counters' checkpoint cut or deleted, the
+journal cache deleted, a line edited in the middle), with faults, forfeits, a disabled and an
+aborted match, ties; and only the new records are added."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena import checkpoint, journal_cache, stats, tables, tallies
+from arena.journal import read_records
+from arena.results import standings
+from tests.scale.test_checkpoint import bench
+
+
+def journal_lines(tmp: Path, n: int, bots: int, seed: int) -> tuple[list[bytes], dict]:
+    """``n`` synthetic lines with faults, forfeits, a disabled and an aborted match and ties."""
+    src = tmp / "src"
+    bench.make_journal(src, n, bots, 2, seed=seed)
+    rng = random.Random(seed)
+    recs = [json.loads(x) for x in (src / "matches.jsonl").read_bytes().splitlines()]
+    for r in recs:
+        u = rng.random()
+        if u < 0.05:
+            r["status"] = "forfeit"
+            r["faults"] = [{"seat": 1, "bot": r["seats"][1], "class": "timeout", "move": 3, "detail": "late"}]
+        elif u < 0.07:
+            r["status"] = "forfeit"
+            r["faults"] = [{"seat": 0, "bot": r["seats"][0], "class": "disabled", "move": 0, "detail": "off"}]
+        elif u < 0.08:
+            r["status"], r["outcome"] = "aborted", None
+        elif u < 0.2:
+            r["outcome"]["ranks"] = [0, 0]
+    for i in range(0, len(recs) - 12, 12):  # a parallel run finishes neighbours out of replay order
+        if rng.random() < 0.3:
+            block = recs[i:i + 12]
+            rng.shuffle(block)
+            recs[i:i + 12] = block
+    meta = json.loads((src / "tournament.json").read_text())
+    if seed % 2 == 0:
+        meta["ratings"]["draw_probability"] = "auto"
+    return [(json.dumps(r) + "\n").encode() for r in recs], meta
+
+
+def fresh(folder: Path, tmp: Path):
+    ref = tmp / "ref"
+    shutil.rmtree(ref, ignore_errors=True)
+    ref.mkdir()
+    shutil.copy(folder / "matches.jsonl", ref / "matches.jsonl")
+    shutil.copy(folder / "tournament.json", ref / "tournament.json")
+    return standings(ref, history=False)
+
+
+def assert_same_tables(got, ref) -> None:
+    assert json.dumps(got.rows) == json.dumps(ref.rows)  # every float bit for bit (nan included)
+    assert got.rel == ref.rel and got.mixing == ref.mixing
+    assert json.dumps(got.efficiency) == json.dumps(ref.efficiency)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_checkpointed_tables_equal_the_full_rebuild_after_random_interruptions(tmp_path, seed, monkeypatch):
+    resumed: list[int] = []
+    real = tallies.tallies
+
+    def observed(*a, **kw):
+        t = real(*a, **kw)
+        resumed.append(t.resumed_from)
+        return t
+
+    monkeypatch.setattr(tallies, "tallies", observed)  # the real function, its result observed
+    lines, meta = journal_lines(tmp_path, 700, 16, seed)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    rng = random.Random(seed)
+    done = fast = slow = prev_rated = 0
+    while done < len(lines):
+        done = min(len(lines), done + rng.randint(20, 160))
+        body = b"".join(lines[:done])
+        if done < len(lines) and rng.random() < 0.3:
+            body += lines[done][: rng.randrange(1, len(lines[done]))]  # a line being written
+        (folder / "matches.jsonl").write_bytes(body)
+        fault, cp = rng.random(), folder / tallies.NAME
+        if fault < 0.15 and cp.exists():
+            data = cp.read_bytes()
+            cp.write_bytes(data[: rng.randrange(len(data))])
+        elif fault < 0.25:
+            (folder / journal_cache.NAME).unlink(missing_ok=True)
+        elif fault < 0.35 and done > 50:  # a line in the middle edited: its prefix changed
+            i = rng.randrange(done // 2)
+            rec = json.loads(lines[i])
+            if rec["outcome"]:
+                rec["outcome"]["ranks"] = rec["outcome"]["ranks"][::-1]
+                lines[i] = (json.dumps(rec) + "\n").encode()
+                (folder / "matches.jsonl").write_bytes(b"".join(lines[:done]))
+        got = standings(folder, history=False)
+        cpj = json.loads((folder / checkpoint.NAME).read_text())
+        fast += cpj["resumed_from"] > 0 and cpj["journal"] is not None and cpj["resumed_from"] == prev_rated
+        slow += cpj["resumed_from"] < prev_rated
+        prev_rated = cpj["journal"]["rated"]
+        assert_same_tables(got, fresh(folder, tmp_path))
+    assert len(read_records(folder)) == len(lines)
+    mine = resumed[0::2]  # each step: the incremental call, then the fresh rebuild's
+    assert all(r == 0 for r in resumed[1::2]) and sum(1 for r in mine if r > 0) >= len(mine) // 3, mine
+    if meta["ratings"]["draw_probability"] == "auto":  # every new tie moves it: the replay starts over
+        assert fast == 0 and slow >= 1, (fast, slow)
+    else:  # both ways of resuming the replay were taken
+        assert fast >= 1 and slow >= 1, (fast, slow)
+
+
+def test_an_update_adds_only_the_new_records(tmp_path):
+    lines, meta = journal_lines(tmp_path, 300, 12, 5)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    (folder / "matches.jsonl").write_bytes(b"".join(lines[:250]))
+    ok = lambda r: True  # noqa: E731 - every synthetic record is in the schedule
+
+    def read():
+        prefixes: list = []
+        recs = journal_cache.read(folder, ok, meta["bots"], prefixes=prefixes)[0]
+        return recs, prefixes
+
+    recs, pre = read()
+    assert pre[-1][2] == 250 == len(recs)
+    first = tallies.tallies(folder, recs, meta["bots"], prefixes=pre)
+    assert first.resumed_from == 0 and first.count == 250
+    (folder / "matches.jsonl").write_bytes(b"".join(lines))
+    recs, pre = read()
+    inc = tallies.tallies(folder, recs, meta["bots"], prefixes=pre)
+    assert inc.resumed_from == 250 and inc.count == 300
+    whole = tallies.Tallies(meta["bots"]).add_all(recs)
+    assert json.dumps(inc.bot_stats()) == json.dumps(whole.bot_stats())
+    assert inc.efficiency() == whole.efficiency() or json.dumps(inc.efficiency()) == json.dumps(whole.efficiency())
+    # an edit before the checkpoint's end: the digest no longer matches, the counters are rebuilt
+    body = bytearray((folder / "matches.jsonl").read_bytes())
+    body[body.index(b'"deal_seed": ') + 13] ^= 1
+    (folder / "matches.jsonl").write_bytes(bytes(body))
+    recs, pre = read()
+    assert tallies.tallies(folder, recs, meta["bots"], prefixes=pre).resumed_from == 0
+    # other bots or rate_forfeits: another key
+    assert tallies.tallies(folder, recs, meta["bots"][:-1], prefixes=pre).resumed_from == 0
+    assert tallies.tallies(folder, recs, meta["bots"][:-1], True, prefixes=pre).resumed_from == 0
+
+
+def test_the_counters_reproduce_the_record_tables(tmp_path):
+    """Against the record-by-record definitions: the small-sample score interval is the block
+    bootstrap's bit for bit, a bot with many blocks gets the blocks' interval; the efficiency and
+    the mixing equal the direct computation."""
+    lines, meta = journal_lines(tmp_path, 600, 6, 3)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    (folder / "matches.jsonl").write_bytes(b"".join(lines))
+    recs = read_records(folder)
+    bots = meta["bots"]
+    st = tables.bot_stats(recs, bots)
+    for b in bots:
+        blocks: dict = {}
+        for r in recs:
+            for bb, _seat, _win, _rank, score in tables.credits(r):
+                if bb == b:
+                    blocks.setdefault((r.lineup, r.deal_index), []).append(score)
+        if len(blocks) < stats.T_FROM:
+            assert (st[b]["score"], st[b]["score_low"], st[b]["score_high"]) == stats.bootstrap_ci(blocks, seed=len(b))
+        else:
+            m, lo, hi = stats.block_t_ci([sum(v) for v in blocks.values()], [len(v) for v in blocks.values()])
+            assert st[b]["score"] == pytest.approx(m, abs=1e-12)
+            assert (st[b]["score_low"], st[b]["score_high"]) == pytest.approx((lo, hi), abs=1e-12)
+            assert lo < m < hi
+    # efficiency: the pooled variances of single results and block means, directly
+    groups: dict = {}
+    for r in recs:
+        if r.played:
+            for b in dict.fromkeys(r.seats):
+                groups.setdefault((b, r.lineup), {}).setdefault(r.deal_index, []).append(r.rewards[r.seats.index(b)])
+    k = max(len(v) for g in groups.values() for v in g.values())
+    ss1 = ss2 = df1 = df2 = 0.0
+    for g in groups.values():
+        xs = np.array([v for v in g.values() if len(v) == k])
+        if len(xs) >= 2:
+            ss1 += ((xs - xs.mean()) ** 2).sum()
+            ss2 += ((xs.mean(1) - xs.mean()) ** 2).sum()
+            df1, df2 = df1 + xs.size - 1, df2 + len(xs) - 1
+    eff = tables.duplicate_efficiency(recs)
+    assert eff["factor"] == pytest.approx((ss1 / df1) / (k * ss2 / df2), rel=1e-9)
+    lineups = {r.lineup: tuple(dict.fromkeys(r.seats)) for r in recs if r.finished}
+    from arena.schedule import design_mixing
+
+    assert tallies.Tallies(bots).add_all(recs).mixing() == design_mixing(list(lineups.values()), bots)
+    assert tallies.Tallies(bots[:3]).add_all(recs).mixing() == design_mixing(list(lineups.values()), bots[:3])
