@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from arena.errors import BotCrashed, BotFault, ProtocolError
 from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapper_argv
-from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap, sweep_orphans
+from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap_all, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
 from arena.process.sysvshm import ShmGauge
@@ -495,8 +495,7 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             log.warning("bot %s pid %d did not die after SIGKILL", self.name, self.pid)
         self.alive()
-        for pid in targets:
-            reap(pid)
+        reap_all(targets - {self.pid})  # the leader is reaped by proc.wait / alive()
         sweep_orphans()
         self.drain_stderr()  # its last words, for the logs
         self._close_pipes()

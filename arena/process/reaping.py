@@ -18,6 +18,7 @@ import ctypes
 import os
 import signal
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -102,6 +103,33 @@ def reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
     except OSError:
         pass
+
+
+def reap_all(pids: set[int], timeout_s: float = 1.0) -> set[int]:
+    """Collect the exit status of every child in ``pids`` that was just sent SIGKILL, waiting
+    up to ``timeout_s`` in all for those still dying (a SIGKILL takes effect asynchronously:
+    a non-blocking :func:`reap` right after it can come too early and leave a zombie, e.g. the
+    sandbox's forked child re-parented to this subreaper when its leader died first). Pids
+    that are not (or no longer) this process's children are skipped at once.
+
+    :returns: the pids still not collected at the deadline.
+    """
+    left = set(pids)
+    deadline = time.monotonic() + timeout_s
+    while left:
+        for pid in list(left):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid  # not our child (its own parent reaps it) or already collected
+            except OSError:
+                done = pid
+            if done == pid:
+                left.discard(pid)
+        if not left or time.monotonic() >= deadline:
+            break
+        time.sleep(0.002)
+    return left
 
 
 def sweep_orphans(root: str | None = None) -> list[int]:

@@ -160,8 +160,9 @@ _ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; a=("${@:1:n}"); shift "$n"; '
                    'exec "$b" --args 3 "$@" 3< <(printf \'%s\\0\' "${a[@]}")')
 #: run inside ``unshare``: read the script from fd 5, close it, run it.
 _FROM_FD5 = 's=$(cat <&5); exec 5<&-; eval "$s"'
-#: outside (``bash``): ``$1`` the script (fed to fd 5), then unshare's argv.
-_SCRIPT_FD_GLUE = 's=$1; shift; exec "$@" 5< <(printf \'%s\' "$s")'
+#: outside (``bash``): ``$1`` the script (fed to fd 5 as a here-string: no writer process, which
+#: as a child of ``unshare`` would be left a zombie for the arena to reap), then unshare's argv.
+_SCRIPT_FD_GLUE = 's=$1; shift; exec "$@" 5<<<"$s"'
 
 
 def through_args_fd(argv: Sequence[str]) -> list[str]:
