@@ -297,23 +297,49 @@ class Tallies:
         median = counts[mid] if len(counts) % 2 else (counts[mid - 1] + counts[mid]) / 2
         return {"min": counts[0], "median": median, "max": counts[-1], "possible": max(0, len(self.field) - 1)}
 
+    def _block_order(self) -> np.ndarray:
+        """Per fit block (numbered in file order), its index when the blocks are sorted by
+        ``(lineup, deal)``: a numbering that does not depend on the journal's order."""
+        names = {lid: lu for lu, lid in self.lineups.items()}
+        keys = {blk: (names[bkey >> _SHIFT], bkey & ((1 << _SHIFT) - 1)) for bkey, blk in self.blocks.items()}
+        fit_keys: list[tuple[str, int]] = [("", 0)] * len(self.fit_blocks)
+        for blk, f in self.fit_blocks.items():
+            fit_keys[f] = keys[blk]
+        new = np.empty(len(fit_keys), dtype=np.int64)
+        new[sorted(range(len(fit_keys)), key=lambda i: fit_keys[i])] = np.arange(len(fit_keys))
+        return new
+
     def contests(self) -> tuple[Any, list[tuple[int, ...]], np.ndarray, int]:
         """The batch fit's results: ``(sides, ranks, blocks, n_blocks)`` for
         :func:`arena.batchfit.build_design` (sides one ``(R, K, size)`` array when every
-        result has one shape, else nested lists)."""
+        result has one shape, else nested lists), in a canonical order — blocks by ``(lineup,
+        deal)``, results within a block by content — so the fit, bootstrap included, is the
+        same bit for bit whatever order the journal holds the records in (a rerun from a
+        shuffled journal, an incremental update, a full rebuild)."""
         pats = list(self.rank_pats)
-        ranks = [pats[i] for i in self.c_rank]
+        canon = {p: i for i, p in enumerate(sorted(pats))}
+        rank_c = np.array([canon[p] for p in pats], dtype=np.int64)[self._np(self.c_rank, np.int32)] \
+            if pats else np.zeros(0, dtype=np.int64)
+        block = self._block_order()[self._np(self.c_block, np.int64)] if len(self.c_block) else \
+            np.zeros(0, dtype=np.int64)
         shapes = set(self.c_shape)
         if len(shapes) <= 1:
             k, size = next(iter(shapes)) if shapes else (2, 1)
-            sides: Any = self._np(self.c_flat, np.int32).reshape(len(ranks), k, size)
+            flat = self._np(self.c_flat, np.int32).reshape(len(rank_c), k * size)
+            perm = np.lexsort((rank_c, *flat.T[::-1], block)) if len(rank_c) else np.zeros(0, dtype=np.int64)
+            sides: Any = flat[perm].reshape(len(rank_c), k, size)
+            ranks: list[Any] = [pats[i] for i in np.asarray(self.c_rank)[perm]] if len(perm) else []
         else:
-            sides, pos = [], 0
-            for k, size in self.c_shape:
-                sides.append([list(self.c_flat[pos + j * size:pos + (j + 1) * size]) for j in range(k)])
+            rows, pos = [], 0
+            for r, (k, size) in enumerate(self.c_shape):
+                row = [list(self.c_flat[pos + j * size:pos + (j + 1) * size]) for j in range(k)]
+                rows.append((int(block[r]), row, pats[self.c_rank[r]], r))
                 pos += k * size
-            ranks = [list(r) for r in ranks]
-        return sides, ranks, self._np(self.c_block, np.int64), len(self.fit_blocks)
+            rows.sort(key=lambda x: (x[0], x[1], x[2]))
+            perm = np.array([x[3] for x in rows], dtype=np.int64)
+            sides = [x[1] for x in rows]
+            ranks = [list(x[2]) for x in rows]
+        return sides, ranks, block[perm], len(self.fit_blocks)
 
 
 def _bootstrap(sums: np.ndarray, counts: np.ndarray, seed: int) -> tuple[float, float, float]:
