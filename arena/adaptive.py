@@ -141,6 +141,16 @@ def _quotas(demand: np.ndarray, seats: int, cap: int) -> np.ndarray:
     return q
 
 
+def _exclude_repeats(score: np.ndarray, pick: list[int], out: list[tuple[int, ...]], worst: float) -> None:
+    """Set ``score`` to ``worst`` for the bots that would complete a lineup already in ``out``
+    (a round lists each lineup once: two copies would play the same deals, i.e. the same
+    matches, once — the round would be smaller than planned), unless that leaves no choice."""
+    taken = set(out)
+    bad = [c for c in range(len(score)) if c not in pick and tuple(sorted([*pick, c])) in taken]
+    if bad and len(bad) < int(np.isfinite(score).sum()):
+        score[bad] = worst
+
+
 def plan_round(fit: Certainty, past: Sequence[Sequence[int]], n_lineups: int, players: int, explore: float,
                rng: np.random.Generator) -> list[tuple[int, ...]]:
     """The lineups of the next round (bot indices, sorted tuples, sorted).
@@ -173,6 +183,8 @@ def plan_round(fit: Certainty, past: Sequence[Sequence[int]], n_lineups: int, pl
             score = together * 4.0 + np.minimum(quota, 1) * 2.0 * (4 * n_lineups * players + 4)
             score = score - met[pick].sum(axis=0) * 4.0 + noise[li, place]
             score[pick] = -np.inf
+            if place == players - 1:
+                _exclude_repeats(score, pick, out, -np.inf)
             best = int(np.argmax(score))
             pick.append(best)
         key = tuple(sorted(pick))
@@ -188,6 +200,8 @@ def plan_round(fit: Certainty, past: Sequence[Sequence[int]], n_lineups: int, pl
         for place in range(players):
             score = acc + noise[li, place] * 4 * n
             score[pick] = np.inf
+            if place == players - 1:
+                _exclude_repeats(score, pick, out, np.inf)
             best = int(np.argmin(score))
             pick.append(best)
             acc = acc + met[best] * (4.0 * n)
