@@ -66,11 +66,13 @@ class _Chain:
         self.d = bytes.fromhex(digest) if digest else b""
 
     def copy(self) -> _Chain:
+        """An independent chain at the same digest (goes on from a snapshot)."""
         c = _Chain()
         c.d = self.d
         return c
 
     def hexdigest(self) -> str:
+        """The chained digest so far, as hex ("" before any record)."""
         return self.d.hex()
 
 

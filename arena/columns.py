@@ -133,6 +133,7 @@ class Columns:
         plain = shape >= 0
 
         def starts(bit: int) -> np.ndarray:
+            """Per record, its offset into the per-seat column whose shape flag is ``bit``."""
             n = np.where(plain & (shape & bit != 0), seats, 0)
             return np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
 
@@ -228,6 +229,7 @@ def concat(parts: Iterable[Columns]) -> Columns:
         remap = np.array([out._c(n) for n in p.names], dtype=np.int32)
 
         def code(col: array, remap: np.ndarray = remap) -> array:
+            """``col`` (name codes of the other part) in this part's codes."""
             return array("i", remap[np.frombuffer(col, dtype=np.int32)].tobytes()) if len(col) else array("i")
 
         off = len(out.ids)
