@@ -462,15 +462,24 @@ class WhiskeyState(SnapshotState):
             self._finish_hand(res, {"payers": payers, "showdown": shown})
 
     def _finish_hand(self, res: list[int], extra: dict[str, Any]) -> None:
-        r = self.rules
-        n = r.n
-        for p in range(n):
-            self.score[p] += res[p]
+        """Record the hand (``past``: result, folds, ``extra``, the widow turned up, shown hands),
+        then :meth:`_score` it."""
+        n = self.rules.n
         folded = [p for p in range(n) if self.dealt_in >> p & 1 and not self.active >> p & 1]
         entry = {"hand": self.hidx, "dealer": self.dealer, "result": list(res), "folded": folded, **extra,
                  "widow_exposed": _cards(self.exposed) if self.exposed else None,
                  "shown": [[p, _cards(m)] for p, m in self.shown]}
         self.past = self.past + (entry,)
+        self._score(res)
+
+    def _score(self, res: list[int]) -> None:
+        """Add the hand's chips ``res`` (per seat) to the scores, set the hand's rewards, count it
+        and deal the next hand or end the match (§2.4, §2.8). Without :meth:`_finish_hand`'s record:
+        the rollout kernel's end of a hand rollout (``rollout._settle``)."""
+        r = self.rules
+        n = r.n
+        for p in range(n):
+            self.score[p] += res[p]
         if r.betting:
             scale = 2 * r.max_loss * (n - 1)
             self.last = tuple(min(1.0, max(0.0, 0.5 + x / scale)) for x in res)
