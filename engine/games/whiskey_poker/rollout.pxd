@@ -3,6 +3,7 @@ import cython
 
 ctypedef unsigned long long u64
 
+cdef int PENDING_
 cdef int BET1_, EX1_, BET2_, EX2_, BET3_, CHECK_, BET_, CALL_, RAISE_, FOLD_
 cdef int EXCHANGE_, KNOCK_, PASS_, STAND_, TAKE_ALL_, TAKE_BASE_
 cdef u64 ONE, R_

@@ -62,6 +62,7 @@ from engine.games.whiskey_poker.state import (
     EX1,
     EX2,
     OVER,
+    PENDING,
     WhiskeyState,
     _HandOver,
 )
@@ -177,7 +178,7 @@ _RAISE = ((0.0, 0.05, 0.2, 0.5, 0.8, 0.9),
 
 
 # the kernel's copies (typed C globals in rollout.pxd, invisible from Python)
-BET1_, EX1_, BET2_, EX2_, BET3_ = BET1, EX1, BET2, EX2, BET3
+BET1_, EX1_, BET2_, EX2_, BET3_, PENDING_ = BET1, EX1, BET2, EX2, BET3, PENDING
 CHECK_, BET_, CALL_, RAISE_, FOLD_ = A.CHECK, A.BET, A.CALL, A.RAISE, A.FOLD
 EXCHANGE_, KNOCK_, PASS_, STAND_, TAKE_ALL_, TAKE_BASE_ = A.EXCHANGE, A.KNOCK, A.PASS, A.STAND, A.TAKE_ALL, A.TAKE_BASE
 #: the betting tables flattened (index ``6 * round + tier``)
@@ -199,6 +200,9 @@ def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
     :param rng: the only source of randomness.
     """
     ph = state.phase
+    if ph == PENDING_:
+        state._realize()
+        ph = state.phase
     p = state.turn
     hand = state.hands[p]
     if ph == EX2:
@@ -352,10 +356,13 @@ def playout(state: WhiskeyState, rng: random.Random, teams: list[list[int]], han
     if hand_rollouts:
         if state.phase == OVER or state.hidx != hand0:
             return state.outcome().rewards(teams) if state.phase == OVER else state.hand_rewards()
+        if state.phase == PENDING_:
+            state._realize()
         state.__class__ = _HandOver
         _play_hand(state, rng.random, False)
         return state.outcome().rewards(teams) if state.phase == OVER else state.hand_rewards()
     while state.phase != OVER:
+        state._realize()
         _play_hand(state, rng.random, True)
     return state.outcome().rewards(teams)
 
