@@ -168,6 +168,7 @@ class WhiskeyState(SnapshotState):
             self._deal()
         snap = self.start
         if snap is None:
+            assert self.deal0 is not None, "a state without a snapshot is a from_template world"
             tmpl, hands, widow, stub = self.deal0
             snap = tmpl.clone()
             snap.hands, snap.widow, snap.stub, snap.seed = list(hands), widow, stub, self.seed
