@@ -9,13 +9,13 @@ hands, the widow and the unused stub are int bitmasks. One hand runs
 The ``apply`` that ends a hand scores it, increments ``hand_index()`` and deals the next
 hand (or ends the match) in the same call.
 
-(About 605 lines, just over the project's ~600: the three betting rounds and two exchange
-phases share the state's fields and its scoring; splitting them would pass the state around.)
+(About 630 lines, just over the project's ~600: the three betting rounds and two exchange
+phases share the state's fields and its scoring; splitting them would pass the state around.
+The observation is built in :mod:`engine.games.whiskey_poker.observation`.)
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Hashable
 from typing import Any
@@ -614,55 +614,11 @@ class WhiskeyState(SnapshotState):
     # ------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` has seen (rules §2.9); fields are listed in ``WhiskeyPoker.observation_doc``."""
+        """What ``seat`` has seen (rules §2.9); fields are listed in ``WhiskeyPoker.observation_doc``
+        (built by :func:`engine.games.whiskey_poker.observation.observe`)."""
+        from engine.games.whiskey_poker.observation import observe
         self._realize()
-        r = self.rules
-        n = r.n
-        ph = self.phase
-        st = self._deal_snapshot()
-        live = ph != OVER
-        betting_round = ph in (BET1, BET2, BET3)
-        exchange = ph in (EX1, EX2)
-        return {
-            "game": "whiskey_poker",
-            "players": n,
-            "seat": seat,
-            "options": dict(r.options),
-            "hand_index": self.hidx,
-            "mode": "BETTING" if r.betting else "LOWEST_PAYS",
-            "phase": PHASE_NAMES[ph],
-            "dealer": self.dealer,
-            "to_act": self.current_player(),
-            "dealt_in": [p for p in range(n) if self.dealt_in >> p & 1] if live else [],
-            "folded": [p for p in range(n) if self.dealt_in >> p & 1 and not self.active >> p & 1] if live else [],
-            "hand": _cards(self.hands[seat]),
-            "dealt": _cards(st.hands[seat]) if live else [],
-            "received": [_cards(m) for p, m in self.rx if p == seat],
-            "widow": _cards(self.widow) if self.exposed else None,
-            "widow_exposed": _cards(self.exposed) if self.exposed else None,
-            "shown": [[p, _cards(m)] for p, m in self.shown],
-            "knocker": self.knocker if exchange and self.knocker >= 0 else None,
-            "passed": [p for p in range(n) if self.passed >> p & 1] if exchange else [],
-            "turns": self.turns if exchange else 0,
-            "pot": self.pot,
-            "put": list(self.put),
-            "round_bets": list(self.rc) if betting_round else [0] * n,
-            "bets": self.bets if betting_round else 0,
-            "unit": (r.big if ph == BET3 else r.small) if betting_round else 0,
-            "scores": list(self.score),
-            "out": [None if o < 0 else o for o in self.out],
-            "hands": copy.deepcopy(list(self.past)),
-            "actions": [[p, A.format_action(a)] for p, a in zip(self._actors(), self.hist)],
-        }
-
-    def _actors(self) -> list[int]:
-        """The seat that took each action of ``hist`` (replayed from the hand start)."""
-        s = self._deal_snapshot().clone()
-        seats = []
-        for a in self.hist:
-            seats.append(s.turn)
-            s.apply(a)
-        return seats
+        return observe(self, seat)
 
 
 class _HandOver(WhiskeyState):
