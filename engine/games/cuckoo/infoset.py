@@ -32,11 +32,14 @@ class CuckooInfoSet(InfoSet):
         facts contradict each other (a card pinned to two origins, or an origin to two cards).
     """
 
-    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public")
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public",
+                 "_tmpl", "_holder")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         self._public: tuple[list[int], list[int], int, int] | None = None
+        #: the first world after its replay: later worlds are its clones with their own cards
+        self._tmpl: CuckooState | None = None
         self.game = game
         try:
             self._read(observation)
@@ -91,6 +94,8 @@ class CuckooInfoSet(InfoSet):
             for h in obs["hands"])
         self.free = [s for s in order if s not in pins]
         self.nonking = t.nonking
+        #: per seat, the origin of the card it holds after the observed actions (-1: not dealt in)
+        self._holder = list(t.holder)
 
     def problem(self) -> SamplingProblem:
         """Unseen cards over the unknown dealt cards and the stock (§3.5 constraints 1–6)."""
@@ -107,11 +112,58 @@ class CuckooInfoSet(InfoSet):
             allowed = {k: ok for k in KINGS if k not in seen}
         return SamplingProblem.build(locations, cards, allowed)
 
+    def sample(self, rng: random.Random) -> CuckooState:
+        """A complete world (:meth:`InfoSet.sample <engine.core.InfoSet.sample>`: the same draws).
+
+        :raises InconsistentObservationError: if no deal is consistent with the observation.
+        """
+        sampler = self._sampler
+        if sampler is None:
+            sampler = self.sampler
+        assignment, choices = sampler.sample(rng)
+        return self.world(assignment, choices, rng)
+
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> CuckooState:
         """The world with the dealt cards and stock of ``assignment``, the hand replayed.
 
         Earlier hands come from the observation; later hands get the fresh deal seed
-        ``rng.getrandbits(63)``.
+        ``rng.getrandbits(63)``. The first world is built by :meth:`_first_world` (the
+        observed actions applied one by one, every one checked); later ones clone it and
+        put their own cards where the trace of the actions moved them (which origin each
+        seat holds does not depend on the deal, and every deal the sampler draws admits
+        the actions: blocked kings are pinned, and no king comes from an origin that
+        showed a non-king under ``automatic``), giving the same state as the replay.
+
+        :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
+        """
+        tmpl = self._tmpl
+        if tmpl is None:
+            return self._first_world(assignment, rng)
+        st = tmpl.clone()
+        st.deal_seed = rng.getrandbits(63)
+        order = self.order
+        if not order:
+            return st
+        pins = self.pins
+        dealt = [-1] * self.n
+        j = 0
+        for s in order:
+            c = pins.get(s, -1)
+            if c < 0:
+                c = assignment[j][0]
+                j += 1
+            dealt[s] = c
+        cards = st._cards
+        holder = self._holder
+        for s in order:
+            cards[s] = dealt[holder[s]]
+        st._dealt = tuple(dealt)
+        st._stock = tuple(assignment[j])
+        return st
+
+    def _first_world(self, assignment: list[list[int]], rng: random.Random) -> CuckooState:
+        """:meth:`world` by constructing the state and applying the observed actions; keeps a
+        copy as the template of the later worlds.
 
         :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
         """
@@ -130,7 +182,7 @@ class CuckooInfoSet(InfoSet):
         st.hidx = pub[3]
         st.hands = self.hands
         if not self.order:
-            st.start = st.clone()
+            self._tmpl = st.clone()
             return st
         if check and st._turn_order() != tuple(self.order):
             self._public = None  # every later world fails the same check
@@ -142,4 +194,5 @@ class CuckooInfoSet(InfoSet):
         st._deal(deck + list(assignment[-1]))
         for a in self.actions:
             st.apply(a)
+        self._tmpl = st.clone()
         return st
