@@ -33,13 +33,15 @@ class CuckooInfoSet(InfoSet):
     """
 
     __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public",
-                 "_tmpl", "_holder")
+                 "_tmpl", "_holder", "_pool")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         self._public: tuple[list[int], list[int], int, int] | None = None
         #: the first world after its replay: later worlds are its clones with their own cards
         self._tmpl: CuckooState | None = None
+        #: the sampler's one card class when :func:`draw_deal` can stand in for it, else None
+        self._pool: list[int] | None = None
         self.game = game
         try:
             self._read(observation)
@@ -117,6 +119,13 @@ class CuckooInfoSet(InfoSet):
 
         :raises InconsistentObservationError: if no deal is consistent with the observation.
         """
+        pool = self._pool
+        if pool is not None:    # the sampler's draws, typed (draw_deal)
+            free, stock = draw_deal(pool, len(self.free), rng.random)
+            st = self._tmpl.clone()    # type: ignore[union-attr]  # _pool is set after _tmpl
+            st.deal_seed = rng.getrandbits(63)
+            self._fill(st, free, stock)
+            return st
         sampler = self._sampler
         if sampler is None:
             sampler = self.sampler
@@ -141,25 +150,29 @@ class CuckooInfoSet(InfoSet):
             return self._first_world(assignment, rng)
         st = tmpl.clone()
         st.deal_seed = rng.getrandbits(63)
-        order = self.order
-        if not order:
-            return st
+        if self.order:
+            self._fill(st, [a[0] for a in assignment[:-1]], tuple(assignment[-1]))
+        return st
+
+    def _fill(self, st: CuckooState, free: list[int], stock: tuple[int, ...]) -> None:
+        """Deal ``free`` (one card per seat of :attr:`free`, in order) and the pinned cards
+        into the clone ``st`` of the template, the cards moved as the observed actions moved
+        them, and ``stock``."""
         pins = self.pins
         dealt = [-1] * self.n
         j = 0
-        for s in order:
+        for s in self.order:
             c = pins.get(s, -1)
             if c < 0:
-                c = assignment[j][0]
+                c = free[j]
                 j += 1
             dealt[s] = c
         cards = st._cards
         holder = self._holder
-        for s in order:
+        for s in self.order:
             cards[s] = dealt[holder[s]]
         st._dealt = tuple(dealt)
-        st._stock = tuple(assignment[j])
-        return st
+        st._stock = stock
 
     def _first_world(self, assignment: list[list[int]], rng: random.Random) -> CuckooState:
         """:meth:`world` by constructing the state and applying the observed actions; keeps a
@@ -195,4 +208,37 @@ class CuckooInfoSet(InfoSet):
         for a in self.actions:
             st.apply(a)
         self._tmpl = st.clone()
+        sampler = self.sampler
+        if (len(sampler.class_cards) == 1 and sampler.nloc == len(self.free) + 1
+                and not sampler.problem.unordered and not sampler.problem.choices):
+            self._pool = list(sampler.class_cards[0])
         return st
+
+
+def draw_deal(pool: list[int], nfree: int, rand: Any) -> tuple[list[int], tuple[int, ...]]:
+    """The draws of :meth:`engine.sampling.Sampler.sample` for ``nfree`` one-card hands and
+    then an ordered stock, all from one card class ``pool`` (no card restricted): per hand a
+    partial Fisher–Yates step, then a Fisher–Yates shuffle of the rest. ``rand`` is the
+    generator's ``random``; exactly the sampler's calls, the same cards.
+
+    :returns: ``(the hands' cards in location order, the stock top first)``.
+    """
+    n = len(pool)
+    cards = [0] * 52
+    for i in range(n):
+        cards[i] = pool[i]
+    free = []
+    for j in range(nfree):
+        i = int(rand() * n)
+        e = n - 1
+        x = cards[i]
+        cards[i] = cards[e]
+        cards[e] = x
+        free.append(x)
+        n -= 1
+    for t in range(n - 1, 0, -1):
+        i = int(rand() * (t + 1))
+        x = cards[i]
+        cards[i] = cards[t]
+        cards[t] = x
+    return free, tuple([cards[i] for i in range(n)])

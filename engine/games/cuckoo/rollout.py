@@ -98,12 +98,11 @@ def playout(state: CuckooState, rng: random.Random, teams: list[list[int]], hand
         if hand_rollouts and state.hidx != hand0:
             return state.hand_rewards()
         knowers = _play_hand(state, rng.random)
-        state._end_hand(False, knowers)
+        state._end_hand(not hand_rollouts, knowers)     # the next hand's deal is lazy
         if state.phase == OVER:
             break
         if hand_rollouts:
             return state.hand_rewards()
-        state._deal()
     return state.outcome().rewards(teams)
 
 

@@ -156,15 +156,22 @@ class CuckooState(SnapshotState):
     def _turn_order(self) -> tuple[int, ...]:
         """Active seats clockwise from the dealer's left, the dealer last (§3.2)."""
         n, d, elim = self.n, self.dealer, self.elim
-        return tuple(s % n for s in range(d + 1, d + n + 1) if elim[s % n] < 0)
+        out = []
+        for k in range(d + 1, d + n + 1):
+            s = k % n
+            if elim[s] < 0:
+                out.append(s)
+        return tuple(out)
 
-    def _deal(self, deck: list[int] | None = None, lazy: bool = False) -> None:
+    def _deal(self, deck: list[int] | None = None, lazy: bool = False,
+              order: tuple[int, ...] | None = None) -> None:
         """Deal the current hand (``hidx``) from ``shuffled(DECK, deal_seed, hidx)`` (§3.2).
 
         :param deck: the deck in dealing order instead (used by information sets and tests).
         :param lazy: set the hand up but shuffle the deck on first use (:meth:`_ready`).
+        :param order: the hand's turn order when the caller knows it (:meth:`_turn_order`).
         """
-        self.order = self._turn_order()
+        self.order = self._turn_order() if order is None else order
         self.spos = 0
         self.cut_card = -1
         self.discard = -1
@@ -201,11 +208,13 @@ class CuckooState(SnapshotState):
             for s in order:
                 if lives[s] != 1:
                     void = False
+        out = False                         # somebody eliminated in this hand
         if not void:
             for s in losers:
                 lives[s] -= 1
                 if lives[s] == 0:
                     elim[s] = self.hidx
+                    out = True
         if self.discard < 0:
             knowers = 0
         elif knowers < 0:
@@ -231,9 +240,14 @@ class CuckooState(SnapshotState):
             self.history = []
             self.start = None
             return
+        if not out:     # the same seats: the next active seat deals, the order rotates by one
+            self.dealer = order[0]
+            if deal:
+                self._deal(None, True, order[1:] + order[:1])
+            return
         n, d = self.n, self.dealer
         for k in range(1, n + 1):
-            if self.elim[(d + k) % n] < 0:
+            if elim[(d + k) % n] < 0:
                 self.dealer = (d + k) % n
                 break
         if deal:
