@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 from engine import registry
 from engine.deal import shuffled
 from engine.games.cuckoo.actions import CUT, DECK, OVER
 from engine.games.cuckoo.infoset import draw_deal
 from engine.games.cuckoo.rollout import discard_knowers
-from engine.sampling import SamplingProblem, Sampler
+from engine.sampling import Sampler, SamplingProblem
 from engine.search.ismcts import ISMCTS
 
-GAME = registry.get_game("cuckoo")
+GAME: Any = registry.get_game("cuckoo")  # the Cuckoo object: its states' own attributes
 SETTINGS = list(GAME.configs) + [(3, {"lives": 1})]
 
 

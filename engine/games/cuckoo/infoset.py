@@ -228,7 +228,7 @@ def draw_deal(pool: list[int], nfree: int, rand: Any) -> tuple[list[int], tuple[
     for i in range(n):
         cards[i] = pool[i]
     free = []
-    for j in range(nfree):
+    for _j in range(nfree):
         i = int(rand() * n)
         e = n - 1
         x = cards[i]
