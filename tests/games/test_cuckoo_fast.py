@@ -207,3 +207,41 @@ def test_match_over_snapshot() -> None:
     assert s.phase == OVER and not s.pending
     assert s.hand_start().world_key() == s.world_key()
     assert s.dealt == (-1, -1, -1)
+
+
+def test_next_dealer_and_order_after_eliminations() -> None:
+    """The next hand's dealer is the first seat clockwise after the last dealer still in
+    and its order the active seats from the dealer's left (§3.2), computed from the last
+    hand's order: checked against the definition after every hand of 150 random matches."""
+    hands = outs = 0
+    rng = random.Random(8)
+    for ci, (n, opts) in enumerate(SETTINGS):
+        for m in range(25):
+            s = GAME.new_match(n, 9000 + 31 * ci + m, **opts)
+            while not s.is_terminal():
+                d, h, alive = s.dealer, s.hand_index(), sum(e < 0 for e in s.elim)
+                legal = s.legal_actions()
+                s.apply(legal[rng.randrange(len(legal))])
+                if s.is_terminal() or s.hand_index() == h:
+                    continue
+                want = next((d + k) % n for k in range(1, n + 1) if s.elim[(d + k) % n] < 0)
+                assert s.dealer == want and s.order == s._turn_order() and s.order[-1] == want
+                hands += 1
+                outs += sum(e < 0 for e in s.elim) < alive
+    assert hands > 300 and outs > 50, (hands, outs)
+
+
+def test_match_rewards_equal_the_outcome() -> None:
+    """``match_rewards`` (cached by the elimination pattern) is ``outcome().rewards(teams)``
+    for finished matches, seats alone and in sides."""
+    rng = random.Random(4)
+    for ci, (n, opts) in enumerate(SETTINGS):
+        sides = [[[i] for i in range(n)], [list(range(0, n, 2)), list(range(1, n, 2))]]
+        for m in range(20):
+            s = GAME.new_match(n, 700 + m, **opts)
+            while not s.is_terminal():
+                legal = s.legal_actions()
+                s.apply(legal[rng.randrange(len(legal))])
+            for teams in sides:
+                assert s.match_rewards(teams) == s.outcome().rewards(teams)
+                assert s.match_rewards(teams) == s.outcome().rewards(teams)   # from the cache

@@ -2,5 +2,5 @@
 import cython
 
 @cython.locals(n=cython.int, i=cython.int, _j=cython.int, e=cython.int, t=cython.int, x=cython.int,
-               cards=cython.int[52], free=list)
+               r=cython.double, cards=cython.int[52], free=list)
 cpdef tuple draw_deal(list pool, int nfree, object rand)

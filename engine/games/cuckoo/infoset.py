@@ -229,7 +229,8 @@ def draw_deal(pool: list[int], nfree: int, rand: Any) -> tuple[list[int], tuple[
         cards[i] = pool[i]
     free = []
     for _j in range(nfree):
-        i = int(rand() * n)
+        r = rand()
+        i = int(r * n)
         e = n - 1
         x = cards[i]
         cards[i] = cards[e]
@@ -237,7 +238,8 @@ def draw_deal(pool: list[int], nfree: int, rand: Any) -> tuple[list[int], tuple[
         free.append(x)
         n -= 1
     for t in range(n - 1, 0, -1):
-        i = int(rand() * (t + 1))
+        r = rand()
+        i = int(r * (t + 1))
         x = cards[i]
         cards[i] = cards[t]
         cards[t] = x

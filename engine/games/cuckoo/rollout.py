@@ -103,7 +103,7 @@ def playout(state: CuckooState, rng: random.Random, teams: list[list[int]], hand
             break
         if hand_rollouts:
             return state.hand_rewards()
-    return state.outcome().rewards(teams)
+    return state.match_rewards(teams)
 
 
 def _play_hand(st: Any, rand: Any) -> int:

@@ -38,6 +38,8 @@ from engine.games.cuckoo.rollout import discard_knowers
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
 #: hand_rewards per result pattern (0 not dealt in / 1 lost a life / 2 kept), bounded
 _HAND_REWARDS: dict[tuple[int, ...], tuple[float, ...]] = {}
+#: match_rewards per (elimination hands, sides), bounded
+_MATCH_REWARDS: dict[tuple, tuple[float, ...]] = {}
 
 
 #: card code per id, and ``None`` for ``-1`` (index ``-1`` = the last entry)
@@ -240,18 +242,12 @@ class CuckooState(SnapshotState):
             self.history = []
             self.start = None
             return
-        if not out:     # the same seats: the next active seat deals, the order rotates by one
-            self.dealer = order[0]
-            if deal:
-                self._deal(None, True, order[1:] + order[:1])
-            return
-        n, d = self.n, self.dealer
-        for k in range(1, n + 1):
-            if elim[(d + k) % n] < 0:
-                self.dealer = (d + k) % n
-                break
+        # the next active seat clockwise deals (§3.2): the first seat of this hand's order
+        # still in (the seats between the dealer and it are out); the order rotates past it
+        act = order if not out else tuple([s for s in order if elim[s] < 0])
+        self.dealer = act[0]
         if deal:
-            self._deal(None, True)
+            self._deal(None, True, act[1:] + act[:1])
 
     # ------------------------------------------------------------ contract
 
@@ -305,7 +301,7 @@ class CuckooState(SnapshotState):
         while not self._act(roll(self, rng)):
             pass
         self._end_hand(deal=False)
-        return self.outcome().rewards(teams) if self.phase == OVER else self.hand_rewards()
+        return self.match_rewards(teams) if self.phase == OVER else self.hand_rewards()
 
     def _act(self, action: int) -> bool:
         """:meth:`apply` short of the showdown: True when ``action`` was the hand's last."""
@@ -370,6 +366,20 @@ class CuckooState(SnapshotState):
             raise GameOverError("cuckoo: the match is not over; no outcome yet")
         results = [_STILL_IN if e < 0 else e for e in self.elim]
         return Outcome(tuple(ranks_from_results(results)), tuple(float(x) for x in self.lives))
+
+    def match_rewards(self, teams: list[list[int]]) -> list[float]:
+        """``outcome().rewards(teams)`` of a finished match, cached by the elimination pattern
+        (the placings depend on nothing else).
+
+        :raises GameOverError: if the match is not over.
+        """
+        key = (tuple(self.elim), tuple([tuple(t) for t in teams]))
+        got = _MATCH_REWARDS.get(key)
+        if got is None:
+            if len(_MATCH_REWARDS) >= 4096:
+                _MATCH_REWARDS.clear()
+            got = _MATCH_REWARDS[key] = tuple(self.outcome().rewards(teams))
+        return list(got)
 
     def hand_rewards(self) -> list[float]:
         """Per seat in [0, 1]. Over: the match rewards. Otherwise the last completed hand:
