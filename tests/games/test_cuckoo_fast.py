@@ -235,7 +235,7 @@ def test_match_rewards_equal_the_outcome() -> None:
     """``match_rewards`` (cached by the elimination pattern) is ``outcome().rewards(teams)``
     for finished matches, seats alone and in sides."""
     rng = random.Random(4)
-    for ci, (n, opts) in enumerate(SETTINGS):
+    for n, opts in SETTINGS:
         sides = [[[i] for i in range(n)], [list(range(0, n, 2)), list(range(1, n, 2))]]
         for m in range(20):
             s = GAME.new_match(n, 700 + m, **opts)
