@@ -59,11 +59,12 @@ class ArguteState(SnapshotState):
     trick), ``totals``/``reach`` (per seat in the current trick), ``won`` (tricks won this
     hand), ``scores``, ``hidx`` (hands completed), ``hist``/``actors`` (this hand's actions
     and who took them), ``past`` (per completed hand ``(dealer, bids, won, changes)``),
-    ``undealt`` (mask of the cards put aside), ``start`` (snapshot after the deal).
+    ``undealt`` (mask of the cards put aside), ``start`` (snapshot after the deal), ``dealt``
+    (``None``, or for a sampled world whose snapshot is built on first use, the hands as dealt).
     """
 
     __slots__ = ("m", "hands", "bids", "phase", "cur", "dealer", "tno", "leader", "seq", "totals",
-                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt")
+                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt", "dealt")
     m: _Match
     hands: list[int]
     bids: list[int]
@@ -82,6 +83,7 @@ class ArguteState(SnapshotState):
     actors: list[int]
     past: tuple
     undealt: int
+    dealt: list[int] | None
 
     @property
     def game(self) -> Argute:  # type: ignore[override]
@@ -116,11 +118,18 @@ class ArguteState(SnapshotState):
         s.past = past
         s.undealt = 0
         s.start = None
+        s.dealt = None
         return s
 
     def _begin_hand(self, hands: list[int], undealt: int) -> None:
         """Start a hand with these hands: bidding from the dealer's left (§1.3)."""
+        self._reset_hand(hands, undealt)
+        self._snapshot()
+
+    def _reset_hand(self, hands: list[int], undealt: int) -> None:
+        """The fields of a hand just dealt with these hands (no snapshot taken)."""
         n = self.m.n
+        self.dealt = None
         self.hands = hands
         self.undealt = undealt
         self.bids = [-1] * n
@@ -134,7 +143,16 @@ class ArguteState(SnapshotState):
         self.won = [0] * n
         self.hist = []
         self.actors = []
-        self._snapshot()
+
+    def _deal_snapshot(self) -> ArguteState:
+        """The snapshot right after this hand's deal; a sampled world (``dealt`` set) builds it
+        here on first use, from the dealt hands (dealer, scores and past do not change within a hand)."""
+        if self.start is None and self.dealt is not None:
+            snap = ArguteState._blank(self.m, self.dealer, self.scores[:], self.hidx, self.past)
+            snap._reset_hand(self.dealt[:], self.undealt)
+            snap.start = snap
+            self.start = snap
+        return super()._deal_snapshot()
 
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)``, 6 cards each from the dealer's left (§1.2)."""
@@ -166,6 +184,7 @@ class ArguteState(SnapshotState):
         s.past = self.past
         s.undealt = self.undealt
         s.start = self.start
+        s.dealt = self.dealt
         return s
 
     # ------------------------------------------------------------ play
