@@ -147,3 +147,32 @@ def test_hand_rollout_leaves_the_world_untouched_and_ends_match_like_the_loop():
         else:
             assert s.world_key() == key, seed
     assert 0 < ends < 60
+
+
+def test_the_next_hand_is_dealt_when_first_needed():
+    # a hand's last apply scores it but leaves the next deal to the first method that needs it:
+    # the same hand as dealing at once from (deal_seed, hand index), whichever method asks first
+    rng = random.Random(4)
+    ends = 0
+    for seed in range(6):
+        st = G.new_match(3, 100 + seed, max_hands=4)
+        while not st.is_terminal():
+            h = st.hand_index()
+            st.apply(G.rollout_action(st, rng))
+            if st.is_terminal() or st.hand_index() == h:
+                continue
+            ends += 1
+            assert st.to_deal
+            assert st.hand_rewards() == [(c + 1) / 4 for c in st.past[-1][3]]
+            assert st.to_deal, "hand_rewards, hand_index and is_terminal need no deal"
+            eager = ArguteState._blank(st.m, st.dealer, st.scores[:], st.hidx, st.past)
+            eager._deal()
+            twin = st.clone()
+            first = [lambda s: s.current_player(), lambda s: s.legal_actions(), lambda s: s.observation(0),
+                     lambda s: s.world_key(), lambda s: s.hand_start()][ends % 5]
+            first(twin)
+            assert not twin.to_deal
+            assert twin.world_key() == eager.world_key() == st.world_key()
+            assert st.hand_start().world_key() == eager.hand_start().world_key()
+            assert st.hand_history() == []
+    assert ends >= 12

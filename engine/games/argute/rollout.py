@@ -40,9 +40,11 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     :param teams: the sides, for :meth:`Outcome.rewards`.
     """
     while state.phase != 2:
+        if hand_rollouts and state.hidx != hand0:
+            return state.hand_rewards()
+        if state.to_deal:   # the previous hand ended in the caller's last apply
+            state._deal_now()
         if hand_rollouts:
-            if state.hidx != hand0:
-                return state.hand_rewards()
             got = _play_hand(state, rng.random, False)
             if got is not None:
                 return got

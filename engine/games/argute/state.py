@@ -60,11 +60,13 @@ class ArguteState(SnapshotState):
     hand), ``scores``, ``hidx`` (hands completed), ``hist``/``actors`` (this hand's actions
     and who took them), ``past`` (per completed hand ``(dealer, bids, won, changes)``),
     ``undealt`` (mask of the cards put aside), ``start`` (snapshot after the deal), ``dealt``
-    (``None``, or for a sampled world whose snapshot is built on first use, the hands as dealt).
+    (``None``, or for a sampled world whose snapshot is built on first use, the hands as dealt),
+    ``to_deal`` (a hand has just ended and the next one is not dealt yet: it is dealt by the
+    first method that needs it, so a search that stops at the hand's end never shuffles it).
     """
 
     __slots__ = ("m", "hands", "bids", "phase", "cur", "dealer", "tno", "leader", "seq", "totals",
-                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt", "dealt")
+                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt", "dealt", "to_deal")
     m: _Match
     hands: list[int]
     bids: list[int]
@@ -84,6 +86,7 @@ class ArguteState(SnapshotState):
     past: tuple
     undealt: int
     dealt: list[int] | None
+    to_deal: bool
 
     @property
     def game(self) -> Argute:  # type: ignore[override]
@@ -119,6 +122,7 @@ class ArguteState(SnapshotState):
         s.undealt = 0
         s.start = None
         s.dealt = None
+        s.to_deal = False
         return s
 
     def _begin_hand(self, hands: list[int], undealt: int) -> None:
@@ -147,12 +151,19 @@ class ArguteState(SnapshotState):
     def _deal_snapshot(self) -> ArguteState:
         """The snapshot right after this hand's deal; a sampled world (``dealt`` set) builds it
         here on first use, from the dealt hands (dealer, scores and past do not change within a hand)."""
+        if self.to_deal:
+            self._deal_now()
         if self.start is None and self.dealt is not None:
             snap = ArguteState._blank(self.m, self.dealer, self.scores[:], self.hidx, self.past)
             snap._reset_hand(self.dealt[:], self.undealt)
             snap.start = snap
-            self.start = snap
+            self.start = snap  # type: ignore[assignment]  # ArguteState is final here
         return super()._deal_snapshot()
+
+    def _deal_now(self) -> None:
+        """Deal the hand that ``_end_hand`` left to deal (``to_deal``)."""
+        self.to_deal = False
+        self._deal()
 
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)``, 6 cards each from the dealer's left (§1.2)."""
@@ -185,12 +196,15 @@ class ArguteState(SnapshotState):
         s.undealt = self.undealt
         s.start = self.start
         s.dealt = self.dealt
+        s.to_deal = self.to_deal
         return s
 
     # ------------------------------------------------------------ play
 
     def current_player(self) -> int:
         """The seat to bid or play (both start at the dealer's left, §1.3); -1 once over."""
+        if self.to_deal:
+            self._deal_now()
         return self.cur
 
     def is_terminal(self) -> bool:
@@ -199,6 +213,8 @@ class ArguteState(SnapshotState):
 
     def legal_actions(self) -> list[Hashable]:
         """Bidding: ``bid 0..3``; playing: ``play v`` for each distinct value in hand, ascending."""
+        if self.to_deal:
+            self._deal_now()
         if self.phase == 0:
             return list(BIDS)
         if self.phase == 2:
@@ -211,12 +227,14 @@ class ArguteState(SnapshotState):
 
         After the last bid the first trick starts (dealer's left leads); after ``k·n``
         plays a trick is resolved (its winner leads the next); after trick 3 the bids are
-        revealed, scores change, the win test runs and the next hand is dealt in the same
-        call (the deal passes left) unless the match is over.
+        revealed, scores change, the win test runs and, unless the match is over, the deal
+        passes left; the next hand is dealt by the first method that needs it (``to_deal``).
 
         :raises IllegalActionError: a bid while playing, a play while bidding, a value not in hand.
         :raises GameOverError: if the match is over.
         """
+        if self.to_deal:
+            self._deal_now()
         p = self.cur
         n = self.m.n
         if self.phase == 0:
@@ -269,9 +287,10 @@ class ArguteState(SnapshotState):
         self._end_hand()
 
     def _end_hand(self) -> None:
-        """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); deal the next hand."""
+        """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); the next hand is
+        dealt when first needed (``to_deal``: its cards come from ``(deal_seed, hidx)`` alone)."""
         if not self.close_hand():
-            self._deal()
+            self.to_deal = True
 
     def close_hand(self) -> bool:
         """Score the hand just played and run the win test (§1.3); True if the match is over.
@@ -290,6 +309,12 @@ class ArguteState(SnapshotState):
             return True
         self.dealer = (self.dealer + 1) % n
         return False
+
+    def hand_history(self) -> list[Hashable]:
+        """The actions applied since the current hand was dealt, in order."""
+        if self.to_deal:
+            self._deal_now()
+        return list(self.hist)
 
     # ------------------------------------------------------------ results
 
@@ -315,11 +340,15 @@ class ArguteState(SnapshotState):
 
     def world_key(self) -> Hashable:
         """Hand number, dealer, to act, hands, undealt, bids, this hand's actions, scores, past hands."""
+        if self.to_deal:
+            self._deal_now()
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt, tuple(self.bids),
                 tuple(self.hist), tuple(self.scores), self.past)
 
     def public_action(self, action: Hashable, seat: int) -> str:
         """``bid b`` for the bidder itself, ``bid ?`` for every other seat; plays are public."""
+        if self.to_deal:
+            self._deal_now()
         if action in BIDS and seat != self.cur:
             return "bid ?"
         return format_argute(action)
@@ -339,6 +368,8 @@ class ArguteState(SnapshotState):
         ``hand_sizes``, ``undealt`` (cards put aside), ``scores``, ``history`` (earlier
         hands: ``{"dealer", "bids", "tricks_won", "changes"}``), ``match_over``.
         """
+        if self.to_deal:
+            self._deal_now()
         n = self.m.n
         actions = []
         plays: list[tuple[int, int]] = []
