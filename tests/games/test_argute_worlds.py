@@ -176,3 +176,18 @@ def test_the_next_hand_is_dealt_when_first_needed():
             assert st.hand_start().world_key() == eager.hand_start().world_key()
             assert st.hand_history() == []
     assert ends >= 12
+
+
+def test_held_odds_equal_copy_odds():
+    from engine.games.argute.infoset import held_odds
+
+    seen = set()
+    for k, (_n, obs) in enumerate(observations(40, 11)):
+        info = G.infoset(obs)
+        rng = random.Random(k)
+        for _ in range(30):
+            a, _ch = info.sampler.sample(rng)
+            want = copy_odds(a, info.played)
+            assert held_odds(a, info._played_at) == want, k
+            seen.add(want)
+    assert len(seen) >= 5 and max(seen) >= 10, sorted(seen)

@@ -9,8 +9,8 @@ further copies of a value ``v`` it has played ``p`` times this hand stands for
 sampler pins the played copies and counts only the ``c`` held ones. (Copies A1 A2 B1 B2,
 the opponent dealt two, it plays an A: five deals fit, one with A A, so P(it still holds
 an A) = 1/5; the uniform draw over the unseen A2 B1 B2 gives 1/3.) :meth:`ArguteInfoSet.sample`
-therefore keeps a draw with probability ``1 / prod C(c + p, p)`` (:func:`copy_odds`, an
-exact integer draw) and draws again otherwise: the kept worlds are uniform over physical
+therefore keeps a draw with probability ``1 / prod C(c + p, p)`` (:func:`copy_odds` in
+``actions``, computed by :func:`held_odds`; an exact integer draw) and draws again otherwise: the kept worlds are uniform over physical
 deals up to renaming copies of a value (which copy is where is never observable). The
 acceptance rate measured over random first-hand positions is about 0.7 (2 players) to
 0.3 (5–7 players) on average, 0.01 at the worst position found (7 players).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 from engine.core import InfoSet
@@ -32,7 +33,6 @@ from engine.games.argute.actions import (
     DECK,
     HAND_SIZE,
     VALUES,
-    copy_odds,
     parse_argute,
 )
 from engine.games.argute.state import ArguteState, _Match
@@ -56,7 +56,7 @@ class ArguteInfoSet(InfoSet):
     """
 
     __slots__ = ("game", "n", "opps", "bidders", "start_hands", "moves", "unseen", "caps", "played", "_plain",
-                 "_tmpl", "_bid_at", "_opts")
+                 "_played_at", "_tmpl", "_bid_at", "_opts")
 
     def __init__(self, game: Argute, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -107,6 +107,8 @@ class ArguteInfoSet(InfoSet):
         #: per location of :meth:`problem` (opponents, then undealt: none), the values its seat played this hand
         self.played = [counts[o] for o in self.opps] + [[0] * VALUES]
         self._plain = not any(any(c) for c in self.played)
+        #: ``(location, played counts per value)`` of the locations whose seat played this hand
+        self._played_at = [(j, list(c)) for j, c in enumerate(self.played) if any(c)]
         self._tmpl: ArguteState | None = None
         self._bid_at: list[int] = []
         self._opts: dict[str, Any] = {}
@@ -118,12 +120,12 @@ class ArguteInfoSet(InfoSet):
         :raises InconsistentObservationError: if no world exists.
         """
         sampler = self.sampler
-        played = self.played
+        played = self._played_at
         while True:
             assignment, choices = sampler.sample(rng)
             if self._plain:  # nobody has played yet: every draw has odds 1
                 return self.world(assignment, choices, rng)
-            odds = copy_odds(assignment, played)
+            odds = held_odds(assignment, played)
             if odds == 1 or randbelow(rng, odds) == 0:  # rng.randrange(odds), the same draws
                 return self.world(assignment, choices, rng)
 
@@ -180,6 +182,21 @@ class ArguteInfoSet(InfoSet):
         return st
 
 
+def held_odds(assignment: list[list[int]], played_at: list[tuple[int, list[int]]]) -> int:
+    """:func:`~engine.games.argute.actions.copy_odds` of ``assignment`` (the same integer), over
+    only the locations ``played_at`` lists (``(location, played count per value)``), on C counters."""
+    odds = 1
+    for j, done in played_at:
+        held = [0, 0, 0, 0, 0, 0]
+        for c in assignment[j]:
+            held[c // COPIES] += 1
+        for v in range(VALUES):
+            p = done[v]
+            if p and held[v]:
+                odds *= comb(held[v] + p, p)
+    return odds
+
+
 def fill_world(tmpl: ArguteState, m: _Match, start_hands: list[int], opps: list[int], assignment: list[list[int]],
                bidders: list[int], bid_at: list[int], choices: list[Any]) -> ArguteState:
     """A clone of the replayed template ``tmpl`` with match constants ``m``, the assigned cards
@@ -211,4 +228,4 @@ def fill_world(tmpl: ArguteState, m: _Match, start_hands: list[int], opps: list[
     return st
 
 
-__all__ = ["ArguteInfoSet", "fill_world"]
+__all__ = ["ArguteInfoSet", "fill_world", "held_odds"]
