@@ -18,10 +18,10 @@ from engine.games.argute.actions import (
     BID,
     BIDS,
     CARDS_PER_TRICK,
+    COPIES,
     DECK,
     HAND_SIZE,
     PHASES,
-    VALUE_MASKS,
     VALUES,
     format_argute,
     hand_score,
@@ -219,8 +219,7 @@ class ArguteState(SnapshotState):
             return list(BIDS)
         if self.phase == 2:
             return []
-        h = self.hands[self.cur]
-        return [v for v in range(VALUES) if h & VALUE_MASKS[v]]
+        return _values_held(self.hands[self.cur])
 
     def apply(self, action: Hashable) -> None:
         """Bid or play for the current player (§1.3).
@@ -253,38 +252,8 @@ class ArguteState(SnapshotState):
             raise GameOverError("argute: the match is over; no action can be applied")
         if type(action) is not int or not 0 <= action < VALUES:
             raise self._illegal(action, "only 'play v' is legal while playing")
-        h = self.hands[p]
-        ids = h & VALUE_MASKS[action]
-        if not ids:
-            raise self._illegal(action, "no card of that value in hand")
-        self.hands[p] = h ^ (ids & -ids)
-        self.hist.append(action)
-        self.actors.append(p)
-        seq = self.seq
-        if action or self.reach[p] < 0:
-            self.reach[p] = seq
-        self.totals[p] += action
-        seq += 1
-        if seq < CARDS_PER_TRICK[self.tno] * n:
-            self.seq = seq
-            self.cur = p + 1 if p + 1 < n else 0
-            return
-        totals = self.totals
-        reach = self.reach
-        w = 0
-        for q in range(1, n):
-            if totals[q] > totals[w] or (totals[q] == totals[w] and reach[q] < reach[w]):
-                w = q
-        self.won[w] += 1
-        self.tno += 1
-        if self.tno < 3:
-            self.leader = w
-            self.cur = w
-            self.seq = 0
-            self.totals = [0] * n
-            self.reach = [-1] * n
-            return
-        self._end_hand()
+        if _play(self, p, action, n):
+            self._end_hand()
 
     def _end_hand(self) -> None:
         """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); the next hand is
@@ -422,6 +391,61 @@ class ArguteState(SnapshotState):
             "match_over": self.phase == 2,
         }
 
+
+
+# ---------------------------------------------------------------- typed helpers (state.pxd)
+
+COPIES_ = COPIES   # C ints when compiled (state.pxd)
+VALUES_ = VALUES
+
+
+def _values_held(h: int) -> list[Hashable]:
+    """The values 0..5 of which hand mask ``h`` holds a copy, ascending."""
+    out: list[Hashable] = []
+    for v in range(VALUES_):
+        if (h >> (COPIES_ * v)) & 0x7F:
+            out.append(v)
+    return out
+
+
+def _play(st: ArguteState, p: int, v: int, n: int) -> bool:
+    """Seat ``p`` plays its lowest copy of value ``v`` (§1.3); a trick resolved after ``k·n``
+    plays (ties: who reached the total first); True when that was trick 3 (the caller ends the hand).
+
+    :raises IllegalActionError: if ``p`` holds no card of value ``v``.
+    """
+    h = st.hands[p]
+    ids = (h >> (COPIES_ * v)) & 0x7F
+    if not ids:
+        raise st._illegal(v, "no card of that value in hand")
+    st.hands[p] = h ^ ((ids & (~ids + 1)) << (COPIES_ * v))
+    st.hist.append(v)
+    st.actors.append(p)
+    seq = st.seq
+    reach = st.reach
+    totals = st.totals
+    if v or reach[p] < 0:
+        reach[p] = seq
+    totals[p] += v
+    seq += 1
+    if seq < CARDS_PER_TRICK[st.tno] * n:
+        st.seq = seq
+        st.cur = p + 1 if p + 1 < n else 0
+        return False
+    w = 0
+    for q in range(1, n):
+        if totals[q] > totals[w] or (totals[q] == totals[w] and reach[q] < reach[w]):
+            w = q
+    st.won[w] += 1
+    st.tno += 1
+    if st.tno < 3:
+        st.leader = w
+        st.cur = w
+        st.seq = 0
+        st.totals = [0] * n
+        st.reach = [-1] * n
+        return False
+    return True
 
 
 __all__ = ["ArguteState"]
