@@ -75,7 +75,7 @@ def notes_lines(st: Any) -> list[str]:
     if mix:
         out.append(mix)
     if design_line(st.meta.get("design")):
-        out.append(design_line(st.meta["design"]))
+        out.append(design_line(st.meta["design"], st.rows))
     return out
 
 
@@ -178,7 +178,7 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
     if mixing_line(meta.get("design_mixing") or {}):
         notes.append(mixing_line(meta["design_mixing"]))
     if design_line(meta.get("design")):
-        notes.append(design_line(meta["design"]))
+        notes.append(design_line(meta["design"], rows))
     (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

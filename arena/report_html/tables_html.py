@@ -92,8 +92,10 @@ def how_to_read_html(rows: Sequence[dict[str, Any]], players: Any) -> str:
         same = tables.rank_text(a) != str(a["rank"])
         example = (f"<p><b>Example.</b> {_e(a['bot'])} is first with strength {a['strength']:+.0f}; "
                    f"{_e(b['bot'])} follows with {b['strength']:+.0f}. P(&gt;next) = {num(p)}: "
-                   + ("the results do not settle which of the two is stronger, so both show the rank range "
-                      f"{_e(tables.rank_text(a))}." if same else
+                   + (("the results do not settle which of the two is stronger, so both show the rank range "
+                       f"{_e(tables.rank_text(a))}." if tables.rank_text(a) == tables.rank_text(b) else
+                       "the results do not settle which of the two is stronger, so their rank ranges overlap: "
+                       f"{_e(tables.rank_text(a))} and {_e(tables.rank_text(b))}.") if same else
                       f"{_e(a['bot'])} is very likely the stronger, and its rank is {_e(tables.rank_text(a))} "
                       "for sure.")
                    + "</p>")
