@@ -25,7 +25,7 @@ from arena.errors import ArenaError
 from arena.links import replay_name
 from arena.replay import complete_deals, journal_lines
 from arena.replay_html import write_page
-from arena.tables import rank_text
+from arena.tables import elo_text, rank_text
 
 _CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 18px 40px;color:#0f172a}
 header{background:#243b53;color:#fff;padding:12px 18px;margin:0 -18px 14px}h1{font-size:20px;margin:0}
@@ -117,7 +117,7 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
     row: dict[str, Any] = next((r for r in st.rows if r["bot"] == bot), {})
     if row:  # the columns that order the main table (new-user finding: the page had only μ, σ)
         row = {**row, "rank range": rank_text(row),
-               "strength": "–" if row.get("strength") is None else f"{row['strength']:+.0f}"}
+               "strength": "–" if row.get("strength") is None else elo_text(row["strength"])}
     keys = [("rank", "#"), ("rank range", "rank"), ("strength", "strength"), ("mu", "μ"), ("sigma", "σ"),
             ("matches", "matches"), ("wins", "wins"), ("score", "score"), ("faults", "faults")]
     cells = "".join(f'<td class="n">{row[k]:.3f}</td>' if isinstance(row.get(k), float) else
