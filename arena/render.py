@@ -23,6 +23,7 @@ from arena.ratings import RatingResult
 from arena.tables import (
     FAULT_CLASSES,
     efficiency_line,
+    elo_text,
     fault_lines,
     latency_text,
     mixing_line,
@@ -40,7 +41,7 @@ def _f(x: Any, fmt: str = ".2f") -> str:
 def _strength(r: dict[str, Any]) -> str:
     if r.get("strength") is None:
         return "–"
-    return f"{r['strength']:+.0f} [{r['strength_low']:+.0f}, {r['strength_high']:+.0f}]"
+    return f"{elo_text(r['strength'])} [{elo_text(r['strength_low'])}, {elo_text(r['strength_high'])}]"
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:

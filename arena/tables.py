@@ -408,6 +408,12 @@ def efficiency_line(eff: dict[str, Any]) -> str:
             f"(variance of block-paired vs unpaired results; {eff['blocks']} blocks of {eff['block_size']} matches)")
 
 
+def elo_text(x: float) -> str:
+    """A strength in Elo points, signed, whole: ``+57``, ``-8``, ``0`` (never ``-0`` or ``+0``)."""
+    n = round(x)
+    return "0" if n == 0 else f"{n:+d}"
+
+
 def rank_text(r: dict[str, Any]) -> str:
     """The row's rank interval: ``"3"``, ``"2–4"``, or ``"–"`` without a batch fit."""
     lo, hi = r.get("rank_low"), r.get("rank_high")

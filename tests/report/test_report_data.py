@@ -68,3 +68,12 @@ def test_how_to_read_example_names_each_bots_own_rank_range():
     text = how_to_read_html([a, b], 3)
     assert "their rank ranges overlap: 1–4 and 1–5" in text and "both show" not in text
     assert "both show the rank range 1–4" in how_to_read_html([a, {**b, "rank_high": 4}], 3)
+
+
+def test_strengths_never_print_minus_or_plus_zero():
+    # new-user finding: "-8 [-36, -0]" and "+95 [+0, +213]"
+    from arena.render import _strength
+    from arena.tables import elo_text
+
+    assert [elo_text(x) for x in (-0.4, 0.3, 0.0, -8.2, 94.6, -0.5, 0.5)] == ["0", "0", "0", "-8", "+95", "0", "0"]
+    assert _strength({"strength": -8.2, "strength_low": -36.0, "strength_high": -0.3}) == "-8 [-36, 0]"
