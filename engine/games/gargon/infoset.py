@@ -504,7 +504,7 @@ class GargonInfoSet(InfoSet):
             got, _ = samplers[chooser.draw(rng)].sample(rng)
             for j, cards in zip(loc_of, got):
                 assignment[j] = cards
-        return self.world(assignment, [], rng)
+        return self._world(assignment, rng)
 
     # ------------------------------------------------------------ worlds
 
@@ -521,15 +521,20 @@ class GargonInfoSet(InfoSet):
         :raises InconsistentObservationError: if a card lies in a location of another
             colour, or the replay is illegal.
         """
-        tok_id = self.tok_id[:]
-        for (name, colour, kind, cap, tokens), cards in zip(self.locs, assignment, strict=True):
+        for (name, colour, _, cap, _), cards in zip(self.locs, assignment, strict=True):
             if len(cards) != cap:
                 raise InconsistentObservationError(f"gargon: location {name} needs {cap} cards")
             for c in cards:
                 if A.COLOUR_OF[c] != colour:
                     raise InconsistentObservationError(f"gargon: card {A.FACE_STR[A.FACE_OF[c]]} cannot be in {name}")
+        return self._world(assignment, rng)
+
+    def _world(self, assignment: list[list[int]], rng: random.Random) -> GargonState:
+        """:meth:`world` of an assignment known to fit the locations (the sampler's)."""
+        tok_id = self.tok_id[:]
+        for (_, _, kind, _, tokens), cards in zip(self.locs, assignment):
             if kind == RUN:
-                for t, c in zip(tokens, cards, strict=True):
+                for t, c in zip(tokens, cards):
                     tok_id[t] = c
         sel_face = self.sel_face[:]
         for b in self.blocks:
