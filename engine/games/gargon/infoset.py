@@ -142,6 +142,57 @@ def _pick_sizes(times: Sequence[int], roles: Sequence[int]) -> list[int] | None:
     return out
 
 
+def draw_single(class_cards: list, loc_class: list, caps: list, rand: Any) -> list:
+    """:meth:`engine.sampling.Sampler.sample`'s draws when every location holds one card class.
+
+    Per location (in order) a partial Fisher–Yates step takes its ``caps[j]`` cards from the
+    pool of class ``loc_class[j]`` (the whole pool, no draw, when it takes all that is left),
+    then a Fisher–Yates shuffle orders them: exactly the sampler's ``rand()`` calls and cards
+    (no location is ``unordered`` and there are no hidden choices).
+
+    :param class_cards: per class its cards, in the sampler's pool order.
+    :param rand: the generator's ``random``.
+    :returns: per location its cards, as ``Sampler.sample(rng)[0]``.
+    """
+    buf = [0] * 102
+    off = [0, 0, 0, 0, 0, 0, 0, 0]
+    plen = [0, 0, 0, 0, 0, 0, 0, 0]
+    loc = [0] * 102
+    o = 0
+    for c in range(len(class_cards)):
+        cards = class_cards[c]
+        off[c] = o
+        plen[c] = len(cards)
+        for x in cards:
+            buf[o] = x
+            o += 1
+    out = []
+    for j in range(len(caps)):
+        c = loc_class[j]
+        k = caps[j]
+        n = plen[c]
+        o = off[c]
+        if k != n:
+            for t in range(k):
+                r = rand()
+                i = int(r * (n - t))
+                e = n - 1 - t
+                x = buf[o + i]
+                buf[o + i] = buf[o + e]
+                buf[o + e] = x
+        for t in range(k):
+            loc[t] = buf[o + n - k + t]
+        plen[c] = n - k
+        for t in range(k - 1, 0, -1):
+            r = rand()
+            i = int(r * (t + 1))
+            x = loc[i]
+            loc[i] = loc[t]
+            loc[t] = x
+        out.append([loc[t] for t in range(k)])
+    return out
+
+
 class _Block:
     """One opponent's cards of one colour: dealt slots, draws, revealed cards, held locations."""
 
@@ -163,7 +214,7 @@ class _Block:
 
 #: stage 1's samplers: common locations and their sampler, per split colour its locations and
 #: variant samplers, the variant choosers
-_Stage1 = tuple[list[int], Sampler, list[tuple[list[int], list[Sampler]]], list[_Weighted]]
+_Stage1 = tuple[list[int], Sampler, list[tuple[list[int], list[Sampler]]], list[_Weighted], Any]
 
 
 class GargonInfoSet(InfoSet):
@@ -487,7 +538,11 @@ class GargonInfoSet(InfoSet):
             common_cards, [self.locs[j][3] for j in common_locs],
             [sum(1 << index[j] for j in by_colour_locs[A.COLOUR_OF[x]]) for x in common_cards],
             [self.locs[j][0] for j in common_locs]))
-        self._stage1 = (common_locs, common, split, choosers)
+        single = None
+        if (all(len(lc) == 1 for lc in common.loc_classes) and not common.problem.unordered
+                and not common.problem.choices and len(common.class_cards) <= 8):
+            single = (common.class_cards, [lc[0] for lc in common.loc_classes], list(common.problem.capacities))
+        self._stage1 = (common_locs, common, split, choosers, single)
         return self._stage1
 
     def sample(self, rng: random.Random) -> GargonState:
@@ -495,9 +550,12 @@ class GargonInfoSet(InfoSet):
         stage1 = self._stage1
         if stage1 is None:
             stage1 = self._build_stage1()
-        common_locs, common, split, choosers = stage1
+        common_locs, common, split, choosers, single = stage1
         assignment: list[list[int]] = [[] for _ in self.locs]
-        got, _ = common.sample(rng)
+        if single is not None:   # the same draws as common.sample, typed (infoset.pxd)
+            got = draw_single(single[0], single[1], single[2], rng.random)
+        else:
+            got, _ = common.sample(rng)
         for j, cards in zip(common_locs, got):
             assignment[j] = cards
         for (loc_of, samplers), chooser in zip(split, choosers):
