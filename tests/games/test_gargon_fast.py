@@ -59,3 +59,19 @@ def test_sampled_worlds_equal_checked_worlds_and_lazy_snapshots_the_deal() -> No
         assert start.world_key() == fresh.world_key()
         assert start.hist_len == 0 and start.hand_start().world_key() == fresh.world_key()
         assert state.hand_start().world_key() == game.new_match(3, state.deal_seed).world_key()
+
+
+def test_direct_worlds_equal_arranged_worlds() -> None:
+    """Worlds whose blocks need no arrangement skip ``_arrange``: the same world, the same draws."""
+    direct = 0
+    for game, _, obs in _positions(3, {}, 9, 16, 40):
+        info = game.infoset(obs)
+        for seed in range(3):
+            a, b = random.Random(seed), random.Random(seed)
+            got = info.sample(a)
+            info._direct = None   # the arranging path
+            want = info.sample(b)
+            direct += info._direct_plan() is not None
+            info._direct = False
+            assert got.world_key() == want.world_key() and a.random() == b.random()
+    assert direct >= 6

@@ -193,6 +193,22 @@ def draw_single(class_cards: list, loc_class: list, caps: list, rand: Any) -> li
     return out
 
 
+def place(base: list, loc_tokens: list, assignment: list) -> list:
+    """A copy of ``base`` with location ``j``'s cards written at the tokens ``loc_tokens[j]``, in order."""
+    tok = base[:]
+    for j in range(len(loc_tokens)):
+        ts = loc_tokens[j]
+        if ts:
+            cards = assignment[j]
+            for i in range(len(ts)):
+                tok[ts[i]] = cards[i]
+    return tok
+
+
+#: the mask of each card id
+_BIT = tuple(1 << i for i in range(A.NCARDS))
+
+
 class _Block:
     """One opponent's cards of one colour: dealt slots, draws, revealed cards, held locations."""
 
@@ -226,7 +242,7 @@ class GargonInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "first_start", "tok_colour", "tok_id", "init_hands", "init_piles",
                  "steps", "sel_face", "locs", "merged", "blocks", "obs_zero", "rev_zero", "_problem",
-                 "_stage1", "_lchoice")
+                 "_stage1", "_lchoice", "_direct")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -271,6 +287,9 @@ class GargonInfoSet(InfoSet):
         self.blocks = blocks
         self._stage1: _Stage1 | None = None
         self._lchoice: dict[int, Sampler] = {}
+        #: when no block needs arranging (no draws, no face-down cards): the deal's tokens
+        #: with the revealed cards written, and per location the tokens its cards go to
+        self._direct: tuple[list[int], list[list[int]]] | None | bool = False
         self._problem = SamplingProblem(
             cards=unseen,
             capacities=[x[3] for x in locs],
@@ -587,8 +606,28 @@ class GargonInfoSet(InfoSet):
                     raise InconsistentObservationError(f"gargon: card {A.FACE_STR[A.FACE_OF[c]]} cannot be in {name}")
         return self._world(assignment, rng)
 
+    def _direct_plan(self) -> tuple[list[int], list[list[int]]] | None:
+        """:attr:`_direct` (``None`` when some block has draws, a face-down card or a merged location)."""
+        base = self.tok_id[:]
+        loc_tokens: list[list[int]] = [x[4] if x[2] == RUN else [] for x in self.locs]
+        for b in self.blocks:
+            if b.draws or b.table >= 0 or b.merged >= 0:
+                return None
+            k = len(b.revealed)
+            for t, (c, _) in zip(b.dealt, b.revealed):
+                base[t] = c
+            if b.hand >= 0:
+                loc_tokens[b.hand] = b.dealt[k:]
+        return base, loc_tokens
+
     def _world(self, assignment: list[list[int]], rng: random.Random) -> GargonState:
         """:meth:`world` of an assignment known to fit the locations (the sampler's)."""
+        direct = self._direct
+        if direct is False:
+            direct = self._direct = self._direct_plan()
+        if direct is not None:   # every card goes straight to its slot: no arrangement to draw
+            tok_id = place(direct[0], direct[1], assignment)
+            return self._state(tok_id, self.sel_face, rng)
         tok_id = self.tok_id[:]
         for (_, _, kind, _, tokens), cards in zip(self.locs, assignment):
             if kind == RUN:
@@ -621,11 +660,15 @@ class GargonInfoSet(InfoSet):
                 if b.hand >= 0:
                     held += assignment[b.hand]
             self._arrange(b, held, tok_id, rng)
+        return self._state(tok_id, sel_face, rng)
+
+    def _state(self, tok_id: list[int], sel_face: list[int], rng: random.Random) -> GargonState:
+        """The world of a complete deal ``tok_id`` (card id per token), the hand replayed."""
         hands = []
         for h in self.init_hands:
             m = 0
             for t in h:
-                m |= 1 << tok_id[t]
+                m |= _BIT[tok_id[t]]
             hands.append(m)
         piles = [[tok_id[t] for t in p] for p in self.init_piles]
         state = GargonState.from_deal(self.game, self.n, self.opts, hands, piles, self.first_start,
