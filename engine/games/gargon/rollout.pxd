@@ -26,6 +26,8 @@ cdef void _split(object mask, int *words, int off)
 @cython.locals(c=cython.int, w=object)
 cdef object _join(int *words, int off)
 
+cdef bint _any(int *words, int off)
+
 @cython.locals(word=cython.int)
 cdef int _plan(int code, int key, bint start, unsigned short[:] plans) except -1
 
