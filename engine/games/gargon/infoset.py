@@ -289,7 +289,7 @@ class GargonInfoSet(InfoSet):
         self._lchoice: dict[int, Sampler] = {}
         #: when no block needs arranging (no draws, no face-down cards): the deal's tokens
         #: with the revealed cards written, and per location the tokens its cards go to
-        self._direct: tuple[list[int], list[list[int]]] | None | bool = False
+        self._direct: Any = False   # False: not planned yet
         self._problem = SamplingProblem(
             cards=unseen,
             capacities=[x[3] for x in locs],
