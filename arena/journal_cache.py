@@ -9,8 +9,8 @@ new complete lines in ``matches.jsonl``. A chunk holds:
 * ``cols``: its records (first occurrence of each match id, file order) in columns
   (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
-* ``times``: per bot, the decision times of its inside rows (``array('d')``, as
-  :class:`arena.tables.Latency` collects them).
+* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`,
+  as :class:`arena.tables.Latency` collects them).
 
 :func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
 chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
@@ -38,12 +38,13 @@ import numpy as np
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
 from arena.journal import parse_line
+from arena.latency import DecisionTimes
 from arena.record import MatchRecord
 from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 2
+FORMAT = 3  # 3: decision times as arena.latency.DecisionTimes
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
 _BLOCK = 1 << 20
@@ -124,7 +125,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     cols = Columns()
     seen = _Seen(cached, cols)
     inside = bytearray()
-    times: dict[str, array] = {b: array("d") for b in bots}
+    times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
     end = offset
     lineno = first_line
     for line in journal:
@@ -177,7 +178,7 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, array], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, DecisionTimes], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
@@ -196,7 +197,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     folder = Path(folder)
     path = folder / "matches.jsonl"
     cpath = folder / NAME
-    times: dict[str, array] = {b: array("d") for b in bots}
+    times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
     try:
         journal = open(path, "rb")
     except FileNotFoundError:
