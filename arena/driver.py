@@ -24,7 +24,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,9 +41,16 @@ from arena.executors import (
 )
 from arena.faults import FaultLedger, disabled_record
 from arena.journal import Journal, record_of, unwritable
+from arena.lazy_schedule import LazyBatcher, LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
-from arena.schedule import bot_commands, build_schedule, fingerprint_fields, tournament_settings
+from arena.schedule import (
+    bot_commands,
+    build_schedule,
+    fingerprint_fields,
+    lineups_for,
+    tournament_settings,
+)
 from arena.specs import BotSpec, MatchSpec, files_digest
 from engine import registry
 
@@ -77,8 +84,27 @@ class RunSummary:
     batcher: Batcher | None = None
 
 
-def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSpec]]:
+def lazy_schedule(tournament, salt: str) -> Sequence[MatchSpec]:
+    """The schedule of a plain design as a :class:`arena.lazy_schedule.LazySchedule` (built match by
+    match when asked: the driver's memory stays flat however long the run); SPRT schedules and
+    lineups sharing a key as :func:`arena.schedule.build_schedule`'s list (equal specs, same order)."""
+    m = tournament.model
+    if getattr(m, "mode", "tournament") == "sprt":
+        return build_schedule(tournament, salt)
+    game = registry.get_game(m.game)
+    lus = lineups_for(m.bots, m.players, game.teams(m.players), m.rotations, m.lineups, m.partners, salt,
+                      getattr(m, "panel", None))
+    try:
+        return LazySchedule(tournament, salt, lus, range(m.deals))
+    except ValueError:  # two lineups with one key: the list's stable sort decides their order
+        return build_schedule(tournament, salt)
+
+
+def prepare(tournament, results_root: str | Path) -> tuple[Journal, Sequence[MatchSpec]]:
     """Open the journal, make/load the salt, build the schedule, check settings and fingerprints.
+
+    The schedule is a sequence in replay order: a :class:`arena.lazy_schedule.LazySchedule` for the
+    plain designs (specs built when asked), a list for SPRT and adaptive rounds.
 
     :raises JournalError: if the folder's recorded tournament had other settings (game,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
@@ -88,10 +114,11 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt, tournament.name)
+        specs: Sequence[MatchSpec]
         if is_adaptive(tournament.model):  # its rounds are planned from the journal's records
             specs = adaptive_schedule(tournament, salt, journal.records)
         else:
-            specs = build_schedule(tournament, salt)
+            specs = lazy_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
         journal.check_fingerprints(specs, lambda s: fingerprint_fields(
             s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
@@ -117,7 +144,7 @@ def sandbox_mode(tournament, address: str | None = None) -> str:
     return effective_mode(limits)
 
 
-def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None) -> None:
+def write_meta(tournament, folder: Path, specs: Sequence[MatchSpec], sandbox: str | None = None) -> None:
     """``tournament.json``: the tournament as configured for this run.
 
     What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
@@ -137,7 +164,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
             "bot_files": bot_files(tournament),
-            **schedule_file.encode({s.match_id: s.fingerprint for s in specs})}
+            **_schedule_entry(specs)}
     tmp = folder / "tournament.json.tmp"
     try:
         tmp.write_text(json.dumps(meta, indent=2) + "\n")
@@ -145,6 +172,14 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
+
+
+def _schedule_entry(specs: Sequence[MatchSpec]) -> dict[str, Any]:
+    """``tournament.json``'s schedule entry (:func:`arena.schedule_file.encode`); a large lazy
+    schedule streams its sorted ids and fingerprints instead of a dict of every match."""
+    if isinstance(specs, LazySchedule) and len(specs) >= schedule_file.COMPACT_FROM:
+        return schedule_file.encode_sorted(specs.sorted_pairs(), len(specs))
+    return schedule_file.encode({s.match_id: s.fingerprint for s in specs})
 
 
 def bot_files(tournament) -> dict[str, str]:
@@ -186,14 +221,16 @@ class Run:
     :param warn: prints one warning (a bot disabled, a bot announcing a new version).
     """
 
-    def __init__(self, tournament, journal: Journal, specs: list[MatchSpec], workers: int,
+    def __init__(self, tournament, journal: Journal, specs: Sequence[MatchSpec], workers: int,
                  on_result: Callable[[MatchRecord, RunSummary], None] | None,
                  warn: Callable[[str], None]) -> None:
         m = tournament.model
         self.name = m.name
         self.max_retries = m.execution.max_retries
         self.journal = journal
-        self.by_id = {s.match_id: s for s in specs}
+        lazy = isinstance(specs, LazySchedule)
+        #: match id -> spec (a lazy schedule looks it up and builds it when asked)
+        self.by_id: Any = specs if lazy else {s.match_id: s for s in specs}
         self.game_version = registry.get_game(m.game).version
         self.policy = tournament.fault_policy()
         self.on_result = on_result
@@ -220,9 +257,18 @@ class Run:
         self.summary = RunSummary(m.name, journal.folder, len(specs), already[0],
                                   outside=len(journal.records) - already[0])
         self.summary.disabled.extend(disabled)
-        self.pending = [s for s in specs if s.match_id not in journal]
         fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
-        self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
+        self.batcher: Batcher
+        if isinstance(specs, LazySchedule):  # no list of the pending specs: the batcher builds them
+            self.pending_count = len(specs) - already[0]
+            self.wall_s = specs.wall_s
+            self.batcher = self.summary.batcher = LazyBatcher(specs, journal.__contains__, self.pending_count,
+                                                              workers, fixed)
+        else:
+            pending = [s for s in specs if s.match_id not in journal]
+            self.pending_count = len(pending)
+            self.wall_s = max((s.wall_s for s in pending), default=0.0)
+            self.batcher = self.summary.batcher = Batcher(pending, workers, fixed)
         self.attempts: Counter[str] = Counter()
         self.infra_attempts: Counter[str] = Counter()
         self.warned: set[str] = set()
@@ -331,12 +377,12 @@ def _stream(run: Run, tournament, inline: bool, workers: int, address: str | Non
     if address:  # on a cluster the bots run with the job's copy of the project
         bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}
     results_dir = str(run.journal.folder.resolve())
-    if not run.pending:
+    if not run.pending_count:
         return iter(())
     if inline:
         return execute_inline(run.next_batch, bots, results_dir)
     ray = init_ray(workers, address, str(tournament.root))
-    stall = max(s.wall_s for s in run.pending) + 30.0
+    stall = run.wall_s + 30.0
     if address:  # a cluster: the arena cannot restart it
         return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
 

@@ -239,6 +239,24 @@ class Journal:
                 f"{'were' if n != 1 else 'was'} played with other settings (changed: {'; '.join(changed)}), "
                 f"and one table cannot rate both: {self._remedy()}")
 
+    def _recorded_specs(self, specs) -> Iterator[tuple[Any, dict[str, Any]]]:
+        """``(spec, its record)`` for every recorded match of ``specs``, in the schedule's order. A
+        lazy schedule (:class:`arena.lazy_schedule.LazySchedule`) is looked up per recorded id
+        (only the recorded specs are built; the mismatches sorted into the schedule's order)."""
+        if not hasattr(specs, "position"):
+            for spec in specs:
+                rec = self.records.get(spec.match_id)
+                if rec is not None:
+                    yield spec, rec
+            return
+        bad: list[tuple[int, str]] = []
+        for mid, rec in self.records.items():
+            at = specs.locate(mid)
+            if at is not None and rec.get("fingerprint") != specs.fingerprint(*at):
+                bad.append((specs.position(mid), mid))
+        for _pos, mid in sorted(bad):
+            yield specs.get(mid), self.records[mid]
+
     def check_fingerprints(self, specs, fields_of) -> None:
         """Refuse to resume if an existing match's defining fields changed.
 
@@ -251,9 +269,8 @@ class Journal:
         first = None
         changed: list[str] = []
         bots: dict[str, list[str]] = {}
-        for spec in specs:
-            rec = self.records.get(spec.match_id)
-            if rec is None or rec.get("fingerprint") == spec.fingerprint:
+        for spec, rec in self._recorded_specs(specs):
+            if rec.get("fingerprint") == spec.fingerprint:
                 continue
             new = fields_of(spec)
             for bot, parts in bot_changes(rec, new).items():
