@@ -20,6 +20,7 @@ does, else it stops with a message and the rest is played by the next run.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import time
@@ -41,7 +42,7 @@ from arena.executors import (
 )
 from arena.faults import FaultLedger, disabled_record
 from arena.journal import Journal, record_of, unwritable
-from arena.lazy_schedule import LazyBatcher, LazySchedule
+from arena.lazy_schedule import LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
 from arena.schedule import (
@@ -370,6 +371,57 @@ class Run:
             rest = rest[1:]
         if rest:
             self.batcher.push_retry(rest, front=True)
+
+class LazyBatcher(Batcher):
+    """:class:`arena.executors.Batcher` over a :class:`LazySchedule`'s matches not yet recorded
+    (``recorded(match_id)``): the same batches in the same order, one cursor per group.
+
+    :param pending: how many of the schedule's matches are not recorded (the batch sizing's count).
+    """
+
+    def __init__(self, schedule: LazySchedule, recorded: Callable[[str], bool], pending: int, workers: int,
+                 fixed: int | None = None, **kw: Any) -> None:
+        super().__init__([], workers, fixed, **kw)
+        self.schedule, self.recorded = schedule, recorded
+        self.remaining = pending
+        self._pos: dict[tuple[int, int], int] = {}  # (lineup, rotation) -> index into the deals of its next match
+        self._heap: list[tuple[int, int, str, int]] = []  # (deal, rotation, key, lineup) of each live group's head
+        for r, ids in enumerate(schedule.by_rot):
+            for lu in ids:
+                self._pos[(lu, r)] = 0
+                self._push(lu, r)
+
+    def _push(self, lu: int, r: int) -> None:
+        """Advance group ``(lu, r)`` past recorded matches and queue its head (if any)."""
+        s, k = self.schedule, self._pos[(lu, r)]
+        while k < len(s.deals) and self.recorded(s.match_id(lu, s.deals[k], r)):
+            k += 1
+        self._pos[(lu, r)] = k
+        if k < len(s.deals):
+            heapq.heappush(self._heap, (s.deals[k], r, s.lineups[lu].key, lu))
+
+    def next(self) -> list[MatchSpec] | None:
+        """The next batch (retries first), or None when every group is exhausted."""
+        if self.retry:
+            return super().next()
+        if not self._heap:
+            return None
+        _, r, _, lu = heapq.heappop(self._heap)
+        s, n = self.schedule, self.size()
+        batch: list[MatchSpec] = []
+        k = self._pos[(lu, r)]
+        while len(batch) < n and k < len(s.deals):
+            d = s.deals[k]
+            k += 1
+            if not self.recorded(s.match_id(lu, d, r)):
+                batch.append(s.spec(lu, d, r))
+        self._pos[(lu, r)] = k
+        self._push(lu, r)
+        self.remaining -= len(batch)
+        self.sizes.append(len(batch))
+        self._heads.add(batch[0].match_id)
+        return batch
+
 
 def _stream(run: Run, tournament, inline: bool, workers: int, address: str | None) -> Iterator[Outcome]:
     """The executor's outcomes for ``run``'s pending matches (no Ray start-up when none are pending)."""

@@ -37,6 +37,7 @@ import numpy as np
 
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
+from arena.int_index import IntIndex
 from arena.journal import parse_line
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord
@@ -60,7 +61,7 @@ class _Seen:
         self.hashes = np.fromiter((hash(cached.match_id(i)) for i in range(len(cached))), dtype=np.int64,
                                   count=len(cached))
         self.sorted = np.sort(self.hashes)
-        self.new: set[int] = set()
+        self.new = IntIndex()  # the new ids' hashes (a set in ~16 bytes a hash, not ~64)
         self.new_hashes = array("q")
 
     def add(self, mid: str) -> bool:
@@ -73,7 +74,7 @@ class _Seen:
         if h in self.new and any(self.tail.match_id(int(i)) == mid for i in
                                  np.flatnonzero(np.frombuffer(self.new_hashes, dtype=np.int64) == h)):
             return False
-        self.new.add(h)
+        self.new[h] = 0
         self.new_hashes.append(h)
         return True
 

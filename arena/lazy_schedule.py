@@ -4,7 +4,7 @@
 list — ~0.9 KB a match, ~0.9 GB at 1M matches. :class:`LazySchedule` is the same sequence (equal
 spec for spec, same replay order: deal, rotation, lineup key) over the lineups and the deal range
 alone: an item, a lookup by match id (:meth:`LazySchedule.get`) or an iteration builds each spec
-when asked. :class:`LazyBatcher` cuts the driver's batches from it exactly as
+when asked. :class:`arena.driver.LazyBatcher` cuts the driver's batches from it exactly as
 :class:`arena.executors.Batcher` cuts them from the list of pending specs (same batches, same
 order), holding one cursor per (lineup, rotation) group instead of the specs.
 
@@ -14,12 +14,10 @@ partnerships); SPRT and adaptive schedules stay lists (they are small or planned
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any, overload
 
-from arena.executors import Batcher
 from arena.schedule import Lineup, bot_commands, fingerprint, fingerprint_fields
 from arena.specs import MatchSpec
 from engine.seeds import bot_seed, deal_seed, h64
@@ -167,54 +165,3 @@ class LazySchedule(Sequence[MatchSpec]):
                           key=lambda x: x[0].encode("utf-8", "surrogatepass"))
             for mid, d, r in rows:
                 yield mid, self.fingerprint(lu, d, r)
-
-
-class LazyBatcher(Batcher):
-    """:class:`arena.executors.Batcher` over a :class:`LazySchedule`'s matches not yet recorded
-    (``recorded(match_id)``): the same batches in the same order, one cursor per group.
-
-    :param pending: how many of the schedule's matches are not recorded (the batch sizing's count).
-    """
-
-    def __init__(self, schedule: LazySchedule, recorded: Callable[[str], bool], pending: int, workers: int,
-                 fixed: int | None = None, **kw: Any) -> None:
-        super().__init__([], workers, fixed, **kw)
-        self.schedule, self.recorded = schedule, recorded
-        self.remaining = pending
-        self._pos: dict[tuple[int, int], int] = {}  # (lineup, rotation) -> index into the deals of its next match
-        self._heap: list[tuple[int, int, str, int]] = []  # (deal, rotation, key, lineup) of each live group's head
-        for r, ids in enumerate(schedule.by_rot):
-            for lu in ids:
-                self._pos[(lu, r)] = 0
-                self._push(lu, r)
-
-    def _push(self, lu: int, r: int) -> None:
-        """Advance group ``(lu, r)`` past recorded matches and queue its head (if any)."""
-        s, k = self.schedule, self._pos[(lu, r)]
-        while k < len(s.deals) and self.recorded(s.match_id(lu, s.deals[k], r)):
-            k += 1
-        self._pos[(lu, r)] = k
-        if k < len(s.deals):
-            heapq.heappush(self._heap, (s.deals[k], r, s.lineups[lu].key, lu))
-
-    def next(self) -> list[MatchSpec] | None:
-        """The next batch (retries first), or None when every group is exhausted."""
-        if self.retry:
-            return super().next()
-        if not self._heap:
-            return None
-        _, r, _, lu = heapq.heappop(self._heap)
-        s, n = self.schedule, self.size()
-        batch: list[MatchSpec] = []
-        k = self._pos[(lu, r)]
-        while len(batch) < n and k < len(s.deals):
-            d = s.deals[k]
-            k += 1
-            if not self.recorded(s.match_id(lu, d, r)):
-                batch.append(s.spec(lu, d, r))
-        self._pos[(lu, r)] = k
-        self._push(lu, r)
-        self.remaining -= len(batch)
-        self.sizes.append(len(batch))
-        self._heads.add(batch[0].match_id)
-        return batch

@@ -33,6 +33,7 @@ import numpy as np
 
 from arena import stats
 from arena.batchfit import record_results
+from arena.int_index import IntIndex
 from arena.record import MatchRecord
 
 NAME = "checkpoint-tables.pkl"
@@ -93,9 +94,9 @@ class Tallies:
         self.count = 0  #: records added
         self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
         self.lineups: dict[str, int] = {}
-        self.blocks: dict[int, int] = {}  # lineup id << 32 | deal -> block
+        self.blocks = IntIndex()  # lineup id << 32 | deal -> block (a dict in ~16 bytes an entry)
         self.block_lineup = array("q")
-        self.slots: dict[int, int] = {}  # block << 32 | bot -> slot
+        self.slots = IntIndex()  # block << 32 | bot -> slot
         self.slot_bot, self.slot_block = array("q"), array("q")
         self.s_sum, self.s_n = array("d"), array("q")  # scores (credits)
         self.e_sum, self.e_sq, self.e_n = array("d"), array("d"), array("q")  # ok rewards
@@ -108,7 +109,7 @@ class Tallies:
         self.c_rank: array = array("i")
         self.rank_pats: dict[tuple[int, ...], int] = {}
         self.c_block = array("q")
-        self.fit_blocks: dict[int, int] = {}
+        self.fit_blocks = IntIndex()
         self._shapes: dict[tuple[int, int], tuple[int, int]] = {}
 
     # ---------------------------------------------------------------- storage (the checkpoint's form)
@@ -370,9 +371,11 @@ class Tallies:
         return sides, ranks, block[perm], len(self.fit_blocks)
 
 
-def _pack_index(d: dict[int, int]) -> Any:
+def _pack_index(d: Any) -> Any:
     """An ``int -> its insertion number`` dict as its keys (int64 array bytes); the dict itself if
-    it is not such a dict or a key does not fit int64."""
+    it is not such a dict or a key does not fit int64 (an :class:`IntIndex` pickles itself as arrays)."""
+    if not isinstance(d, dict):
+        return d
     try:
         keys = np.fromiter(d.keys(), dtype=np.int64, count=len(d))
     except OverflowError:
@@ -382,7 +385,7 @@ def _pack_index(d: dict[int, int]) -> Any:
     return ("index", keys.tobytes())
 
 
-def _unpack_index(packed: Any) -> dict[int, int]:
+def _unpack_index(packed: Any) -> Any:
     if isinstance(packed, tuple) and packed[:1] == ("index",):
         keys = np.frombuffer(packed[1], dtype=np.int64).tolist()
         return dict(zip(keys, range(len(keys))))

@@ -13,10 +13,18 @@ import pytest
 
 from arena import config as cfg
 from arena import schedule_file
-from arena.driver import Run, _schedule_entry, lazy_schedule, prepare, run_tournament, write_meta
+from arena.driver import (
+    LazyBatcher,
+    Run,
+    _schedule_entry,
+    lazy_schedule,
+    prepare,
+    run_tournament,
+    write_meta,
+)
 from arena.executors import Batcher
 from arena.journal import iter_raw_records
-from arena.lazy_schedule import LazyBatcher, LazySchedule
+from arena.lazy_schedule import LazySchedule
 from arena.schedule import build_schedule
 
 ROOT = Path(__file__).resolve().parents[2]
