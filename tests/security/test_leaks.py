@@ -273,3 +273,25 @@ def test_the_kernel_keyring_is_no_channel_between_bot_processes(tmp_path, mode):
 
 def platform_has_keyrings() -> bool:
     return os.path.exists("/proc/keys")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rays_private_folder_in_tmpdir_outside_tmp_is_hidden(tmp_path, mode, monkeypatch):
+    # adversarial finding (2026-12-01, evening): with TMPDIR outside /tmp the arena's Ray folder
+    # (token, raylet socket) was visible to bots, which read the token and killed the raylet
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from arena.process.sandbox_view import RAY_DIR_PREFIX
+
+    base = Path(tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp"))  # outside /tmp (the sandbox's own)
+    try:
+        ray_dir = base / f"{RAY_DIR_PREFIX}spy"
+        ray_dir.mkdir()
+        (ray_dir / "auth_token").write_text("SPY-SECRET token\n")
+        monkeypatch.setattr(tempfile, "tempdir", str(base))  # what TMPDIR=... gives tempfile.gettempdir()
+        lines, _ = spy_run(tmp_path, mode, "read", str(ray_dir / "auth_token"))
+        assert verdict(lines, "read") == expect(mode), lines
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
