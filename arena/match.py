@@ -332,18 +332,21 @@ class _Match:
         self.down = set()
         first = len(self.faults)
         try:
-            for seat in range(self.n):
-                try:
-                    self.start_seat(seat)
-                except BotFault as e:
-                    self.fail_at_startup(self.fault_seat(e, seat), e)
-            for seat in range(self.n):
-                if seat in self.down:
-                    continue
-                try:
-                    self.ready(seat)
-                except BotFault as e:
-                    self.fail_at_startup(self.fault_seat(e, seat), e)
+            if self.spec.pause_idle:
+                self.start_one_by_one()
+            else:
+                for seat in range(self.n):
+                    try:
+                        self.start_seat(seat)
+                    except BotFault as e:
+                        self.fail_at_startup(self.fault_seat(e, seat), e)
+                for seat in range(self.n):
+                    if seat in self.down:
+                        continue
+                    try:
+                        self.ready(seat)
+                    except BotFault as e:
+                        self.fail_at_startup(self.fault_seat(e, seat), e)
         finally:
             down, self.down = self.down, None
             # detection order is a race between processes: record start-up faults by seat
@@ -356,6 +359,24 @@ class _Match:
             self.pool.retire(seat)
         for seat in sorted(down):
             self.recover(seat)
+
+    def start_one_by_one(self) -> None:
+        """``pause_idle``: start the seats one at a time, every other bot's processes stopped
+        meanwhile (a seat is stopped at its ``ready``), so no bot's busy processes take the CPU
+        from another's start-up (adversarial finding: 20 busy ``setsid`` loops made an opponent
+        miss its ``ready`` three times and be disabled)."""
+        assert self.down is not None
+        for seat in range(self.n):
+            if seat in self.down:
+                continue  # failed already (noticed while another seat started)
+            for other, proc in enumerate(self.pool.procs):
+                if other != seat and proc is not None:
+                    proc.pause()
+            try:
+                self.start_seat(seat)
+                self.ready(seat)
+            except BotFault as e:
+                self.fail_at_startup(self.fault_seat(e, seat), e)
 
     def fail_at_startup(self, seat: int, fault: BotFault) -> None:
         """Record the start-up fault of ``seat`` (once); the policy is applied by :meth:`start_all`."""
