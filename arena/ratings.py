@@ -30,6 +30,7 @@ import numpy as np
 import trueskill
 
 from arena.record import MatchRecord
+from arena.trueskill_fast import FastRate
 
 
 def played(records: Iterable[MatchRecord]) -> list[MatchRecord]:
@@ -82,6 +83,7 @@ class Rater:
         self.tau = sigma / 100 if tau == "default" else float(tau)
         self.mu, self.sigma = mu, sigma
         self.env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=self.tau, draw_probability=self.dp)
+        self._fast = FastRate(self.env)
         self._env_mp = None
         self.fixed = set(fixed)
         self.cur: dict[str, trueskill.Rating] = {}
@@ -96,7 +98,7 @@ class Rater:
 
     def _rate(self, groups, ranks):
         try:
-            return self.env.rate(groups, ranks=ranks)
+            return self._fast.rate(groups, ranks)
         except (FloatingPointError, ValueError, ZeroDivisionError):
             if self._env_mp is None:
                 self._env_mp = trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.sigma / 2, tau=self.tau,
