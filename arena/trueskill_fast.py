@@ -188,7 +188,10 @@ class FastRate:
             mu2: float = 0
             dpi, dtau = ppi - 0., ptau - 0.
             mu2 += 1. * (dpi and dtau / dpi)
-            pi_inv += 1. ** 2 / dpi
+            try:
+                pi_inv += 1. ** 2 / dpi
+            except ZeroDivisionError:
+                pi_inv = INF
             tpi = 1. / pi_inv
             ttau = tpi * mu2
         else:
@@ -209,7 +212,10 @@ class FastRate:
                 mu: float = 0
                 dpi, dtau = tp - mst_p, tt - mst_t
                 mu += 1. * (dpi and dtau / dpi)
-                pi_inv += 1. ** 2 / dpi
+                try:
+                    pi_inv += 1. ** 2 / dpi
+                except ZeroDivisionError:
+                    pi_inv = INF
                 npi = 1. / pi_inv
                 ntau = npi * mu
             else:
