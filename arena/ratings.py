@@ -116,21 +116,26 @@ class Rater:
 
         :returns: ``{bot: (mu, sigma)}`` of the bots that moved.
         """
-        groups = [tuple(self.rating(b) for b in names) for names in sides]
+        rating = self.rating
+        groups = [tuple([rating(b) for b in names]) for names in sides]
         try:
             new = self._rate(groups, list(ranks))
         except (FloatingPointError, ValueError, ZeroDivisionError):
             return {}
-        frozen = set(frozen_sides)
+        frozen = set(frozen_sides) if frozen_sides else ()
+        fixed, cur, isfinite = self.fixed, self.cur, math.isfinite
         moved = {}
         for si, (names, ratings) in enumerate(zip(sides, new)):
             if si in frozen:
                 continue
             for b, r in zip(names, ratings):
-                if b in self.fixed or not (math.isfinite(r.mu) and math.isfinite(r.sigma)):
+                if b in fixed:
                     continue
-                self.cur[b] = r
-                moved[b] = (r.mu, r.sigma)
+                mu, sigma = r.mu, r.sigma
+                if not (isfinite(mu) and isfinite(sigma)):
+                    continue
+                cur[b] = r
+                moved[b] = (mu, sigma)
         return moved
 
     def record(self, rec: MatchRecord) -> dict[str, tuple[float, float]]:

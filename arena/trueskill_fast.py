@@ -136,8 +136,11 @@ class FastRate:
         vw = self._vw_draw if tie else self._vw_win
         ml_p = ml_t = mr_p = mr_t = 0.
         dp = dt = mdd_p = mdd_t = mtd_p = mtd_t = 0.
+        # the difference factor's message down depends on the teams only, which the loop leaves
+        # alone (two teams: nothing goes up before it ends): the same floats every sweep
+        dnpi, dntau = _sum((ap, bp), (at, bt), (ml_p, mr_p), (ml_t, mr_t), (1., -1.))
         for _ in range(10):
-            npi, ntau = _sum((ap, bp), (at, bt), (ml_p, mr_p), (ml_t, mr_t), (1., -1.))
+            npi, ntau = dnpi, dntau
             dp, dt = (dp - mdd_p) + npi, (dt - mdd_t) + ntau
             mdd_p, mdd_t = npi, ntau
             # the truncation factor up (TruncateFactor.up + Variable.update_value)
