@@ -18,6 +18,7 @@ from typing import Any, Literal
 from rich.console import RenderableType
 from rich.table import Table
 
+from arena.adaptive import design_line
 from arena.ratings import RatingResult
 from arena.tables import (
     FAULT_CLASSES,
@@ -73,6 +74,8 @@ def notes_lines(st: Any) -> list[str]:
     mix = mixing_line(st.mixing)
     if mix:
         out.append(mix)
+    if design_line(st.meta.get("design")):
+        out.append(design_line(st.meta["design"]))
     return out
 
 
@@ -174,6 +177,8 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
         notes.append(efficiency_line(meta["duplicate_efficiency"]))
     if mixing_line(meta.get("design_mixing") or {}):
         notes.append(mixing_line(meta["design_mixing"]))
+    if design_line(meta.get("design")):
+        notes.append(design_line(meta["design"]))
     (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

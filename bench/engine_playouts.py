@@ -134,6 +134,13 @@ COLUMNS = (("matches", "matches/s", ">10.1f"), ("actions", "actions", ">8.1f"), 
            ("rollouts", "rollouts/s", ">10.0f"), ("kernel", "kernel", ">7"), ("samples", "samples/s", ">10.0f"))
 #: the pure-Python side-by-side columns: (key, heading)
 PURE = (("matches", "pure m/s"), ("playouts", "pure p/s"), ("rollouts", "pure r/s"), ("samples", "pure s/s"))
+#: what the columns mean, printed above them (all rates per CPU second)
+LEGEND = ("# matches/s: whole matches, uniform legal_actions + apply loop · actions: per match · "
+          "playouts/s: whole matches from a fresh deal (engine.playouts) · rollouts/s: hands from a dealt "
+          "state as ISMCTS/PIMC roll out · kernel: what those rollouts ran (playout = the game's rollout "
+          "kernel, finish = its finish_hand, loop = the Python loop) · samples/s: determinizations from "
+          "mid-hand information sets")
+PURE_LEGEND = "\n# pure m/s, p/s, r/s, s/s: the same four rates with CARDARENA_PURE_PYTHON=1 (a subprocess)"
 
 
 def main() -> None:
@@ -157,6 +164,7 @@ def main() -> None:
     side = not args.no_pure and compiled.mode() != "pure"
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, per CPU second, "
           f"engine {compiled.mode()}, load average {os.getloadavg()[0]:.1f}")
+    print(LEGEND + (PURE_LEGEND if side else ""))
     print(f"{'game':<14} {'config':<34} " + " ".join(f"{h:>{f[1:].split('.')[0]}}" for _, h, f in COLUMNS)
           + ("".join(f" {h:>9}" for _, h in PURE) if side else ""))
     for name in args.games or registry.names():

@@ -196,3 +196,15 @@ def test_a_round_lists_each_lineup_once():
         assert len(lus) == 7 and all(len(set(lu)) == 3 for lu in lus)
         repeats += len(lus) - len(set(lus))
     assert repeats == 0
+
+
+def test_design_line_names_the_stop_reason():
+    from arena.adaptive import design_line
+
+    base = {"design": "adaptive", "rounds": 4, "planned": 1200, "max_matches": 5000, "target_width": 2.0}
+    assert design_line({**base, "finished": True, "stop": "width", "width": 1.93}) == (
+        "Design: adaptive, 4 rounds, 1,200 matches planned (max_matches 5,000); stopped: the mean "
+        "rank-interval width 1.93 reached the target width 2")
+    assert design_line({**base, "finished": False, "stop": None, "width": 3.5}).endswith(
+        "mean rank-interval width 3.50 ranks; not finished: round 3 is being played (run the tournament again to go on)")
+    assert design_line({"design": "sample"}) == design_line(None) == ""

@@ -123,3 +123,20 @@ def test_ray_two_workers_plays_the_same_rounds_as_inline(clean, ray_session, tmp
     assert summary.played == BUDGET
     assert _records(tmp_path / "ad") == _records(folder)
     assert _table(tmp_path / "ad") == _table(folder)
+
+
+@pytest.mark.slow
+def test_the_tables_say_how_far_the_design_went_and_why_it_stopped(clean):
+    t, folder = clean
+    design = json.loads((folder / "tournament.json").read_text())["design"]
+    assert design == {"design": "adaptive", "rounds": BUDGET // 6, "planned": BUDGET, "max_matches": BUDGET,
+                      "target_width": None, "finished": True, "stop": "budget", "width": design["width"]}
+    assert design["width"] is not None and 0 < design["width"] <= 6
+    from arena.results import export
+
+    export(folder, standings(folder))
+    line = "Design: adaptive, 6 rounds, 36 matches planned (max_matches 36)"
+    md = (folder / "leaderboard.md").read_text()
+    assert line in md and "stopped: max_matches is spent" in md
+    assert json.loads((folder / "leaderboard.json").read_text())["design"] == design
+    assert 'id="design"' in (folder / "report.html").read_text()

@@ -200,3 +200,12 @@ def test_a_changed_candidate_script_is_a_new_test_not_the_old_verdict(tmp_path):
     # verdict first (a new user read "LLR ... -> H1" and then the error)
     loud = _arena(*[a for a in args if a != "--quiet"])
     assert loud.returncode == 3 and "LLR" not in loud.stderr, loud.stderr
+
+
+def test_an_inconclusive_test_ends_with_its_last_progress_line(tmp_path):
+    # found by a new-user trial: a test stopped by the cap left the last line a second old, no verdict
+    p = _arena("agram", "-n", "3", "--candidate", RANDOM, "--baseline", RANDOM, "--inline", "--max-matches", "12",
+               "--results", str(tmp_path), "--name", "cap")
+    assert p.returncode == 2, p.stdout + p.stderr[-2000:]
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("LLR ") and "blocks 2/2" in last and last.endswith("→ inconclusive at the cap"), p.stderr
