@@ -421,20 +421,26 @@ def design_status(plans: Sequence[RoundPlan], stop: tuple[str, float | None] | N
             "width": None if width is None else round(float(width), 4)}
 
 
-def design_line(status: Mapping[str, Any] | None) -> str:
+def design_line(status: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]] = ()) -> str:
     """One line under the tables saying how far the adaptive design went and why it stopped
-    (``""`` for other designs), e.g. ``Design: adaptive, 6 rounds, 1,440 matches (budget 1,500);
-    stopped: no whole lineup fits in max_matches``."""
+    (``""`` for other designs), e.g. ``Design: adaptive, 6 rounds, 1,440 matches planned
+    (max_matches 1,500); stopped: max_matches is spent …; the table's mean rank-interval width
+    3.0 ranks``. ``rows``: the table's rows (``rank_low``/``rank_high``), for the table's own
+    width — the planner's (:func:`design_status`) is of the fit before the last round."""
     if not status or status.get("design") != "adaptive":
         return ""
     head = (f"Design: adaptive, {status['rounds']} round{'s' if status['rounds'] != 1 else ''}, "
             f"{status['planned']:,} matches planned (max_matches {status['max_matches']:,})")
-    w = status.get("width")
-    w_s = "" if w is None else f"; mean rank-interval width {w:.2f} ranks"
+    spans = [r["rank_high"] - r["rank_low"] for r in rows
+             if r.get("rank_low") is not None and r.get("rank_high") is not None]
+    table = f"the table's mean rank-interval width {sum(spans) / len(spans):.1f} ranks" if spans else ""
     if status.get("stop") == "width":
-        why = f"stopped: the mean rank-interval width {w:.2f} reached the target width {status['target_width']:g}"
-        return f"{head}; {why}"
+        why = (f"stopped: the planner's mean rank-interval width {status['width']:.2f} reached the target "
+               f"width {status['target_width']:g}")
+        return f"{head}; {why}" + (f" ({table})" if table else "")
     if status.get("stop") == "budget":
-        return f"{head}{w_s}; stopped: max_matches is spent (no whole lineup fits; raise it to go on)"
-    return (f"{head}{w_s}; not finished: round {status['rounds'] - 1} is being played "
-            "(run the tournament again to go on)")
+        why = "stopped: max_matches is spent (no whole lineup fits; raise it to go on)"
+    else:
+        why = ("not finished: its last round is not all recorded yet (a run in progress; else run the "
+               "tournament again to go on)")
+    return f"{head}; {why}" + (f"; {table}" if table else "")

@@ -137,6 +137,6 @@ def test_the_tables_say_how_far_the_design_went_and_why_it_stopped(clean):
     export(folder, standings(folder))
     line = "Design: adaptive, 6 rounds, 36 matches planned (max_matches 36)"
     md = (folder / "leaderboard.md").read_text()
-    assert line in md and "stopped: max_matches is spent" in md
+    assert line in md and "stopped: max_matches is spent" in md and "the table's mean rank-interval width" in md
     assert json.loads((folder / "leaderboard.json").read_text())["design"] == design
     assert 'id="design"' in (folder / "report.html").read_text()
