@@ -9,6 +9,7 @@ both go through :func:`standings`, so their tables agree.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -50,6 +51,10 @@ def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
             """In the recorded schedule with the same fingerprint."""
             fp = schedule.get(rec.match_id)
             return fp is not None and fp == rec.fingerprint
+        # for the journal cache (:func:`arena.journal_cache.read`): the schedule itself (a cached
+        # split is checked from the ids at once) and its digest (the same schedule: no check at all)
+        scheduled.schedule = schedule  # type: ignore[attr-defined]
+        scheduled.schedule_key = _schedule_key(meta)  # type: ignore[attr-defined]
         return scheduled
     current = set(meta["bots"])
 
@@ -57,7 +62,24 @@ def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
         """Old folders without a schedule: every seat a current bot, same game and players."""
         return (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
                 and len(rec.seats) == meta.get("players", len(rec.seats)))
+    listed.schedule_key = _schedule_key(meta)  # type: ignore[attr-defined]
     return listed
+
+
+def _schedule_key(meta: dict[str, Any]) -> str:
+    """A digest of what :func:`in_schedule` decides by: the recorded schedule (plain or compact),
+    or, without one, the bots, game and player count."""
+    h = hashlib.sha256()
+    compact = meta.get(schedule_file.KEY)
+    if isinstance(compact, dict):
+        for part in (compact.get("ids", ""), compact.get("fingerprints", "")):
+            h.update(str(part).encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+    elif isinstance(meta.get("schedule"), dict):
+        h.update(json.dumps(meta["schedule"], sort_keys=True).encode("utf-8", "surrogatepass"))
+    else:
+        h.update(json.dumps([sorted(meta["bots"]), meta.get("game"), meta.get("players")]).encode())
+    return h.hexdigest()
 
 
 def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple[list[MatchRecord], list[MatchRecord]]:
