@@ -55,6 +55,12 @@ Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
 ANALYTIC_FROM = 20_000
 #: and for fields of more bots than this (the bootstrap's cost grows with bots × results)
 ANALYTIC_BOTS = 100
+#: large fields' parameters are rounded to multiples of 1/GRID (~1e-6 in log-strength, 2e-4 Elo)
+#: once Newton's method has converged (steps below 1e-8, so within ~1e-15 of the optimum): a fit
+#: warm-started from the checkpoint and a cold full rebuild land on the same grid point, so the
+#: table is the same bit for bit (unless a parameter's optimum lies within ~1e-15 of a rounding
+#: boundary: about one table in 10⁵ at 1,000 bots)
+GRID = float(2**20)
 
 
 @lru_cache(maxsize=512)
@@ -132,9 +138,15 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: S
     :param n_bots: number of bots (indices ``0 .. n_bots−1``).
     :raises ValueError: if a result's sides and ranks disagree in length or a side is empty.
     """
-    groups: dict[tuple[tuple[int, ...], int], list[int]] = {}
-    pats = []
     dense = isinstance(sides, np.ndarray)
+    if isinstance(ranks, RankCodes):
+        if not dense:
+            ranks = [ranks.pats[c] for c in ranks.codes.tolist()]
+        else:
+            groups_c, pats_c = _coded_groups(sides, ranks)
+            return _design(sides, True, groups_c, pats_c, blocks, n_bots)
+    groups: dict[tuple[tuple[int, ...], int], Any] = {}
+    pats = []
     sides_: Any = sides
     for i, r in enumerate(ranks):
         if dense:
@@ -147,6 +159,48 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: S
         pat = dense_ranks(r)
         pats.append(pat)
         groups.setdefault((pat, size), []).append(i)
+    return _design(sides, dense, groups, pats, blocks, n_bots)
+
+
+@dataclass(frozen=True)
+class RankCodes:
+    """The results' side ranks as codes into a table of rank tuples (what
+    :meth:`arena.tallies.Tallies.contests` keeps): ``ranks[i] == pats[codes[i]]``. Passed to
+    :func:`build_design` instead of one tuple per result, the design is the same, built without
+    a Python step per result."""
+
+    codes: np.ndarray
+    pats: list[tuple[int, ...]]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _coded_groups(sides: np.ndarray, ranks: RankCodes) -> tuple[dict[tuple[tuple[int, ...], int], Any], list[Any]]:
+    """:func:`build_design`'s groups (results by dense rank pattern and side size, in order of
+    first occurrence, each its result indices ascending) from rank codes."""
+    k, size = sides.shape[1], sides.shape[2]
+    used = np.unique(ranks.codes)
+    for c in used.tolist():
+        if len(ranks.pats[c]) != k or size == 0:
+            raise ValueError(f"result {int(np.flatnonzero(ranks.codes == c)[0])}: {k} sides for "
+                             f"{len(ranks.pats[c])} ranks, or an empty side")
+    dense_of = [dense_ranks(p) for p in ranks.pats]
+    gid_of: dict[tuple[int, ...], int] = {}
+    gid = np.array([gid_of.setdefault(d, len(gid_of)) for d in dense_of], dtype=np.int64)
+    g = gid[ranks.codes] if len(ranks.codes) else np.zeros(0, np.int64)
+    pats_g = list(gid_of)
+    _, first = np.unique(g, return_index=True)
+    groups = {}
+    for gi in g[np.sort(first)].tolist():
+        groups[(pats_g[gi], size)] = np.flatnonzero(g == gi)
+    return groups, [pats_g[gi] for gi in np.unique(g).tolist()]
+
+
+def _design(sides: Any, dense: bool, groups: dict[tuple[tuple[int, ...], int], Any], pats: list[Any],
+            blocks: Sequence[int], n_bots: int) -> Design:
+    """The :class:`Design` of results grouped by ``(dense rank pattern, side size)``."""
+    sides_: Any = sides
     max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
     rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
     c = 0
@@ -251,10 +305,13 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
 
 
 def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
-           tol: float = 1e-10, max_iter: int = 100, free: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+           tol: float = 1e-10, max_iter: int = 100, free: int | None = None,
+           info: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
 
     :param free: fit only the first ``free`` parameters (the others stay as given).
+    :param tol: stop when the objective moves less than this (0: only when a step is below 1e-8).
+    :param info: False: the information at the result is not computed (None returned).
 
     :returns: ``(beta, information)``: the parameters (bots, then ``log δ``) and the negative
         Hessian at them.
@@ -278,7 +335,7 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
         beta, f_old, f = nb, f, nf
         if np.max(np.abs(t * step)) < 1e-8 or abs(f - f_old) < tol:
             break
-    return beta, _grad_hess(d, w, beta, lam)[1].toarray()
+    return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
 
 
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
@@ -466,8 +523,9 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
         length must be :attr:`Design.n_params`, else it is ignored), used for large fields
-        (as for the sandwich) only: the optimum is the same up to Newton's tolerance, not to
-        the last bit, and a small field's table stays bit for bit reproducible.
+        (as for the sandwich) only, where the converged parameters are rounded to the
+        :data:`GRID` so a warm and a cold start give the same bits; a small field always starts
+        cold (its bootstrap replicates start from the unrounded fit, as before).
     :param method: ``bootstrap``, ``sandwich`` or ``auto`` (the sandwich from
         :data:`ANALYTIC_FROM` stages on or for more than :data:`ANALYTIC_BOTS` bots, when
         ``n_boot`` > 0).
@@ -475,12 +533,36 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     """
     if method not in ("auto", "bootstrap", "sandwich"):
         raise ValueError(f"batch fit method must be auto, bootstrap or sandwich, got {method!r}")
+    with _one_blas_thread():
+        return _fit(d, n_boot, seed, lam, beta0, method)
+
+
+def _one_blas_thread() -> Any:
+    """The BLAS/LAPACK calls of a fit on one thread (``threadpoolctl``): its dense solves are
+    ~1,000 × 1,000, where OpenBLAS's threads cost several times the CPU of one on a loaded machine
+    (0.155 against 0.024 CPU-s a solve, measured) — and the result does not depend on how many
+    cores the machine has. Without ``threadpoolctl`` installed: as the library is set up."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - an optional speed-up
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str) -> BatchFit:
+    """:func:`fit` (its BLAS already limited to one thread)."""
     large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
     use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and large))
     # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
     # where it pays (large fields); a small field's table stays bit for bit reproducible
-    start = beta0 if beta0 is not None and len(beta0) == d.n_params and (large or method == "sandwich") else None
-    beta, info = newton(d, lam=lam, beta=start)
+    warm = large or method == "sandwich"
+    start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
+    if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
+        beta = np.round(newton(d, lam=lam, beta=start, tol=0.0, info=False)[0] * GRID) / GRID
+        info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
+    else:
+        beta, info = newton(d, lam=lam, beta=start)
     rated = np.zeros(d.n_bots, bool)
     rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
     cov = None

@@ -32,12 +32,15 @@ from typing import Any
 import numpy as np
 
 from arena import stats
-from arena.batchfit import record_results
+from arena.batchfit import RankCodes, record_results
+from arena.journal_cache import id_hash
 from arena.record import MatchRecord
 
 NAME = "checkpoint-tables.pkl"
-FORMAT = 1
+FORMAT = 2
 _SHIFT = 32  # slot key: block << _SHIFT | bot
+#: from this many fit blocks on, :meth:`Tallies.contests` orders the blocks by their lineups' hashes
+HASH_ORDER_FROM = 20_000
 
 
 def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
@@ -94,7 +97,8 @@ class Tallies:
         self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
         self.lineups: dict[str, int] = {}
         self.blocks: dict[int, int] = {}  # lineup id << 32 | deal -> block
-        self.block_lineup = array("q")
+        self.block_lineup, self.block_deal = array("q"), array("q")
+        self.lineup_hash = array("q")  # per lineup id: :func:`arena.journal_cache.id_hash` of its name
         self.slots: dict[int, int] = {}  # block << 32 | bot -> slot
         self.slot_bot, self.slot_block = array("q"), array("q")
         self.s_sum, self.s_n = array("d"), array("q")  # scores (credits)
@@ -109,6 +113,7 @@ class Tallies:
         self.rank_pats: dict[tuple[int, ...], int] = {}
         self.c_block = array("q")
         self.fit_blocks: dict[int, int] = {}
+        self.fit_block_src = array("q")  # per fit block: its block
 
     # ---------------------------------------------------------------- adding
     def _bot(self, b: str) -> int:
@@ -160,12 +165,16 @@ class Tallies:
         if rec.status == "forfeit":
             for fb in {str(f.bot) for f in faults}:
                 self.forfeits[self._bot(fb)] += 1
-        lid = self.lineups.setdefault(rec.lineup, len(self.lineups))
+        lid = self.lineups.get(rec.lineup)
+        if lid is None:
+            lid = self.lineups[rec.lineup] = len(self.lineups)
+            self.lineup_hash.append(id_hash(rec.lineup))
         bkey = lid << _SHIFT | rec.deal_index
         block = self.blocks.get(bkey)
         if block is None:
             block = self.blocks[bkey] = len(self.block_lineup)
             self.block_lineup.append(lid)
+            self.block_deal.append(rec.deal_index)
         for b, _seat, win, rank, score in credits(rec):
             i = self._bot(b)
             self.matches[i] += 1
@@ -209,7 +218,11 @@ class Tallies:
             self.c_flat.extend(ids)
             rk = tuple(rk)
             self.c_rank.append(self.rank_pats.setdefault(rk, len(self.rank_pats)))
-            self.c_block.append(self.fit_blocks.setdefault(block, len(self.fit_blocks)))
+            f = self.fit_blocks.get(block)
+            if f is None:
+                f = self.fit_blocks[block] = len(self.fit_block_src)
+                self.fit_block_src.append(block)
+            self.c_block.append(f)
 
     # ---------------------------------------------------------------- tables
     def _np(self, a: array, dtype: Any) -> np.ndarray:
@@ -299,7 +312,19 @@ class Tallies:
 
     def _block_order(self) -> np.ndarray:
         """Per fit block (numbered in file order), its index when the blocks are sorted by
-        ``(lineup, deal)``: a numbering that does not depend on the journal's order."""
+        ``(lineup, deal)``: a numbering that does not depend on the journal's order. From
+        :data:`HASH_ORDER_FROM` blocks on the lineups are ordered by their names' 64-bit hashes
+        instead of the names (numpy, no Python sort of every block: the same independence of
+        the journal's order; the names are used if two lineups' hashes collide)."""
+        n_fit = len(self.fit_block_src)
+        if n_fit >= HASH_ORDER_FROM:
+            lh = self._np(self.lineup_hash, np.int64)
+            if len(np.unique(lh)) == len(lh):
+                src = self._np(self.fit_block_src, np.int64)
+                lid = self._np(self.block_lineup, np.int64)[src]
+                new = np.empty(n_fit, dtype=np.int64)
+                new[np.lexsort((self._np(self.block_deal, np.int64)[src], lh[lid]))] = np.arange(n_fit)
+                return new
         names = {lid: lu for lu, lid in self.lineups.items()}
         keys = {blk: (names[bkey >> _SHIFT], bkey & ((1 << _SHIFT) - 1)) for bkey, blk in self.blocks.items()}
         fit_keys: list[tuple[str, int]] = [("", 0)] * len(self.fit_blocks)
@@ -309,10 +334,11 @@ class Tallies:
         new[sorted(range(len(fit_keys)), key=lambda i: fit_keys[i])] = np.arange(len(fit_keys))
         return new
 
-    def contests(self) -> tuple[Any, list[tuple[int, ...]], np.ndarray, int]:
+    def contests(self) -> tuple[Any, Any, np.ndarray, int]:
         """The batch fit's results: ``(sides, ranks, blocks, n_blocks)`` for
-        :func:`arena.batchfit.build_design` (sides one ``(R, K, size)`` array when every
-        result has one shape, else nested lists), in a canonical order — blocks by ``(lineup,
+        :func:`arena.batchfit.build_design` (sides one ``(R, K, size)`` array and the ranks
+        as :class:`arena.batchfit.RankCodes` when every result has one shape, else nested
+        lists), in a canonical order — blocks by ``(lineup,
         deal)``, results within a block by content — so the fit, bootstrap included, is the
         same bit for bit whatever order the journal holds the records in (a rerun from a
         shuffled journal, an incremental update, a full rebuild)."""
@@ -328,7 +354,7 @@ class Tallies:
             flat = self._np(self.c_flat, np.int32).reshape(len(rank_c), k * size)
             perm = np.lexsort((rank_c, *flat.T[::-1], block)) if len(rank_c) else np.zeros(0, dtype=np.int64)
             sides: Any = flat[perm].reshape(len(rank_c), k, size)
-            ranks: list[Any] = [pats[i] for i in np.asarray(self.c_rank)[perm]] if len(perm) else []
+            ranks: Any = RankCodes(self._np(self.c_rank, np.int32)[perm].astype(np.int64), pats)
         else:
             rows, pos = [], 0
             for r, (k, size) in enumerate(self.c_shape):
