@@ -338,6 +338,41 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
     return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
 
 
+def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
+    """Newton's iteration with a fixed information matrix ``info`` (the chord method): the
+    maximum from a warm start ``beta`` with ``info`` a previous fit's negative Hessian (the
+    checkpoint's), so each step costs a gradient (no Hessian over every result). Linear
+    convergence at a rate of about the relative change of the Hessian (1% more results: two
+    digits a step); stops when a step is below 1e-13 (within ~1e-15 of the optimum, as close
+    as :func:`newton`'s last step).
+
+    :returns: the parameters, or None if ``info`` does not fit or the steps do not shrink
+        (then :func:`newton`).
+    """
+    import scipy.linalg as sla
+
+    if info.shape != (d.n_params, d.n_params) or not np.isfinite(info).all():
+        return None
+    try:
+        lu = sla.lu_factor(info, check_finite=False)
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    b, prev = beta.astype(float).copy(), np.inf
+    for _ in range(max_iter):
+        p, _ = _softmax(d, d.x @ b)
+        r = -p
+        r[d.chosen] += 1.0
+        step = sla.lu_solve(lu, np.asarray(d.x.T @ r).ravel() - lam * b, check_finite=False)
+        b += step
+        m = float(np.max(np.abs(step))) if len(step) else 0.0
+        if not np.isfinite(m) or m > 0.5 * prev and m > 1e-10:
+            return None
+        if m < 1e-13:
+            return b
+        prev = m
+    return None
+
+
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
               lam: float = RIDGE, max_iter: int = 60, chunk_cells: int = 4_000_000) -> np.ndarray:
     """Refit ``n_boot`` times with whole duplicate blocks resampled (:func:`arena.stats.block_weights`).
@@ -388,6 +423,8 @@ class BatchFit:
     :ivar cov: ``(n, n)`` the block sandwich covariance of ``theta`` when it replaces the
         bootstrap (then ``boot`` is empty); None with the bootstrap.
     :ivar beta: the fitted parameters (bots, then ``log δ``), uncentred: a later fit's start.
+    :ivar info: ``(P, P)`` the information (negative Hessian) at ``beta`` for large fields (a
+        later fit's :func:`chord` preconditioner), else None.
     """
 
     theta: np.ndarray
@@ -397,6 +434,7 @@ class BatchFit:
     blocks: int
     cov: np.ndarray | None = None
     beta: np.ndarray | None = None
+    info: np.ndarray | None = None
 
     @property
     def has_spread(self) -> bool:
@@ -498,10 +536,13 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return erf(x)
 
 
-def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE) -> np.ndarray:
+def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
     """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
     ``H⁻¹ (Σ_b G_b G_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
-    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``."""
+    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``.
+
+    :param hess: if given, the whole ``(P, P)`` information at ``beta`` is appended to it (the
+        next fit's :func:`chord` preconditioner)."""
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
     xb = d.x[:, :nb].tocsr()
@@ -511,14 +552,17 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE) -> np.ndarray:
                         shape=(max(d.n_blocks, 1), d.n_stages))
     gb = agg @ g  # (blocks, nb)
     meat = (gb.T @ gb).toarray()
-    h = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1][:nb, :nb].toarray()
+    full = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1]
+    if hess is not None:
+        hess.append(full.toarray())
+    h = full[:nb, :nb].toarray()
     inv = np.linalg.inv(h)
     out = inv @ meat @ inv
     return np.asarray((out + out.T) / 2)
 
 
 def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
-        method: str = "auto") -> BatchFit:
+        method: str = "auto", info0: np.ndarray | None = None) -> BatchFit:
     """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
@@ -526,6 +570,9 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
         (as for the sandwich) only, where the converged parameters are rounded to the
         :data:`GRID` so a warm and a cold start give the same bits; a small field always starts
         cold (its bootstrap replicates start from the unrounded fit, as before).
+    :param info0: with ``beta0``, the information (negative Hessian) of the fit it comes from
+        (:attr:`BatchFit.info`): a large field's fit then iterates with it (:func:`chord`),
+        without a Hessian over every result per step; the same grid point as :func:`newton`.
     :param method: ``bootstrap``, ``sandwich`` or ``auto`` (the sandwich from
         :data:`ANALYTIC_FROM` stages on or for more than :data:`ANALYTIC_BOTS` bots, when
         ``n_boot`` > 0).
@@ -534,7 +581,7 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     if method not in ("auto", "bootstrap", "sandwich"):
         raise ValueError(f"batch fit method must be auto, bootstrap or sandwich, got {method!r}")
     with _one_blas_thread():
-        return _fit(d, n_boot, seed, lam, beta0, method)
+        return _fit(d, n_boot, seed, lam, beta0, method, info0)
 
 
 def _one_blas_thread() -> Any:
@@ -550,7 +597,8 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(1, user_api="blas")
 
 
-def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str) -> BatchFit:
+def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
+         info0: np.ndarray | None) -> BatchFit:
     """:func:`fit` (its BLAS already limited to one thread)."""
     large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
     use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and large))
@@ -559,7 +607,10 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
     warm = large or method == "sandwich"
     start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
     if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
-        beta = np.round(newton(d, lam=lam, beta=start, tol=0.0, info=False)[0] * GRID) / GRID
+        got = chord(d, start, info0, lam) if start is not None and info0 is not None else None
+        if got is None:
+            got = newton(d, lam=lam, beta=start, tol=0.0, info=False)[0]
+        beta = np.round(got * GRID) / GRID
         info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
     else:
         beta, info = newton(d, lam=lam, beta=start)
@@ -568,7 +619,9 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
     cov = None
     if use_cov:
         boot = np.empty((0, len(beta)))
-        cv = sandwich(d, beta, lam)
+        hess: list = []
+        cv = sandwich(d, beta, lam, hess)
+        info = hess[0]
         c = np.eye(d.n_bots)
         if rated.any():
             c[:, rated] -= 1.0 / rated.sum()
@@ -584,4 +637,4 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
     bt[:, ~rated] = np.nan
     tie = {k: float(np.exp(beta[d.n_bots + k - 2])) for k in range(2, d.max_tie + 1)}
     return BatchFit(theta, np.nan_to_num(bt, nan=0.0) if (~rated).any() else bt, tie, rated, d.n_blocks,
-                    cov, beta)
+                    cov, beta, info if warm else None)

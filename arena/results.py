@@ -21,7 +21,7 @@ from arena import journal_cache, render, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
-from arena.strength import strength_of_contests
+from arena.strength import fit_info, save_fit_info, strength_of_contests
 from arena.tables import Standings
 
 __all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
@@ -134,8 +134,10 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     rf = meta.get("rate_forfeits", False)
     tal = tallies.tallies(folder, records, bots, rf, prefixes)
     start = fit_start(folder, bots, rf)
-    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start))
+    info0 = None if start is None else fit_info(folder, len(start))
+    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0)
     save_fit(folder, bots, rf, fit.fit.beta)
+    save_fit_info(folder, fit.fit.info)
     rows = tables.leaderboard(records, bots, ratings, fit, counts=tal.bot_stats())
     return Standings(meta["name"], meta, records, ratings, rows, tables.LazyCrosstable(records),
                      tables.reliability_of(tal, bots, latency), tal.efficiency(), outside, fit, tal.mixing())
