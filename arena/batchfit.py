@@ -545,12 +545,13 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None 
         next fit's :func:`chord` preconditioner)."""
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
-    xb = d.x[:, :nb].tocsr()
-    xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ xb  # (S, nb)
-    g = (xb[d.chosen] - xp).tocsr()  # per stage score
-    agg = sp.csr_matrix((np.ones(d.n_stages), (d.block, np.arange(d.n_stages))),
-                        shape=(max(d.n_blocks, 1), d.n_stages))
-    gb = agg @ g  # (blocks, nb)
+    # G_b = Σ over its stages' rows of (chosen − p_row) · x_row: one sparse sum straight from x's entries
+    r = -p
+    r[d.chosen] += 1.0
+    x = d.x.tocoo()
+    bots = x.col < nb
+    row, col = x.row[bots], x.col[bots]
+    gb = sp.csr_matrix((r[row] * x.data[bots], (d.block[row // d.width], col)), shape=(max(d.n_blocks, 1), nb))
     meat = (gb.T @ gb).toarray()
     full = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1]
     if hess is not None:
