@@ -39,7 +39,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -465,7 +465,12 @@ class BatchFit:
         return np.sqrt(np.maximum(v, 0.0))
 
     def z(self) -> np.ndarray:
-        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)."""
+        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)
+        (computed once per fit: the rank intervals and P(stronger) both read it; a copy each call)."""
+        return self._z.copy()
+
+    @cached_property
+    def _z(self) -> np.ndarray:
         d = self.theta[:, None] - self.theta[None, :]
         sd = self.diff_sd()
         with np.errstate(divide="ignore", invalid="ignore"):
