@@ -43,7 +43,7 @@ from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 3
+FORMAT = 4  # 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6; 3 is scale8's)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
 _BLOCK = 1 << 20
