@@ -125,22 +125,22 @@ class Design:
         return self.n_bots + self.max_tie - 1
 
 
-def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]], blocks: Sequence[int],
-                 n_bots: int) -> Design:
+def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]] | RankCodes,
+                 blocks: Sequence[int], n_bots: int) -> Design:
     """The design of a set of results.
 
     :param sides: per result, per side, the bot indices on it (every side of one result the
         same size; results may differ in side count and size) — or, when every result has the
         same shape, one ``(R, K, size)`` integer array (what :func:`arena.strength.strength`
         passes: 4 bytes an index instead of nested lists; the same design).
-    :param ranks: per result, per side, its rank (ties equal).
+    :param ranks: per result, per side, its rank (ties equal); or :class:`RankCodes`.
     :param blocks: per result, its duplicate block id (0 .. n_blocks−1).
     :param n_bots: number of bots (indices ``0 .. n_bots−1``).
     :raises ValueError: if a result's sides and ranks disagree in length or a side is empty.
     """
     dense = isinstance(sides, np.ndarray)
     if isinstance(ranks, RankCodes):
-        if not dense:
+        if not isinstance(sides, np.ndarray):
             ranks = [ranks.pats[c] for c in ranks.codes.tolist()]
         else:
             groups_c, pats_c = _coded_groups(sides, ranks)
@@ -634,7 +634,7 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
         c[~rated] = 0.0
         cov = c @ cv @ c.T
     else:
-        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot else np.empty((0, len(beta)))
+        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot and info is not None else np.empty((0, len(beta)))
     theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()
     if rated.any():
         theta -= theta[rated].mean()

@@ -4,20 +4,27 @@
 new complete lines in ``matches.jsonl``. A chunk holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
-* ``digest``: blake2b of the journal's bytes ``[0, end)`` — a running hash, so a chunk vouches
-  for the whole prefix before it;
+* ``digest``: SHA-256 (its first 128 bits) of the journal's bytes ``[0, end)`` — a running
+  hash, so a chunk vouches for the whole prefix before it;
 * ``cols``: its records (first occurrence of each match id, file order) in columns
   (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
 * ``times``: per bot, the decision times of its inside rows (``array('d')``, as
-  :class:`arena.tables.Latency` collects them).
+  :class:`arena.tables.Latency` collects them);
+* ``id_hash``: per row, its match id's :func:`id_hash` (repeated ids in new lines are found
+  without hashing the cached ids again);
+* ``schedule_key``: the digest of the schedule its rows were classified with (and every
+  earlier chunk's rows checked against).
 
 :func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
 chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
 the change on), then parses only the bytes after the last valid chunk and appends one chunk for
 them. The records, the inside/outside split and the decision times equal a full read's **bit for
-bit** (same parse, same order). If the schedule now classifies a cached record differently
-(``tournament.json`` changed), the cache is dropped and the journal read whole.
+bit** (same parse, same order). The cached split is used as it is when the schedule is the one
+the last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
+cached rows are classified again from their ids and fingerprints at once (:func:`classify`), and
+if that moves a cached record (``tournament.json`` changed), the cache is dropped and the
+journal read whole.
 
 It is a cache: deleting it costs time only; an unreadable or cut one is truncated to its valid
 chunks (a writer killed mid-write leaves at most a partial last chunk).

@@ -8,7 +8,9 @@ efficiency); the pairs of bots that met (the design's mixing); the batch fit's r
 compact arrays (:func:`arena.strength.strength_of_contests`). Every table is then computed from
 the counters in O(bots + blocks) numpy work, never from the records again.
 
-:func:`tallies` keeps them in ``<folder>/checkpoint-tables.pkl`` for the journal's **byte
+:func:`tallies` keeps them in ``<folder>/checkpoint-tables.pkl`` (a small pickle, then every
+counter and index as a ``.npy`` array: :meth:`Tallies.dump`; no million-entry dict is pickled or
+rebuilt, the indexes are sorted key arrays plus a dict of the keys added since) for the journal's **byte
 prefix** that :mod:`arena.journal_cache` vouches for (its chunks' running digests): the
 counters of the records in ``matches.jsonl[0, end)`` in file order, so an update after ``k``
 new records adds those ``k``. The tables are sums in file order — order-independent in value,

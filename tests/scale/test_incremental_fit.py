@@ -38,7 +38,7 @@ def test_a_large_fields_checkpointed_table_equals_the_full_rebuild(tmp_path, see
     monkeypatch.setattr(batchfit, "chord", observed)  # the real function, its result observed
     if seed == 4:
         monkeypatch.setattr(tallies, "HASH_ORDER_FROM", 0)  # the blocks by lineup hashes
-    lines, meta = journal_lines(tmp_path, 1500, 120, seed)
+    lines, meta = journal_lines(tmp_path, 3000, 120, seed)
     meta["ratings"]["draw_probability"] = 0.1
     folder = tmp_path / "t"
     folder.mkdir()
@@ -46,7 +46,7 @@ def test_a_large_fields_checkpointed_table_equals_the_full_rebuild(tmp_path, see
     rng = random.Random(seed)
     done = 0
     while done < len(lines):
-        done = min(len(lines), done + rng.randint(200, 500))
+        done = min(len(lines), done + (2400 if not done else rng.randint(60, 300)))
         (folder / "matches.jsonl").write_bytes(b"".join(lines[:done]))
         if rng.random() < 0.2:
             (folder / "checkpoint-fit-info.npy").unlink(missing_ok=True)  # Newton from the warm start
