@@ -288,21 +288,20 @@ def next_round(records: Sequence[Any], bots: Sequence[str], players: int, cfg: A
 
 
 def _plan(records: Sequence[Any], bots: Sequence[str], players: int, cfg: AdaptiveLineups, index: int,
-          salt: str, rate_forfeits: bool) -> RoundPlan | None:
-    """Round ``index`` whole (uncut), or None when the width rule stops the design."""
+          salt: str, rate_forfeits: bool) -> RoundPlan:
+    """Round ``index`` whole (uncut); no lineups when the width rule stops the design."""
     from engine.seeds import h64
 
     fit = certainty(design_of(records, bots, rate_forfeits))
     width = fit.mean_width()
-    plan: RoundPlan | None = None
-    if cfg.width is None or width > cfg.width:
-        pos = {b: i for i, b in enumerate(bots)}
-        past = [tuple(pos[b] for b in lu) for lu in _lineups_of(records) if all(b in pos for b in lu)]
-        n = round_lineups(len(bots), players, cfg.per_round)
-        rng = np.random.default_rng(h64(salt, "adaptive-round", index))
-        chosen = plan_round(fit, past, n, players, cfg.explore, rng)
-        plan = RoundPlan(index, tuple(tuple(bots[i] for i in lu) for lu in chosen), width)
-    return plan
+    if cfg.width is not None and width <= cfg.width:
+        return RoundPlan(index, (), width)  # no lineups: the design stops here
+    pos = {b: i for i, b in enumerate(bots)}
+    past = [tuple(pos[b] for b in lu) for lu in _lineups_of(records) if all(b in pos for b in lu)]
+    n = round_lineups(len(bots), players, cfg.per_round)
+    rng = np.random.default_rng(h64(salt, "adaptive-round", index))
+    chosen = plan_round(fit, past, n, players, cfg.explore, rng)
+    return RoundPlan(index, tuple(tuple(bots[i] for i in lu) for lu in chosen), width)
 
 
 def first_round(bots: Sequence[str], players: int, cfg: AdaptiveLineups, salt: str, per_lineup: int) -> RoundPlan:
@@ -325,16 +324,28 @@ def rounds_from_journal(bots: Sequence[str], players: int, cfg: AdaptiveLineups,
     :param match_ids: ``match_ids(round) -> list of match ids`` of a round's planned matches.
     :param recorded: ``match id -> MatchRecord`` of the recorded matches (any order).
     """
+    plans, _stop = _rounds(bots, players, cfg, salt, per_lineup, match_ids, recorded, rate_forfeits)
+    return plans, _stop is not None
+
+
+def _rounds(bots: Sequence[str], players: int, cfg: AdaptiveLineups, salt: str, per_lineup: int,
+            match_ids: Any, recorded: Mapping[str, Any], rate_forfeits: bool,
+            ) -> tuple[list[RoundPlan], tuple[str, float | None] | None]:
+    """:func:`rounds_from_journal` with why it stopped: ``(rounds, None)`` while a round is
+    being played, else ``(rounds, (reason, width))`` — reason ``"budget"`` (no whole lineup fits
+    in ``max_matches`` any more) or ``"width"`` (the mean rank-interval width reached ``width``)."""
     plans = [first_round(bots, players, cfg, salt, per_lineup)]
     done: list[Any] = []
     while True:
         ids = match_ids(plans[-1])
         if any(mid not in recorded for mid in ids):
-            return plans, False
+            return plans, None
         done.extend(recorded[mid] for mid in ids)
         plan = next_round(done, bots, players, cfg, len(plans), salt, len(done), per_lineup, rate_forfeits)
         if plan is None or not plan.lineups:
-            return plans, True
+            if plan is None:  # the budget is spent: no round is planned
+                return plans, ("budget", None)
+            return plans, ("width", plan.width)
         plans.append(plan)
 
 
@@ -350,12 +361,14 @@ def _geometry(tournament) -> tuple[list[list[int]], int, int]:
     return teams, size, len(probe.seatings)
 
 
-def adaptive_schedule(tournament, salt: str, recorded: Mapping[str, Any]) -> list[MatchSpec]:
+def adaptive_schedule(tournament, salt: str, recorded: Mapping[str, Any],
+                      status: dict[str, Any] | None = None) -> list[MatchSpec]:
     """The matches of every round the journal determines (:func:`rounds_from_journal`), in replay order.
 
     Round ``r`` plays deals ``r·deals .. r·deals + deals − 1``.
 
     :param recorded: the journal's records (``match id -> journal line``).
+    :param status: filled with the design's state (:func:`design_status`) when given.
     """
     from arena.record import MatchRecord
     from arena.schedule import lineup_of, replay_key, specs_for
@@ -384,8 +397,50 @@ def adaptive_schedule(tournament, salt: str, recorded: Mapping[str, Any]) -> lis
             out.append(s.match_id)
         return out
 
-    plans, _finished = rounds_from_journal(m.bots, size, cfg, salt, per_lineup, match_ids, records,
-                                           tournament.fault_policy().rate_forfeits)
+    plans, stop = _rounds(m.bots, size, cfg, salt, per_lineup, match_ids, records,
+                          tournament.fault_policy().rate_forfeits)
     specs = [s for p in plans for s in specs_of(p)]
     specs.sort(key=replay_key)
+    if status is not None:
+        status.update(design_status(plans, stop, cfg, len(specs)))
     return specs
+
+
+def design_status(plans: Sequence[RoundPlan], stop: tuple[str, float | None] | None, cfg: AdaptiveLineups,
+                  planned: int) -> dict[str, Any]:
+    """The adaptive design's state for ``tournament.json`` and the tables (:func:`design_line`).
+
+    :returns: ``{"design": "adaptive", "rounds", "planned" (matches), "max_matches",
+        "target_width", "finished", "stop" ("budget" | "width" | None), "width"}``; ``width``: the
+        mean rank-interval width (ranks) of the last fit — the one that stopped the design, else
+        the one that planned the last round (None after round 0 only).
+    """
+    width = stop[1] if stop is not None and stop[1] is not None else plans[-1].width
+    return {"design": "adaptive", "rounds": len(plans), "planned": planned, "max_matches": cfg.max_matches,
+            "target_width": cfg.width, "finished": stop is not None, "stop": None if stop is None else stop[0],
+            "width": None if width is None else round(float(width), 4)}
+
+
+def design_line(status: Mapping[str, Any] | None, rows: Sequence[Mapping[str, Any]] = ()) -> str:
+    """One line under the tables saying how far the adaptive design went and why it stopped
+    (``""`` for other designs), e.g. ``Design: adaptive, 6 rounds, 1,440 matches planned
+    (max_matches 1,500); stopped: max_matches is spent …; the table's mean rank-interval width
+    3.0 ranks``. ``rows``: the table's rows (``rank_low``/``rank_high``), for the table's own
+    width — the planner's (:func:`design_status`) is of the fit before the last round."""
+    if not status or status.get("design") != "adaptive":
+        return ""
+    head = (f"Design: adaptive, {status['rounds']} round{'s' if status['rounds'] != 1 else ''}, "
+            f"{status['planned']:,} matches planned (max_matches {status['max_matches']:,})")
+    spans = [r["rank_high"] - r["rank_low"] for r in rows
+             if r.get("rank_low") is not None and r.get("rank_high") is not None]
+    table = f"the table's mean rank-interval width {sum(spans) / len(spans):.1f} ranks" if spans else ""
+    if status.get("stop") == "width":
+        why = (f"stopped: the planner's mean rank-interval width {status['width']:.2f} reached the target "
+               f"width {status['target_width']:g}")
+        return f"{head}; {why}" + (f" ({table})" if table else "")
+    if status.get("stop") == "budget":
+        why = "stopped: max_matches is spent (no whole lineup fits; raise it to go on)"
+    else:
+        why = ("not finished: its last round is not all recorded yet (a run in progress; else run the "
+               "tournament again to go on)")
+    return f"{head}; {why}" + (f"; {table}" if table else "")

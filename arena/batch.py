@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterator, Sequence
 
 import orjson
 
@@ -83,26 +84,66 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
     try:
         for spec in specs:
-            infos: list[bytes] = []
-
-            def sink(seat: int, move: int, info: dict, _spec: MatchSpec = spec,
-                     infos: list[bytes] = infos) -> None:
-                """Append ``{seat, bot, move, info}`` to ``infos`` as one JSON line."""
-                infos.append(orjson.dumps({"seat": seat, "bot": _spec.seats[seat], "move": move,
-                                           "info": info}, option=orjson.OPT_APPEND_NEWLINE))
-
-            result = play_match(spec, pool, sink)
+            infos = InfoLog(spec.seats)
+            result = play_match(spec, pool, infos.add)
             stderr = [pool.take_stderr(seat) for seat in range(len(seats))]
             pool.after_match()
             if results_dir is not None:
                 try:
-                    _write_logs(results_dir, spec, stderr, infos)
+                    _write_logs(results_dir, spec, stderr, infos.lines())
                 except OSError as e:  # a full disk must not cost the played match its result
                     sys.stderr.write(f"cardarena: logs of {spec.match_id} not written: {e}\n")
             yield result
     finally:
         pool.close()
         pool.hub.close()
+
+
+#: ``info`` kept per seat and match in ``logs/<match>.jsonl``: the first and the last this many
+#: bytes (an ``info`` on every move of a long match would fill the organiser's disk otherwise)
+INFO_KEEP_BYTES = 32 * 1024
+
+
+class InfoLog:
+    """The ``info`` objects of one match as JSON lines, bounded per seat: the first and the last
+    :data:`INFO_KEEP_BYTES` of each seat's lines, and one ``{"seat", "bot", "dropped": n}`` line
+    for the ``n`` left out between them (in the order they came)."""
+
+    def __init__(self, seats: Sequence[str]) -> None:
+        self.seats = seats
+        self.head: list[list[tuple[int, bytes]]] = [[] for _ in seats]
+        self.tail: list[deque[tuple[int, bytes]]] = [deque() for _ in seats]
+        self.size = [[0, 0] for _ in seats]  # bytes in head, in tail
+        self.dropped = [0] * len(seats)
+        self.n = 0
+
+    def add(self, seat: int, move: int, info: dict) -> None:
+        """Keep ``{seat, bot, move, info}`` of ``seat`` (the match's ``info_sink``)."""
+        line = orjson.dumps({"seat": seat, "bot": self.seats[seat], "move": move, "info": info},
+                            option=orjson.OPT_APPEND_NEWLINE)
+        self.n += 1
+        size = self.size[seat]
+        if size[0] + len(line) <= INFO_KEEP_BYTES and not self.tail[seat] and not self.dropped[seat]:
+            self.head[seat].append((self.n, line))
+            size[0] += len(line)
+            return
+        self.tail[seat].append((self.n, line))
+        size[1] += len(line)
+        while size[1] > INFO_KEEP_BYTES:
+            size[1] -= len(self.tail[seat].popleft()[1])
+            self.dropped[seat] += 1
+
+    def lines(self) -> list[bytes]:
+        """The kept lines in arrival order, a seat's ``dropped`` line where its gap is."""
+        out: list[tuple[float, bytes]] = []
+        for seat in range(len(self.seats)):
+            out += self.head[seat]
+            out += self.tail[seat]
+            if self.dropped[seat]:
+                at = self.tail[seat][0][0] - 0.5 if self.tail[seat] else self.n + 0.5
+                out.append((at, orjson.dumps({"seat": seat, "bot": self.seats[seat], "dropped": self.dropped[seat]},
+                                             option=orjson.OPT_APPEND_NEWLINE)))
+        return [line for _, line in sorted(out, key=lambda x: x[0])]
 
 
 def _write_logs(results_dir: str, spec: MatchSpec, stderr: list[str], infos: list[bytes]) -> None:

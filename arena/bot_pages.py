@@ -25,6 +25,7 @@ from arena.errors import ArenaError
 from arena.links import replay_name
 from arena.replay import complete_deals, journal_lines
 from arena.replay_html import write_page
+from arena.tables import elo_text, rank_text
 
 _CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 18px 40px;color:#0f172a}
 header{background:#243b53;color:#fff;padding:12px 18px;margin:0 -18px 14px}h1{font-size:20px;margin:0}
@@ -35,6 +36,8 @@ padding:6px 10px;white-space:pre-wrap;font-size:12px;margin:2px 0 10px}.loss{col
 
 #: faults quoted on a bot page (the first ones), and characters of stderr per fault
 MAX_FAULTS = 20
+#: matches without a replay page listed by name on a bot's page (the rest are in its matches table)
+UNPAGED_SHOWN = 10
 #: replay pages the report writes: the first matches, each bot's first losses, none longer than this
 FIRST_REPLAYS = 30
 LOSSES_PER_BOT = 10
@@ -96,12 +99,12 @@ def write_replays(folder: Path, records: list[dict[str, Any]]) -> dict[str, str]
     return out
 
 
-def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str]) -> str:
+def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str], folder: str) -> str:
     rows = []
     for rec in records:
         mid = rec["match_id"]
         link = f'<a href="{_e(pages[mid])}">{_e(mid)}</a>' if mid in pages else \
-            f'{_e(mid)} <span class="muted">(no page in the report, which holds the first matches and the first losses of each bot: <code>arena replay DIR {_e(mid)} --html FILE</code>)</span>'
+            f'{_e(mid)} <span class="muted">(no page in the report, which holds the first matches and the first losses of each bot: <code>arena replay {_e(folder)} {_e(mid)} --html FILE</code>)</span>'
         ranks = (rec.get("outcome") or {}).get("ranks") or []
         who = ", ".join(f"{_e(b)} {r + 1}" for b, r in zip(rec["seats"], ranks, strict=False))
         rows.append(f"<tr><td>{link}</td><td>{_e(rec.get('status'))}</td><td>{who}</td></tr>")
@@ -110,10 +113,13 @@ def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str]) -> s
                  '<a style="color:#fff" href="../report.html">report</a>', body)
 
 
-def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str, str]) -> str:
+def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str, str], folder: str) -> str:
     row: dict[str, Any] = next((r for r in st.rows if r["bot"] == bot), {})
-    keys = [("rank", "#"), ("mu", "μ"), ("sigma", "σ"), ("conservative", "μ−3σ"), ("matches", "matches"),
-            ("wins", "wins"), ("score", "score"), ("faults", "faults")]
+    if row:  # the columns that order the main table (new-user finding: the page had only μ, σ)
+        row = {**row, "rank range": rank_text(row),
+               "strength": "–" if row.get("strength") is None else elo_text(row["strength"])}
+    keys = [("rank", "#"), ("rank range", "rank"), ("strength", "strength"), ("mu", "μ"), ("sigma", "σ"),
+            ("matches", "matches"), ("wins", "wins"), ("score", "score"), ("faults", "faults")]
     cells = "".join(f'<td class="n">{row[k]:.3f}</td>' if isinstance(row.get(k), float) else
                     f'<td class="n">{_e(row.get(k, "–"))}</td>' for k, _ in keys)
     parts = ["<h2>Leaderboard row</h2><table><tr>" + "".join(f"<th>{h}</th>" for _, h in keys) + f"</tr><tr>{cells}</tr></table>"]
@@ -123,7 +129,7 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
                  + "".join(f'<tr><td>{_e(o)}</td><td class="n">{c.get("score", float("nan")):.3f}</td>'
                            f'<td class="n">{_e(c.get("matches", 0))}</td></tr>' for o, c in sorted(cross.items()))
                  + "</table>")
-    faults, matches, losses = [], [], []
+    faults, matches, losses, unpaged = [], [], [], []
     for rec in records:
         seats = [s for s, b in enumerate(rec["seats"]) if b == bot]
         if not seats:
@@ -136,11 +142,11 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
         cls = ' class="loss"' if lost else ""
         matches.append(f"<tr{cls}><td>{ref}</td><td>{_e(', '.join(map(str, seats)))}</td>"
                        f"<td>{_e(', '.join(str(r + 1) for r in mine) or '–')}</td><td>{_e(rec.get('status'))}</td></tr>")
-        if lost:
-            losses.append(f"<li>{ref}" + ("" if link else ' <span class="muted">(no page in the report, which holds '
-                                          "the first matches and each bot's first losses: <code>arena replay DIR "
-                                          f'{_e(rec["match_id"])} --seat {seats[0]} --html FILE</code>)'
-                                          '</span>') + "</li>")
+        if lost and link:
+            losses.append(f"<li>{ref}</li>")
+        elif lost:
+            unpaged.append(f'<li>{_e(rec["match_id"])} <span class="muted"><code>arena replay {_e(folder)} '
+                           f'{_e(rec["match_id"])} --seat {seats[0]} --html FILE</code></span></li>')
         faults += [(rec["match_id"], f) for f in rec.get("faults") or [] if f.get("bot") == bot]
     parts.append(f"<h2>Faults <small class=muted>{len(faults)}</small></h2>")
     if not faults:
@@ -151,7 +157,12 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
         tail = (f.get("stderr_tail") or "")[-STDERR_CHARS:]
         if tail:
             parts.append(f"<pre>{_e(tail)}</pre>")
-    parts.append(f"<h2>Replays of its losses <small class=muted>{len(losses)}</small></h2><ul>{''.join(losses)}</ul>")
+    parts.append(f"<h2>Replays of matches it did not win <small class=muted>{len(losses) + len(unpaged)}</small></h2>"
+                 '<p class="muted">a lower place than the best, a shared second included; the report holds pages '
+                 "for the first of them, the others are one command away</p>"
+                 f"<ul>{''.join(losses)}{''.join(unpaged[:UNPAGED_SHOWN])}</ul>"
+                 + (f'<p class="muted">… and {len(unpaged) - UNPAGED_SHOWN} more in the matches below</p>'
+                    if len(unpaged) > UNPAGED_SHOWN else ""))
     parts.append(f"<h2>Matches <small class=muted>{len(matches)}</small></h2><table><tr><th>match</th><th>seat</th>"
                  f"<th>rank</th><th>status</th></tr>{''.join(matches)}</table>")
     sub = (f"{_e(st.name)} · {_e(st.meta.get('game', '?'))}, {_e(st.meta.get('players', '?'))} players · "
@@ -171,7 +182,8 @@ def write_class_pages(folder: str | Path, st: Any) -> None:
     records = [r for r in journal_lines(folder) if r["match_id"] in rated]
     pages = write_replays(folder, records)
     (folder / "replays").mkdir(exist_ok=True)
-    (folder / "replays" / "index.html").write_text(_index(st.name, records, pages), encoding="utf-8")
+    (folder / "replays" / "index.html").write_text(_index(st.name, records, pages, str(folder)), encoding="utf-8")
     (folder / "bots").mkdir(exist_ok=True)
     for r in st.rows:
-        (folder / "bots" / f"{r['bot']}.html").write_text(_bot_page(st, records, r["bot"], pages), encoding="utf-8")
+        (folder / "bots" / f"{r['bot']}.html").write_text(_bot_page(st, records, r["bot"], pages, str(folder)),
+                                                         encoding="utf-8")

@@ -172,9 +172,25 @@ def _print_sandbox(where: Console, summary) -> None:
                     "for a competition set limits.bot_user (docs/security.md)", highlight=False)
 
 
+def _only_results_folder(root: Path) -> Path:
+    """The one tournament folder under ``root`` (``arena leaderboard`` without a folder).
+
+    :raises typer.Exit: (code 2, with the folders there) when there is none or more than one.
+    """
+    found = sorted(p for p in root.glob("*") if (p / "tournament.json").is_file()) if root.is_dir() else []
+    if len(found) == 1:
+        return found[0]
+    where = (f"the folders there: {', '.join(str(p) for p in found)}" if found else
+             f"no tournament folder under {root}/ (run `arena run` first, or give the folder)")
+    err_console.print(f"error: name the results folder, e.g. `arena leaderboard {found[0] if found else 'results/NAME'}`"
+                      f"; {where}", markup=False, highlight=False)
+    raise typer.Exit(2)
+
+
 @app.command()
 def leaderboard(
-    folder: Annotated[Path, typer.Argument(help="results/<tournament> folder")],
+    folder: Annotated[Path | None, typer.Argument(help="results/<tournament> folder (default: the only one "
+                                                      "under ./results)")] = None,
     format: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | md")] = "table",
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
 ) -> None:
@@ -184,6 +200,8 @@ def leaderboard(
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
+    if folder is None:
+        folder = _only_results_folder(Path("results"))
     st = standings(folder, history=write)
     if write:
         export(folder, st)

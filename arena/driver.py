@@ -77,8 +77,11 @@ class RunSummary:
     batcher: Batcher | None = None
 
 
-def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSpec]]:
+def prepare(tournament, results_root: str | Path,
+            design: dict[str, Any] | None = None) -> tuple[Journal, list[MatchSpec]]:
     """Open the journal, make/load the salt, build the schedule, check settings and fingerprints.
+
+    :param design: filled with an adaptive design's state (:func:`arena.adaptive.design_status`).
 
     :raises JournalError: if the folder's recorded tournament had other settings (game,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
@@ -89,7 +92,7 @@ def prepare(tournament, results_root: str | Path) -> tuple[Journal, list[MatchSp
         journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt, tournament.name)
         if is_adaptive(tournament.model):  # its rounds are planned from the journal's records
-            specs = adaptive_schedule(tournament, salt, journal.records)
+            specs = adaptive_schedule(tournament, salt, journal.records, design)
         else:
             specs = build_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
@@ -117,7 +120,8 @@ def sandbox_mode(tournament, address: str | None = None) -> str:
     return effective_mode(limits)
 
 
-def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None) -> None:
+def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None,
+               design: dict[str, Any] | None = None) -> None:
     """``tournament.json``: the tournament as configured for this run.
 
     What ``arena leaderboard DIR`` needs without the config (bots, game, ratings), the
@@ -125,7 +129,8 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
     and the schedule (``match id -> fingerprint``, compact from
     :data:`arena.schedule_file.COMPACT_FROM` matches): the tables rate only the journal's
     records of this schedule; ``sandbox``: the sandbox this run's bots get
-    (:func:`sandbox_mode`, shown in ``leaderboard.json`` and ``report.html``). Replaced atomically.
+    (:func:`sandbox_mode`, shown in ``leaderboard.json`` and ``report.html``); ``design``: an
+    adaptive design's rounds and why it stopped (:func:`arena.adaptive.design_status`). Replaced atomically.
 
     :raises JournalError: if the file cannot be written.
     """
@@ -136,7 +141,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "ratings": m.ratings.model_dump(), "rate_forfeits": tournament.fault_policy().rate_forfeits,
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
-            "bot_files": bot_files(tournament),
+            "bot_files": bot_files(tournament), **({"design": design} if design else {}),
             **schedule_file.encode({s.match_id: s.fingerprint for s in specs})}
     tmp = folder / "tournament.json.tmp"
     try:
@@ -414,14 +419,15 @@ def run_once(tournament, results_root: str | Path = "results", *, inline: bool =
 
         preflight(tournament.bots.values(), tournament.limits())
     sandbox = sandbox_mode(tournament, address)
-    journal, specs = prepare(tournament, results_root)
+    design: dict[str, Any] = {}
+    journal, specs = prepare(tournament, results_root, design)
     try:
         n = effective_workers(tournament, workers, address, warn)
         for b in changed_bots(tournament, journal.folder):
             warn(f"{tournament.model.name}: bot {b!r}: its files changed since the last run; the matches "
                  "already recorded keep rating its old code. To rate the new code, play the tournament "
                  "again under a new name (or another --results root)")
-        write_meta(tournament, journal.folder, specs, sandbox)
+        write_meta(tournament, journal.folder, specs, sandbox, design)
         run = Run(tournament, journal, specs, n, on_result, warn)
         run.stop = stop
         run.summary.sandbox = sandbox

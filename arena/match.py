@@ -31,8 +31,9 @@ ranks last, the others share first; scores 0 and 1); ``random`` replaces the fau
 by a legal action drawn from an RNG keyed by (deal seed, move index), restarts a bot that
 crashed, timed out, stalled or broke the protocol and sends it ``start`` with
 ``"resume": true``; after ``max_restarts_per_match`` restarts of a seat the match is
-forfeited. A match over its wall budget is a ``timeout`` of the seat that was thinking,
-or ``aborted`` if none was.
+forfeited. A match over its wall budget is a ``timeout`` of the seat that took the most of
+the match's time when that is more than its share, else of the seat that was thinking, or
+``aborted`` if none was (:meth:`_Match.wall_culprit`).
 """
 
 from __future__ import annotations
@@ -217,6 +218,10 @@ class _Match:
         self.clock = spec.clock
         self.bank = [float(spec.clock.bank_ms)] * n
         self.move_ms: list[list[float]] = [[] for _ in range(n)]
+        #: time each seat took of the match (ms): its decisions and its paced forced moves, plus
+        #: the decision under way (``think_t0``): who is charged when the wall budget runs out
+        self.spent_ms = [0.0] * n
+        self.think_t0: float | None = None
         self.faults: list[Fault] = []
         self.versions = [""] * n
         self.actions: list[str] = []
@@ -327,18 +332,21 @@ class _Match:
         self.down = set()
         first = len(self.faults)
         try:
-            for seat in range(self.n):
-                try:
-                    self.start_seat(seat)
-                except BotFault as e:
-                    self.fail_at_startup(self.fault_seat(e, seat), e)
-            for seat in range(self.n):
-                if seat in self.down:
-                    continue
-                try:
-                    self.ready(seat)
-                except BotFault as e:
-                    self.fail_at_startup(self.fault_seat(e, seat), e)
+            if self.spec.pause_idle:
+                self.start_one_by_one()
+            else:
+                for seat in range(self.n):
+                    try:
+                        self.start_seat(seat)
+                    except BotFault as e:
+                        self.fail_at_startup(self.fault_seat(e, seat), e)
+                for seat in range(self.n):
+                    if seat in self.down:
+                        continue
+                    try:
+                        self.ready(seat)
+                    except BotFault as e:
+                        self.fail_at_startup(self.fault_seat(e, seat), e)
         finally:
             down, self.down = self.down, None
             # detection order is a race between processes: record start-up faults by seat
@@ -351,6 +359,24 @@ class _Match:
             self.pool.retire(seat)
         for seat in sorted(down):
             self.recover(seat)
+
+    def start_one_by_one(self) -> None:
+        """``pause_idle``: start the seats one at a time, every other bot's processes stopped
+        meanwhile (a seat is stopped at its ``ready``), so no bot's busy processes take the CPU
+        from another's start-up (adversarial finding: 20 busy ``setsid`` loops made an opponent
+        miss its ``ready`` three times and be disabled)."""
+        assert self.down is not None
+        for seat in range(self.n):
+            if seat in self.down:
+                continue  # failed already (noticed while another seat started)
+            for other, proc in enumerate(self.pool.procs):
+                if other != seat and proc is not None:
+                    proc.pause()
+            try:
+                self.start_seat(seat)
+                self.ready(seat)
+            except BotFault as e:
+                self.fail_at_startup(self.fault_seat(e, seat), e)
 
     def fail_at_startup(self, seat: int, fault: BotFault) -> None:
         """Record the start-up fault of ``seat`` (once); the policy is applied by :meth:`start_all`."""
@@ -416,15 +442,19 @@ class _Match:
         """Wait until ``delay_ms`` (default :meth:`forced_delay_ms`) after ``since``
         (``perf_counter``; default now) before a move of ``seat`` is played, keeping the pipes
         drained and the housekeeping (other seats' processes, the wall budget) running."""
-        start = time.perf_counter() if since is None else since
+        entered = time.perf_counter()
+        start = entered if since is None else since
         delay = self.forced_delay_ms(seat) if delay_ms is None else delay_ms
         deadline = start + delay / 1000.0
-        while True:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                return
-            self.pool.hub.pump(min(left, 0.05))
-            self.tick()
+        try:
+            while True:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    return
+                self.pool.hub.pump(min(left, 0.05))
+                self.tick()
+        finally:  # the wait counts as the seat's time (its decision, if any, is counted already)
+            self.spent_ms[seat] += (time.perf_counter() - entered) * 1000.0
 
     def decide(self, seat: int, legal_actions: list, legal: list[str]) -> Any:
         """Ask ``seat`` for its move and return the engine action (or the random replacement)."""
@@ -441,7 +471,7 @@ class _Match:
             data = encode_act(rid, obs, legal, clock.move_ms, int(self.bank[seat]))
             self.thinking = seat
             try:
-                t0 = time.perf_counter()
+                t0 = self.think_t0 = time.perf_counter()
                 proc.send(data)
                 limit_ms = clock.move_ms + self.bank[seat] + clock.grace_ms
                 deadline = t0 + limit_ms / 1000.0
@@ -484,6 +514,7 @@ class _Match:
                         f"{limit_ms:.0f} ms"))
                 self.bank[seat] -= max(0.0, charged - clock.move_ms)
                 self.move_ms[seat].append(round(elapsed, 3))
+                self.spent_ms[seat] += elapsed
                 if reply.info is not None and self.info_sink is not None:
                     self.info_sink(seat, move_index, reply.info)
                 try:
@@ -501,7 +532,24 @@ class _Match:
                     continue
                 return replacement_action(self.spec.deal_seed, move_index, legal_actions)
             finally:
-                self.thinking = None
+                self.thinking = self.think_t0 = None
+
+    def wall_culprit(self, thinking: int | None) -> tuple[int | None, float]:
+        """The seat charged with an exceeded wall budget: the one that took the most of the
+        match's time (:attr:`spent_ms`, the decision under way included) when that is more than
+        its share (``wall_s`` / seats) — so a bot cannot spend the budget and let it run out on an
+        opponent's move, nor on its own paced forced move; else the seat thinking now; None when
+        neither (the arena or the machine was slow: the match is ``aborted`` and played again).
+
+        :returns: ``(seat or None, the time it took in ms)``.
+        """
+        spent = list(self.spent_ms)
+        if thinking is not None and self.think_t0 is not None:
+            spent[thinking] += (time.perf_counter() - self.think_t0) * 1000.0
+        top = max(range(self.n), key=lambda s: (spent[s], s == thinking))
+        if spent[top] > self.spec.wall_s * 1000.0 / self.n:
+            return top, spent[top]
+        return thinking, 0.0 if thinking is None else spent[thinking]
 
     def play(self) -> MatchResult:
         """Play, then send ``end``; the :class:`MatchResult` (``time_ms`` in ms). Bot faults never raise."""
@@ -533,10 +581,12 @@ class _Match:
         except _Forfeit:
             status = "forfeit"
         except WallBudgetExceeded as e:
-            if e.seat is not None:
-                seat = e.seat
-                self.record(seat, BotTimeout(f"the match exceeded its wall budget of {spec.wall_s} s "
-                                             f"while bot {spec.seats[seat]!r} was thinking"))
+            culprit, took = self.wall_culprit(e.seat)
+            if culprit is not None:
+                who = spec.seats[culprit]
+                why = (f"bot {who!r} took {took / 1000.0:.1f} s of it, more than its share"
+                       if took * self.n > spec.wall_s * 1000.0 else f"while bot {who!r} was thinking")
+                self.record(culprit, BotTimeout(f"the match exceeded its wall budget of {spec.wall_s} s: {why}"))
                 status = "forfeit"
             else:
                 status = "aborted"

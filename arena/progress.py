@@ -284,6 +284,14 @@ class LiveProgress:
     def __exit__(self, *exc) -> None:
         if self.progress is not None:
             self.progress.final = True  # the board and fault notes would repeat the final tables
+            from arena.adaptive import is_adaptive
+
+            if exc[0] is None and self.task is not None and is_adaptive(self.tournament.model):
+                # an adaptive design that stopped before max_matches (width reached): the bar
+                # closes at what was played, not at a budget it will never reach (new-user finding)
+                done = self.progress.tasks[0].completed if self.progress.tasks else None
+                if done is not None:
+                    self.progress.update(self.task, total=done)
             self.progress.stop()
 
     def on_start(self, summary) -> None:

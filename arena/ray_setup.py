@@ -27,6 +27,7 @@ from typing import Any  # noqa: E402
 
 from arena.errors import ArenaError  # noqa: E402
 from arena.process import PR_SET_CHILD_SUBREAPER  # noqa: E402 - the reaping code's prctl option
+from arena.process.sandbox_view import RAY_DIR_PREFIX  # noqa: E402 - hidden in every sandbox
 
 #: ``prctl`` option reading the child-subreaper flag (``<linux/prctl.h>``); only the set option
 #: lives in :mod:`arena.process.reaping`, which never reads the flag.
@@ -122,7 +123,7 @@ def private_dir() -> str:
         import tempfile
 
         base = tempfile.gettempdir()
-        _Local.dir = tempfile.mkdtemp(prefix="cardarena-ray-", dir=base if len(base) <= 20 else "/tmp")
+        _Local.dir = tempfile.mkdtemp(prefix=RAY_DIR_PREFIX, dir=base if len(base) <= 20 else "/tmp")
         atexit.register(_remove_private_dir)
     return _Local.dir
 

@@ -18,10 +18,12 @@ from typing import Any, Literal
 from rich.console import RenderableType
 from rich.table import Table
 
+from arena.adaptive import design_line
 from arena.ratings import RatingResult
 from arena.tables import (
     FAULT_CLASSES,
     efficiency_line,
+    elo_text,
     fault_lines,
     latency_text,
     mixing_line,
@@ -39,7 +41,7 @@ def _f(x: Any, fmt: str = ".2f") -> str:
 def _strength(r: dict[str, Any]) -> str:
     if r.get("strength") is None:
         return "–"
-    return f"{r['strength']:+.0f} [{r['strength_low']:+.0f}, {r['strength_high']:+.0f}]"
+    return f"{elo_text(r['strength'])} [{elo_text(r['strength_low'])}, {elo_text(r['strength_high'])}]"
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard") -> Table:
@@ -73,6 +75,8 @@ def notes_lines(st: Any) -> list[str]:
     mix = mixing_line(st.mixing)
     if mix:
         out.append(mix)
+    if design_line(st.meta.get("design")):
+        out.append(design_line(st.meta["design"], st.rows))
     return out
 
 
@@ -174,6 +178,8 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
         notes.append(efficiency_line(meta["duplicate_efficiency"]))
     if mixing_line(meta.get("design_mixing") or {}):
         notes.append(mixing_line(meta["design_mixing"]))
+    if design_line(meta.get("design")):
+        notes.append(design_line(meta["design"], rows))
     (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

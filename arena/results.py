@@ -162,6 +162,7 @@ def export(folder: str | Path, st: Standings) -> None:
               "aborted": sum(1 for r in st.records if r.status == "aborted"),
               "outside_schedule": st.outside}
     meta = {"game": st.meta["game"], "players": st.meta["players"], "sandbox": st.meta.get("sandbox"), **counts,
+            **({"design": st.meta["design"]} if st.meta.get("design") else {}),
             "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records),
             "design_mixing": st.mixing, "order_notes": tables.order_notes(st.rows),
             "pairs": st.strength.pairs() if st.strength is not None else {}}

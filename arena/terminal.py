@@ -111,7 +111,7 @@ def outcome_view(outcome: dict[str, list] | None, names: Sequence[str], you: int
             "you shared first place" if ranks[you] == best else f"you ranked {ranks[you] + 1} of {len(ranks)}")
         lines.append(Text(verdict + (" (a forfeit)" if status == "forfeit" else ""), style="bold magenta"))
     table = Table(title="outcome", show_lines=False)
-    for col in ("seat", "rank", "score"):
+    for col in ("seat", "place", "score"):
         table.add_column(col)
     for s, (r, sc) in enumerate(zip(ranks, scores, strict=True)):
         table.add_row(seat_name(s, names, you), str(r + 1), "" if sc is None else str(sc))

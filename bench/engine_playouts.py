@@ -134,6 +134,13 @@ COLUMNS = (("matches", "matches/s", ">10.1f"), ("actions", "actions", ">8.1f"), 
            ("rollouts", "rollouts/s", ">10.0f"), ("kernel", "kernel", ">7"), ("samples", "samples/s", ">10.0f"))
 #: the pure-Python side-by-side columns: (key, heading)
 PURE = (("matches", "pure m/s"), ("playouts", "pure p/s"), ("rollouts", "pure r/s"), ("samples", "pure s/s"))
+#: what the columns mean, printed above them (all rates per CPU second)
+LEGEND = ("# matches/s   whole matches, uniform legal_actions + apply loop (actions: per match)\n"
+          "# playouts/s  whole matches from a fresh deal (engine.playouts)\n"
+          "# rollouts/s  hands from a dealt state, as ISMCTS/PIMC roll out; kernel: what they ran (playout = "
+          "the game's rollout kernel, finish = its finish_hand, loop = the Python loop)\n"
+          "# samples/s   determinizations from mid-hand information sets")
+PURE_LEGEND = "\n# pure m/s, p/s, r/s, s/s: the same four rates with CARDARENA_PURE_PYTHON=1 (a subprocess)"
 
 
 def main() -> None:
@@ -157,14 +164,18 @@ def main() -> None:
     side = not args.no_pure and compiled.mode() != "pure"
     print(f"# python {platform.python_version()} on {platform.machine()}, one core, per CPU second, "
           f"engine {compiled.mode()}, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'game':<14} {'config':<34} " + " ".join(f"{h:>{f[1:].split('.')[0]}}" for _, h, f in COLUMNS)
+    print(LEGEND + (PURE_LEGEND if side else ""))
+    names = args.games or registry.names()
+    width = max([34] + [len(f"{n}p {json.dumps(o, separators=(',', ':')) if o else ''}")
+                        for g in names for n, o in registry.get_game(g).configs])
+    print(f"{'game':<14} {'config':<{width}} " + " ".join(f"{h:>{f[1:].split('.')[0]}}" for _, h, f in COLUMNS)
           + ("".join(f" {h:>9}" for _, h in PURE) if side else ""))
-    for name in args.games or registry.names():
+    for name in names:
         game = registry.get_game(name)
         for ci, (n, opts) in enumerate(game.configs):
             got = measure(game, ci, args.seconds)
             cfg = f"{n}p {json.dumps(opts, separators=(',', ':')) if opts else ''}"
-            line = f"{name:<14} {cfg:<34} " + " ".join(f"{got[k]:{f}}" for k, _, f in COLUMNS)
+            line = f"{name:<14} {cfg:<{width}} " + " ".join(f"{got[k]:{f}}" for k, _, f in COLUMNS)
             if side:
                 pure = pure_rates(name, ci, args.seconds)
                 line += "".join(f" {pure.get(k, float('nan')):>9.0f}" for k, _ in PURE)

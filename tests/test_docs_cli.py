@@ -161,3 +161,24 @@ def test_no_tracked_file_keeps_merge_conflict_markers():
         bad += [f"{name}:{i + 1}" for i, line in enumerate(lines)
                 if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line == "<<<<<<<"]
     assert not bad, f"merge conflict markers left in: {bad}"
+
+
+def test_leaderboard_without_a_folder_takes_the_only_one_or_lists_them(tmp_path):
+    # new-user finding: `arena leaderboard` alone failed with "Missing argument 'folder'"
+    empty = arena("leaderboard", cwd=tmp_path)
+    assert empty.returncode == 2 and "no tournament folder under results/" in empty.stderr, empty.stderr
+    cfg = tmp_path / "t.yaml"
+    cfg.write_text(textwrap.dedent(f"""
+        bots:
+          random: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          greedy: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+        tournaments:
+          - {{name: one, game: agram, players: 2, bots: [random, greedy], deals: 2}}
+          - {{name: two, game: agram, players: 2, bots: [random, greedy], deals: 2}}
+    """))
+    assert arena("run", str(cfg), "-t", "one", "--inline", "--quiet", cwd=tmp_path).returncode == 0
+    one = arena("leaderboard", "--format", "json", cwd=tmp_path)
+    assert one.returncode == 0 and json.loads(one.stdout)["tournament"] == "one", one.stderr
+    assert arena("run", str(cfg), "-t", "two", "--inline", "--quiet", cwd=tmp_path).returncode == 0
+    both = arena("leaderboard", cwd=tmp_path)
+    assert both.returncode == 2 and "results/one, results/two" in both.stderr, both.stderr

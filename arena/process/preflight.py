@@ -122,8 +122,21 @@ def _user_can(pw: pwd.struct_passwd, test_args: list[str]) -> bool:
 
 
 def _blocking_folder(path: str, pw: pwd.struct_passwd) -> str:
-    """A hint naming the first folder on ``path``'s way that ``pw`` cannot search (mode bits)."""
-    parts = os.path.abspath(path).split(os.sep)
+    """A hint naming the first folder on ``path``'s way that ``pw`` cannot search (mode bits),
+    following symbolic links (a venv's ``bin/python`` is a link into ``/root/.pyenv``: the
+    blocker is on the target's way, new-user finding)."""
+    hint = _blocking_on_way(os.path.abspath(path), pw)
+    real = os.path.realpath(path)
+    if not hint and real != os.path.abspath(path):
+        hint = _blocking_on_way(real, pw)
+        if hint:
+            hint = f" (it is a link to {real}; {hint[2:]}"
+    return hint
+
+
+def _blocking_on_way(path: str, pw: pwd.struct_passwd) -> str:
+    """:func:`_blocking_folder` for one path, links not followed."""
+    parts = path.split(os.sep)
     for i in range(2, len(parts)):
         d = os.sep.join(parts[:i]) or os.sep
         try:

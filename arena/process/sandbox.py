@@ -156,8 +156,10 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
 #: ``bash`` glue handing bubblewrap its options through ``--args 3`` (NUL-separated, from a
 #: process substitution; ``bash`` execs bwrap itself, so the arena's child stays bwrap):
 #: ``$1`` bwrap, ``$2`` the number of options, then the options, then ``--`` and the command.
+#: (fd 3 opened by its own ``exec``: a redirection on the final ``exec`` would leave the process
+#: substitution's fd 63 open in the bot — third adversarial trial)
 _ARGS_FD_SCRIPT = ('b=$1; n=$2; shift 2; a=("${@:1:n}"); shift "$n"; '
-                   'exec "$b" --args 3 "$@" 3< <(printf \'%s\\0\' "${a[@]}")')
+                   'exec 3< <(printf \'%s\\0\' "${a[@]}"); exec "$b" --args 3 "$@"')
 #: run inside ``unshare``: read the script from fd 5, close it, run it.
 _FROM_FD5 = 's=$(cat <&5); exec 5<&-; eval "$s"'
 #: outside (``bash``): ``$1`` the script (fed to fd 5 as a here-string: no writer process, which

@@ -19,10 +19,12 @@ else mode 0.
 
 from __future__ import annotations
 
+import glob
 import os
 import pwd
 import site
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -34,6 +36,8 @@ SANDBOX_TMPFS = ("/tmp", "/dev/shm")
 #: covered in every sandbox, since a read-only mount does not stop ``connect()`` on a socket
 #: (adversarial finding 3); symbolic links (``/var/run`` -> ``/run``) are covered through their target.
 SOCKET_DIRS = ("/run", "/var/run", "/var/lib/docker", "/var/lib/containerd")
+#: the prefix of Ray's private session folder (``arena.ray_setup.private_dir``), hidden in every sandbox
+RAY_DIR_PREFIX = "cardarena-ray-"
 #: the project holding ``engine``/``bots`` (an editable install's source folder): every bot may
 #: import the SDK or the engine from it.
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -138,12 +142,18 @@ def _spared(h: str, binds: Iterable[str]) -> bool:
 def hidden_paths() -> list[str]:
     """The existing folders every sandbox hides: results folders given to
     :func:`hide_from_sandbox` and :func:`hide_results_root`, the Ray folders ``~/.ray`` (of
-    every home) and ``/tmp/ray`` (and ``$RAY_TMPDIR/ray``); sorted, parents first."""
+    every home) and ``/tmp/ray`` (and ``$RAY_TMPDIR/ray``), Ray's private folders of the arena
+    (:data:`RAY_DIR_PREFIX`, in ``$TMPDIR`` and ``/tmp``); sorted, parents first."""
     cands = set(_STATE.hidden) | set(_STATE.roots)
     cands.update(os.path.join(h, ".ray") for h in homes() | {os.path.expanduser("~")})
     cands.add(os.path.join(os.environ.get("RAY_TMPDIR", "/tmp"), "ray"))
     cands.add("/tmp/ray")
-    return _depth_order(p for p in cands if os.path.isdir(p))
+    # Ray's private session folders and tokens (arena.ray_setup.private_dir) in the temporary
+    # directory: $TMPDIR may be outside /tmp, which the private /tmp covers (adversarial finding:
+    # with TMPDIR set a bot read the token and killed the raylet through its socket)
+    for base in {tempfile.gettempdir(), "/tmp"}:
+        cands.update(glob.glob(os.path.join(glob.escape(base), RAY_DIR_PREFIX + "*")))
+    return _depth_order(p for p in cands if os.path.isdir(p) and not os.path.islink(p))
 
 
 def cover_candidates() -> set[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import tables
+from arena.adaptive import design_line
 from arena.report_html import data
 from arena.report_html.tables_html import (
     bot_href,
@@ -167,6 +168,8 @@ def render(st: Standings, generated: str | None = None, links: dict[str, str] | 
         f'<div class="scroll">{leaderboard_html(rows, links)}</div>',
         f'<p class="note" id="efficiency">{_e(tables.efficiency_line(eff))}</p>',
         (f'<p class="note" id="mixing">{_e(tables.mixing_line(st.mixing))}</p>' if st.mixing else ""),
+        (f'<p class="note" id="design">{_e(design_line(meta.get("design"), rows))}</p>'
+         if design_line(meta.get("design")) else ""),
         "".join(f'<p class="note order-note">{_e(x)}</p>' for x in tables.order_notes(rows)),
         '<p class="note">Sorted by strength (a Plackett–Luce fit of all results; the ranges come from a '
         'bootstrap over duplicate deals). Score: the seat reward in [0, 1] (beating every other side = 1, ties '

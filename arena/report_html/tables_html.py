@@ -68,7 +68,8 @@ def leaderboard_html(rows: Sequence[dict[str, Any]], links: dict[str, str] | Non
     for r in rows:
         faults = f'<span class="bad">{r["faults"]}</span>' if r["faults"] else "0"
         strength = ('<span class="muted">–</span>' if r.get("strength") is None else
-                    f'{r["strength"]:+.0f} [{r["strength_low"]:+.0f}, {r["strength_high"]:+.0f}]')
+                    f'{tables.elo_text(r["strength"])} [{tables.elo_text(r["strength_low"])}, '
+                    f'{tables.elo_text(r["strength_high"])}]')
         body.append(
             f'<tr data-bot="{_e(r["bot"])}"><td>{r["rank"]}</td>'
             f'<td class="l bot"><span class="sw"></span>{_name(r["bot"], links)}</td>'
@@ -90,10 +91,12 @@ def how_to_read_html(rows: Sequence[dict[str, Any]], players: Any) -> str:
         a, b = rows[0], rows[1]
         p = a.get("p_above_next")
         same = tables.rank_text(a) != str(a["rank"])
-        example = (f"<p><b>Example.</b> {_e(a['bot'])} is first with strength {a['strength']:+.0f}; "
-                   f"{_e(b['bot'])} follows with {b['strength']:+.0f}. P(&gt;next) = {num(p)}: "
-                   + ("the results do not settle which of the two is stronger, so both show the rank range "
-                      f"{_e(tables.rank_text(a))}." if same else
+        example = (f"<p><b>Example.</b> {_e(a['bot'])} is first with strength {tables.elo_text(a['strength'])}; "
+                   f"{_e(b['bot'])} follows with {tables.elo_text(b['strength'])}. P(&gt;next) = {num(p)}: "
+                   + (("the results do not settle which of the two is stronger, so both show the rank range "
+                       f"{_e(tables.rank_text(a))}." if tables.rank_text(a) == tables.rank_text(b) else
+                       "the results do not settle which of the two is stronger, so their rank ranges overlap: "
+                       f"{_e(tables.rank_text(a))} and {_e(tables.rank_text(b))}.") if same else
                       f"{_e(a['bot'])} is very likely the stronger, and its rank is {_e(tables.rank_text(a))} "
                       "for sure.")
                    + "</p>")

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -72,9 +72,11 @@ def sprt(
                       sprt=sp, clock={"move_ms": move_ms, "bank_ms": bank_ms}, name=name, salt=salt,
                       config=config, workers=workers)
         last = [0.0, 0.0]
+        seen: list[Any] = [None]
 
         def progress(tr) -> None:
             """A progress line at most every second, and once at the verdict."""
+            seen[0] = tr
             now = time.monotonic()
             verdict = tr.book.test.verdict is not None
             if quiet or last[1] or (now - last[0] < 1.0 and not verdict):
@@ -99,6 +101,9 @@ def sprt(
               "rerun the same command to resume (or use --inline to run without Ray)")
     if r.reason and r.verdict == "error":
         print(f"error: {r.reason}", file=sys.stderr, flush=True)
+    elif r.verdict == "inconclusive" and not quiet and not last[1] and seen[0] is not None:
+        # the test never decided: the last state, once, with the verdict (as a decided test ends)
+        print(f"{render.progress_line(seen[0])} → inconclusive at the cap", file=sys.stderr, flush=True)
     global FINISHED
     FINISHED = True
     if format == "json":

@@ -65,7 +65,12 @@ def markdown(r: SprtResult) -> str:
         lines.append(f"| software | cardarena {sw['cardarena']}, engine {sw['engine']}, sandbox {sw['sandbox']} |")
     if r.reason:
         lines.append(f"| note | {r.reason} |")
+    if r.blocks and e.score_ci[0] == e.score_ci[1]:
+        lines.append("| note | every block scored the same: the two versions played alike, so no Elo "
+                     "difference can be estimated |")
     lines += ["", f"`arena sprt` exit code {r.code} ({r.verdict}); results in `{r.folder}/`."]
+    if r.verdict == "inconclusive":
+        lines.append("To go on, run the same command with a larger `--max-matches`: the recorded blocks count.")
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,7 @@ from arena.journal import read_records
 from arena.record import MatchRecord
 from arena.schedule import design_of
 from arena.sprt.blocks import BlockBook
+from engine.errors import CardArenaError
 
 EXIT = {"H1": 0, "H0": 1, "inconclusive": 2, "error": 3}
 
@@ -151,7 +152,8 @@ def tested_bots(tournament, tr: Tracker) -> list[dict[str, str]]:
 
 
 def software(tournament) -> dict[str, str]:
-    """The arena's version, whether the engine ran compiled or pure Python, and the sandbox setting."""
+    """The arena's version, whether the engine ran compiled or pure Python, and the sandbox the
+    bots ran in (``limits.sandbox`` resolved on this machine)."""
     from importlib.metadata import PackageNotFoundError, version
 
     import engine.compiled
@@ -160,8 +162,13 @@ def software(tournament) -> dict[str, str]:
         arena_version = version("cardarena")
     except PackageNotFoundError:
         arena_version = "unknown"
-    return {"cardarena": arena_version, "engine": engine.compiled.mode(),
-            "sandbox": str(tournament.model.limits.sandbox)}
+    from arena.driver import sandbox_mode
+
+    try:  # the sandbox the bots had here (auto resolved: bwrap, unshare or none)
+        sandbox = sandbox_mode(tournament)
+    except CardArenaError:
+        sandbox = str(tournament.model.limits.sandbox)
+    return {"cardarena": arena_version, "engine": engine.compiled.mode(), "sandbox": sandbox}
 
 
 def result_of(tournament, tr: Tracker, folder: Path, seconds: float) -> SprtResult:

@@ -104,9 +104,9 @@ def from_config(config: Path, name: str, max_matches: int | None = None) -> Tour
     if max_matches is None:
         by = {t.name: t for t in load(config)}
     else:
-        from arena.config import _read_yaml, load_data
+        from arena.config import load_data, read_yaml
 
-        raw = _read_yaml(config)
+        raw = read_yaml(config)
         for entry in raw.get("tournaments") or [] if isinstance(raw, dict) else []:
             if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("sprt"), dict):
                 entry["sprt"] = {**entry["sprt"], "max_matches": max_matches}

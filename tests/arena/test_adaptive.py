@@ -196,3 +196,20 @@ def test_a_round_lists_each_lineup_once():
         assert len(lus) == 7 and all(len(set(lu)) == 3 for lu in lus)
         repeats += len(lus) - len(set(lus))
     assert repeats == 0
+
+
+def test_design_line_names_the_stop_reason():
+    from arena.adaptive import design_line
+
+    base = {"design": "adaptive", "rounds": 4, "planned": 1200, "max_matches": 5000, "target_width": 2.0}
+    rows = [{"rank_low": 1, "rank_high": 2}, {"rank_low": 1, "rank_high": 3}, {"rank_low": 3, "rank_high": 3}]
+    assert design_line({**base, "finished": True, "stop": "width", "width": 1.93}, rows) == (
+        "Design: adaptive, 4 rounds, 1,200 matches planned (max_matches 5,000); stopped: the planner's mean "
+        "rank-interval width 1.93 reached the target width 2 (the table's mean rank-interval width 1.0 ranks)")
+    assert design_line({**base, "finished": True, "stop": "budget", "width": 4.2}, rows).endswith(
+        "stopped: max_matches is spent (no whole lineup fits; raise it to go on); the table's mean "
+        "rank-interval width 1.0 ranks")  # the table's width, not the planner's before the last round
+    assert design_line({**base, "finished": False, "stop": None, "width": 3.5}).endswith(
+        "not finished: its last round is not all recorded yet (a run in progress; else run the tournament "
+        "again to go on)")
+    assert design_line({"design": "sample"}) == design_line(None) == ""

@@ -123,3 +123,40 @@ def test_ray_two_workers_plays_the_same_rounds_as_inline(clean, ray_session, tmp
     assert summary.played == BUDGET
     assert _records(tmp_path / "ad") == _records(folder)
     assert _table(tmp_path / "ad") == _table(folder)
+
+
+@pytest.mark.slow
+def test_the_tables_say_how_far_the_design_went_and_why_it_stopped(clean):
+    t, folder = clean
+    design = json.loads((folder / "tournament.json").read_text())["design"]
+    assert design == {"design": "adaptive", "rounds": BUDGET // 6, "planned": BUDGET, "max_matches": BUDGET,
+                      "target_width": None, "finished": True, "stop": "budget", "width": design["width"]}
+    assert design["width"] is not None and 0 < design["width"] <= 6
+    from arena.results import export
+
+    export(folder, standings(folder))
+    line = "Design: adaptive, 6 rounds, 36 matches planned (max_matches 36)"
+    md = (folder / "leaderboard.md").read_text()
+    assert line in md and "stopped: max_matches is spent" in md and "the table's mean rank-interval width" in md
+    assert json.loads((folder / "leaderboard.json").read_text())["design"] == design
+    assert 'id="design"' in (folder / "report.html").read_text()
+
+
+def test_a_design_stopped_by_its_width_closes_the_progress_bar_at_what_it_played(tmp_path):
+    # new-user finding: a width stop left the bar at 2520/4000 with minutes "to go"
+    path = tmp_path / "w.yaml"
+    path.write_text(textwrap.dedent(f"""\
+        bots:
+          r0: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          r1: {{cmd: [python, {ROOT}/bots/random_bot.py]}}
+          g0: {{cmd: [python, {ROOT}/bots/greedy_bot.py]}}
+        tournaments:
+          - {{name: w, game: agram, players: 2, bots: [r0, r1, g0], deals: 1, salt: s,
+              lineups: {{adaptive: {{max_matches: 60, per_round: 1, first: 1, width: 100}}}}}}
+        """))
+    p = subprocess.run([sys.executable, "-m", "arena.cli", "run", str(path), "--all", "--inline", "--results",
+                        str(tmp_path / "res")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    bars = [line for line in p.stderr.splitlines() if "w (agram)" in line]
+    assert bars and " 4/4 " in bars[-1], bars
+    assert "stopped: the planner's mean rank-interval width" in p.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.faults import forfeit_outcome, replacement_action
 from arena.match import SeatPool, play_match
 from arena.specs import Clock
@@ -101,6 +103,22 @@ def test_wall_budget_is_a_timeout_of_the_thinker():
     assert res.status == "forfeit"
     assert [(f.seat, f.cls) for f in res.faults] == [(1, "timeout")]
     assert res.time_ms < 5000
+
+
+@pytest.mark.slow
+def test_wall_budget_is_charged_to_the_seat_that_spent_it():
+    # adversarial finding: a bot spent the budget and let it run out while its opponent thought,
+    # which then forfeited; now the seat that took more than its share of the budget is charged.
+    # The waller leaves ~1 s of the 8 s (its clock starts at its `start`, a little after the
+    # match's), the opponent thinks 2.5 s a move: the budget runs out on the opponent's move
+    waller = zoo("waller", "misbehave.py", "waller", "7.0")
+    slow = zoo("slow", "misbehave.py", "slow", "2.5")
+    for seats in ([waller, slow], [slow, waller]):
+        res, _ = run(seats, clock=Clock(move_ms=60000, bank_ms=0), wall_s=8.0)
+        w = [b.name for b in seats].index("waller")
+        assert res.status == "forfeit", res
+        assert [(f.seat, f.cls) for f in res.faults] == [(w, "timeout")], res.faults
+        assert "bot 'waller' took" in res.faults[0].detail and "more than its share" in res.faults[0].detail
 
 
 # ---------------------------------------------------------------- several faults at start-up

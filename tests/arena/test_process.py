@@ -347,3 +347,31 @@ def test_roots_are_named_after_the_arena_process():
     finally:
         proc.kill()
         hub.close()
+
+
+def test_bot_user_error_names_the_folder_behind_a_link(tmp_path):
+    # new-user finding: a venv's world-readable bin/python links into /root/.pyenv; the error named
+    # the link and told to make it readable, which could not help
+    import pwd
+    import shutil
+    import tempfile
+
+    from arena.process.preflight import check_access
+    from arena.specs import BotSpec
+    from tests.conftest import require
+
+    require(os.geteuid() == 0, "needs root (bot_user)")
+    d = tempfile.mkdtemp(dir="/var/tmp", prefix="cardarena-test-")
+    try:
+        os.chmod(d, 0o755)
+        priv, pub = os.path.join(d, "priv"), os.path.join(d, "pub")
+        os.mkdir(priv, 0o700)
+        os.mkdir(pub, 0o755)
+        shutil.copy("/bin/true", os.path.join(priv, "tool"))
+        os.symlink(os.path.join(priv, "tool"), os.path.join(pub, "tool"))
+        why = check_access(BotSpec("b", (os.path.join(pub, "tool"),), cwd=d),
+                           Limits(bot_user=pwd.getpwnam("nobody").pw_name))
+        assert why is not None and f"it is a link to {priv}/tool; the folder {priv} is mode 700, owned by root" \
+            in why, why
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

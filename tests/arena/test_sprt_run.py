@@ -52,7 +52,14 @@ def test_random_against_a_renamed_copy_of_random_is_never_h1(tmp_path):
     digest = files_digest(("python", "bots/random_bot.py"), str(ROOT))
     for role in ("candidate", "baseline"):
         assert f"| {role} `{role}` | `python bots/random_bot.py` · files {digest} · announced `" in p.stdout, p.stdout
-    assert "| software | cardarena 0.1.0, engine " in p.stdout and ", sandbox auto |" in p.stdout
+    from arena.process import effective_mode
+    from arena.specs import Limits
+
+    assert "| software | cardarena 0.1.0, engine " in p.stdout  # the sandbox the bots had, auto resolved
+    assert f", sandbox {effective_mode(Limits())} |" in p.stdout, p.stdout
+    # every block ties (the same bot): the markdown says why there is no Elo, and how to go on
+    if p.returncode == 2:
+        assert "To go on, run the same command with a larger `--max-matches`" in p.stdout
 
 
 def test_candidate_that_crashes_at_start_exits_3_with_the_cause(tmp_path):
@@ -200,3 +207,13 @@ def test_a_changed_candidate_script_is_a_new_test_not_the_old_verdict(tmp_path):
     # verdict first (a new user read "LLR ... -> H1" and then the error)
     loud = _arena(*[a for a in args if a != "--quiet"])
     assert loud.returncode == 3 and "LLR" not in loud.stderr, loud.stderr
+
+
+def test_an_inconclusive_test_ends_with_its_last_progress_line(tmp_path):
+    # found by a new-user trial: a test stopped by the cap left the last line a second old, no verdict
+    p = _arena("agram", "-n", "3", "--candidate", RANDOM, "--baseline", RANDOM, "--inline", "--max-matches", "12",
+               "--results", str(tmp_path), "--name", "cap")
+    assert p.returncode == 2, p.stdout + p.stderr[-2000:]
+    assert "To go on, run the same command with a larger `--max-matches`" in p.stdout
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("LLR ") and "blocks 2/2" in last and last.endswith("→ inconclusive at the cap"), p.stderr

@@ -95,7 +95,9 @@ def test_a_page_per_bot_next_to_the_report(tmp_path):
         assert f'href="bots/{b}.html"' in report and (folder / "bots" / f"{b}.html").exists()
     carol = (folder / "bots" / "carol.html").read_text()
     assert "<b>crash</b>" in carol and "about to crash" in carol  # the fault with its stderr excerpt
-    assert "Crosstable row" in carol and "Replays of its losses" in carol
+    assert "Crosstable row" in carol and "Replays of matches it did not win" in carol
+    # the row has the columns that order the table, and no placeholder in the commands
+    assert "<th>strength</th>" in carol and "<th>rank</th>" in carol and "arena replay DIR" not in carol
     losses = re.findall(r'<li><a href="\.\./replays/([^"#]+)#view=(\d)">', carol)
     assert losses, "carol forfeits every match: each is a loss with a replay"
     for page, seat in losses:  # each opens at carol's own seat

@@ -50,3 +50,21 @@ def test_renamed_copies_of_random_share_a_rank_interval(tmp_path):
     # each table once on the console: the final leaderboard title appears one time
     assert done.stdout.count("copies — agram") == 1
     assert "provisional" not in done.stdout
+
+
+def test_order_notes_only_for_gaps_outside_the_noise():
+    # new-user finding: 4 notes for 10 bots over score gaps of 0.001-0.003 inside the intervals
+    from arena.tables import order_notes
+
+    def row(bot, score, lo, hi, wins=50, matches=100):
+        return {"bot": bot, "strength": 0.0, "score": score, "score_low": lo, "score_high": hi,
+                "wins": wins, "matches": matches}
+
+    noise = [row("a", 0.508, 0.47, 0.55), row("b", 0.509, 0.47, 0.55, wins=52)]
+    assert order_notes(noise) == []
+    clear = [row("a", 0.50, 0.47, 0.53), row("b", 0.60, 0.56, 0.64)]
+    assert order_notes(clear) == ["a stands above b with a lower score (0.500 vs 0.600): they met different "
+                                  "opponents, and the rating counts each result by the strength of the bots "
+                                  "it was against."]
+    wins = [row("a", 0.50, 0.40, 0.60, wins=40), row("b", 0.49, 0.40, 0.60, wins=47)]
+    assert order_notes(wins) == [order_notes(wins)[0]] and "fewer wins (40 vs 47)" in order_notes(wins)[0]

@@ -57,3 +57,23 @@ def test_the_page_is_bounded_at_1000_bots_and_does_not_grow_with_the_matches():
     large = len(render(synth_standings(1000, 200_000), generated="t").encode())
     assert large <= 5 * MB
     assert abs(large - small) <= 0.001 * small  # ten times the matches: the same page size (±0.1%)
+
+
+def test_how_to_read_example_names_each_bots_own_rank_range():
+    # new-user finding: "both show the rank range 1–4" when the second bot's range was 1–5
+    from arena.report_html.tables_html import how_to_read_html
+
+    a = {"bot": "mix1", "rank": 1, "rank_low": 1, "rank_high": 4, "strength": 60.0, "p_above_next": 0.56}
+    b = {"bot": "mix0.9", "rank": 2, "rank_low": 1, "rank_high": 5, "strength": 57.0, "p_above_next": 0.6}
+    text = how_to_read_html([a, b], 3)
+    assert "their rank ranges overlap: 1–4 and 1–5" in text and "both show" not in text
+    assert "both show the rank range 1–4" in how_to_read_html([a, {**b, "rank_high": 4}], 3)
+
+
+def test_strengths_never_print_minus_or_plus_zero():
+    # new-user finding: "-8 [-36, -0]" and "+95 [+0, +213]"
+    from arena.render import _strength
+    from arena.tables import elo_text
+
+    assert [elo_text(x) for x in (-0.4, 0.3, 0.0, -8.2, 94.6, -0.5, 0.5)] == ["0", "0", "0", "-8", "+95", "0", "0"]
+    assert _strength({"strength": -8.2, "strength_low": -36.0, "strength_high": -0.3}) == "-8 [-36, 0]"

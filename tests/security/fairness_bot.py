@@ -9,6 +9,8 @@
 * ``busy MS``: spins the CPU for MS ms of wall time per ``act`` and logs
   ``THINK <t0> <t1> <cpu_s>`` (monotonic start, end, its own CPU seconds in the window).
 * ``starve N``: at its first ``act`` forks N children that spin forever, then replies at once.
+* ``slowstart MS``: spins the CPU for MS ms of wall time before each ``ready`` and logs
+  ``START <t0> <t1>`` (monotonic), then plays the first legal action at once.
 * ``memfd MB [map]``: at its first ``act`` fills a memfd with MB MiB through ``write`` (never
   mapped, so not resident in any process); with ``map`` it maps the file and closes the
   descriptor (the mapping keeps it). Then it sleeps 5 s and replies.
@@ -69,6 +71,11 @@ for line in sys.stdin:
         log(f"T {time.monotonic():.6f} {msg['type']}")
     if msg["type"] == "start":
         rng = random.Random(msg["seed"])
+        if mode == "slowstart":
+            t0 = time.monotonic()
+            while time.monotonic() < t0 + float(args[0]) / 1000.0:
+                pass
+            log(f"START {t0:.6f} {time.monotonic():.6f}")
         sys.stdout.write(json.dumps({"type": "ready", "protocol": 1, "name": mode, "version": "1"}) + "\n")
         sys.stdout.flush()
     elif msg["type"] == "act":

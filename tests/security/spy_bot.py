@@ -192,6 +192,17 @@ def try_leak():
         text = bytes.fromhex(ARG).decode()  # hex: the text itself must not be in the spy's own argv
         hits = [pid for pid in pids() + [os.getppid()] if text in cmdline(pid)]
         report(bool(hits), f"{text!r} in the command line of {hits}")
+    elif LEAK == "fds":  # descriptors beyond stdin/stdout/stderr (the listing's own excluded)
+        fd_dir = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+        extra = {}
+        for name in os.listdir(fd_dir):
+            if int(name) > 2 and int(name) != fd_dir:
+                try:
+                    extra[name] = os.readlink(f"/proc/self/fd/{name}")
+                except OSError:
+                    pass
+        os.close(fd_dir)
+        report(bool(extra), f"open descriptors {extra}")
     elif LEAK == "listdir":
         try:
             names = os.listdir(ARG)

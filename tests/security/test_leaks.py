@@ -47,13 +47,15 @@ def limits_for(mode: str, **kw) -> Limits:
     return lim
 
 
-def spy_run(tmp_path, mode: str, leak: str, arg: str = "", **limits) -> tuple[list[str], object]:
-    """Play one match spy vs random; return the spy's ``SPY ...`` stderr lines and the result."""
+def spy_run(tmp_path, mode: str, leak: str, arg: str = "", cmd: tuple[str, ...] | None = None,
+            **limits) -> tuple[list[str], object]:
+    """Play one match spy vs random; return the spy's ``SPY ...`` stderr lines and the result
+    (``cmd``: the spy's command instead of ``python spy_bot.py LEAK ARG``)."""
     from arena.specs import BotSpec
 
     results = tmp_path / "results" / "t"
     results.mkdir(parents=True, exist_ok=True)
-    bots = {"spy": BotSpec("spy", (sys.executable, SPY, leak, arg), cwd=HERE), "random": RANDOM}
+    bots = {"spy": BotSpec("spy", cmd or (sys.executable, SPY, leak, arg), cwd=HERE), "random": RANDOM}
     s = replace(spec(["spy", "random"], deal=0, clock=CLOCK), limits=limits_for(mode, **limits))
     (r,) = play_batch([s], bots, str(results))
     log = results / "logs" / "spy"
@@ -273,3 +275,37 @@ def test_the_kernel_keyring_is_no_channel_between_bot_processes(tmp_path, mode):
 
 def platform_has_keyrings() -> bool:
     return os.path.exists("/proc/keys")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rays_private_folder_in_tmpdir_outside_tmp_is_hidden(tmp_path, mode, monkeypatch):
+    # adversarial finding (2026-12-01, evening): with TMPDIR outside /tmp the arena's Ray folder
+    # (token, raylet socket) was visible to bots, which read the token and killed the raylet
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from arena.process.sandbox_view import RAY_DIR_PREFIX
+
+    base = Path(tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp"))  # outside /tmp (the sandbox's own)
+    try:
+        ray_dir = base / f"{RAY_DIR_PREFIX}spy"
+        ray_dir.mkdir()
+        (ray_dir / "auth_token").write_text("SPY-SECRET token\n")
+        monkeypatch.setattr(tempfile, "tempdir", str(base))  # what TMPDIR=... gives tempfile.gettempdir()
+        lines, _ = spy_run(tmp_path, mode, "read", str(ray_dir / "auth_token"))
+        assert verdict(lines, "read") == expect(mode), lines
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_descriptor_beyond_stdio_reaches_the_bot(tmp_path, mode):
+    # third adversarial trial: bwrap's bots inherited fd 63 (the process substitution that fed
+    # bwrap its options); nothing but stdin, stdout and stderr may reach a bot
+    lines, _ = spy_run(tmp_path, mode, "fds")
+    assert verdict(lines, "fds") == "BLOCKED", lines
+    # the spy sees a descriptor its command inherits (the test can fail)
+    leaky = ("bash", "-c", f'exec 7</dev/null; exec {sys.executable} {SPY} fds ""')
+    lines, _ = spy_run(tmp_path / "leaky", mode, "fds", cmd=leaky)
+    assert verdict(lines, "fds") == "LEAK" and "'7'" in lines[0], lines

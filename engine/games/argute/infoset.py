@@ -9,8 +9,8 @@ further copies of a value ``v`` it has played ``p`` times this hand stands for
 sampler pins the played copies and counts only the ``c`` held ones. (Copies A1 A2 B1 B2,
 the opponent dealt two, it plays an A: five deals fit, one with A A, so P(it still holds
 an A) = 1/5; the uniform draw over the unseen A2 B1 B2 gives 1/3.) :meth:`ArguteInfoSet.sample`
-therefore keeps a draw with probability ``1 / prod C(c + p, p)`` (:func:`copy_odds`, an
-exact integer draw) and draws again otherwise: the kept worlds are uniform over physical
+therefore keeps a draw with probability ``1 / prod C(c + p, p)`` (:func:`copy_odds` in
+``actions``, computed by :func:`held_odds`; an exact integer draw) and draws again otherwise: the kept worlds are uniform over physical
 deals up to renaming copies of a value (which copy is where is never observable). The
 acceptance rate measured over random first-hand positions is about 0.7 (2 players) to
 0.3 (5–7 players) on average, 0.01 at the worst position found (7 players).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 from engine.core import InfoSet
@@ -32,7 +33,6 @@ from engine.games.argute.actions import (
     DECK,
     HAND_SIZE,
     VALUES,
-    copy_odds,
     parse_argute,
 )
 from engine.games.argute.state import ArguteState, _Match
@@ -40,6 +40,8 @@ from engine.sampling import SamplingProblem, randbelow
 
 if TYPE_CHECKING:
     from engine.games.argute.game import Argute
+
+ONE = 1
 
 
 class ArguteInfoSet(InfoSet):
@@ -53,7 +55,8 @@ class ArguteInfoSet(InfoSet):
     exact over physical deals (module docstring).
     """
 
-    __slots__ = ("game", "n", "opps", "bidders", "start_hands", "moves", "unseen", "caps", "played")
+    __slots__ = ("game", "n", "opps", "bidders", "start_hands", "moves", "unseen", "caps", "played", "_plain",
+                 "_played_at", "_tmpl", "_bid_at", "_opts")
 
     def __init__(self, game: Argute, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -103,6 +106,12 @@ class ArguteInfoSet(InfoSet):
                 counts[p][a] += 1
         #: per location of :meth:`problem` (opponents, then undealt: none), the values its seat played this hand
         self.played = [counts[o] for o in self.opps] + [[0] * VALUES]
+        self._plain = not any(any(c) for c in self.played)
+        #: ``(location, played counts per value)`` of the locations whose seat played this hand
+        self._played_at = [(j, list(c)) for j, c in enumerate(self.played) if any(c)]
+        self._tmpl: ArguteState | None = None
+        self._bid_at: list[int] = []
+        self._opts: dict[str, Any] = {}
 
     def sample(self, rng: random.Random) -> ArguteState:
         """A world uniform over the physical deals consistent with the observation, up to renaming
@@ -111,10 +120,12 @@ class ArguteInfoSet(InfoSet):
         :raises InconsistentObservationError: if no world exists.
         """
         sampler = self.sampler
-        played = self.played
+        played = self._played_at
         while True:
             assignment, choices = sampler.sample(rng)
-            odds = copy_odds(assignment, played)
+            if self._plain:  # nobody has played yet: every draw has odds 1
+                return self.world(assignment, choices, rng)
+            odds = held_odds(assignment, played)
             if odds == 1 or randbelow(rng, odds) == 0:  # rng.randrange(odds), the same draws
                 return self.world(assignment, choices, rng)
 
@@ -128,31 +139,93 @@ class ArguteInfoSet(InfoSet):
 
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> ArguteState:
         """The hand dealt as assigned, with the sampled bids, replayed through this hand's
-        actions; later hands use a fresh key from ``rng``."""
+        actions; later hands use a fresh key from ``rng``.
+
+        The replay does not depend on the assignment (a play removes the lowest copy of its
+        value, always a pinned one) nor on the hidden bids' values, so it runs once per
+        information set on a template (:meth:`_template`); a world is the template's clone with
+        the assigned cards and sampled bids filled in (:func:`fill_world`), its hand-start
+        snapshot built only if asked for (``ArguteState.dealt``).
+
+        :raises InconsistentObservationError: if the match is over or the actions are out of turn.
+        """
+        tmpl = self._tmpl
+        if tmpl is None:
+            tmpl = self._template()
+        m = _Match(self.game, self.n, self._opts, rng.getrandbits(63))
+        return fill_world(tmpl, m, self.start_hands, self.opps, assignment, self.bidders, self._bid_at, choices)
+
+    def _template(self) -> ArguteState:
+        """This hand replayed from the pinned cards alone (hidden bids as ``bid 0``); kept."""
         obs = self.observation
         if obs.get("match_over"):
             raise InconsistentObservationError("argute: the match is over; there is no world to sample")
-        n = self.n
-        opts = dict(obs["options"])
-        m = _Match(self.game, n, opts, rng.getrandbits(63))
+        self._opts = dict(obs["options"])
         past = tuple((int(h["dealer"]), tuple(h["bids"]), tuple(h["tricks_won"]), tuple(h["changes"]))
                      for h in obs["history"])
-        st = ArguteState._blank(m, int(obs["dealer"]), [int(x) for x in obs["scores"]],
-                                int(obs["hand_index"]), past)
-        hands = list(self.start_hands)
-        for j, o in enumerate(self.opps):
-            for c in assignment[j]:
-                hands[o] |= 1 << c
-        und = 0
-        for c in assignment[-1]:
-            und |= 1 << c
-        st._begin_hand(hands, und)
-        hidden = dict(zip(self.bidders, choices, strict=True))
+        hidx = int(obs["hand_index"])
+        st = ArguteState._blank(_Match(self.game, self.n, self._opts, 0), int(obs["dealer"]),
+                                [int(x) for x in obs["scores"]], hidx, past)
+        st._reset_hand(list(self.start_hands), 0)
+        bid_at = []
         for p, a in self.moves:
             if st.cur != p:
                 raise InconsistentObservationError(f"argute: seat {p} acts out of turn in the observation")
-            st.apply(BID + hidden[p] if a is None else a)
+            if a is None:
+                bid_at.append(len(st.hist))
+                a = BID
+            st.apply(a)
+        if st.hidx != hidx:
+            raise InconsistentObservationError("argute: the observation's actions complete the hand")
+        self._bid_at = bid_at
+        self._tmpl = st
         return st
 
 
-__all__ = ["ArguteInfoSet"]
+def held_odds(assignment: list[list[int]], played_at: list[tuple[int, list[int]]]) -> int:
+    """:func:`~engine.games.argute.actions.copy_odds` of ``assignment`` (the same integer), over
+    only the locations ``played_at`` lists (``(location, played count per value)``), on C counters."""
+    odds = 1
+    for j, done in played_at:
+        held = [0, 0, 0, 0, 0, 0]
+        for c in assignment[j]:
+            held[c // COPIES] += 1
+        for v in range(VALUES):
+            p = done[v]
+            if p and held[v]:
+                odds *= comb(held[v] + p, p)
+    return odds
+
+
+def fill_world(tmpl: ArguteState, m: _Match, start_hands: list[int], opps: list[int], assignment: list[list[int]],
+               bidders: list[int], bid_at: list[int], choices: list[Any]) -> ArguteState:
+    """A clone of the replayed template ``tmpl`` with match constants ``m``, the assigned cards
+    (per opponent in ``opps`` order, then the undealt pile) added to the hands and the dealt
+    hands, and bid ``choices[i]`` for seat ``bidders[i]`` (its action at ``hist[bid_at[i]]``)."""
+    st = tmpl.clone()
+    st.m = m
+    hands = st.hands
+    dealt = start_hands[:]
+    nopp = len(opps)
+    for j in range(nopp):
+        mask = 0
+        for c in assignment[j]:
+            mask |= ONE << c
+        o = opps[j]
+        hands[o] = hands[o] | mask
+        dealt[o] = dealt[o] | mask
+    mask = 0
+    for c in assignment[nopp]:
+        mask |= ONE << c
+    st.undealt = mask
+    st.dealt = dealt
+    bids = st.bids
+    hist = st.hist
+    for i in range(len(choices)):
+        b = choices[i]
+        bids[bidders[i]] = b
+        hist[bid_at[i]] = BID + b
+    return st
+
+
+__all__ = ["ArguteInfoSet", "fill_world", "held_odds"]

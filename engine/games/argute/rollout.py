@@ -5,7 +5,8 @@ i.e. every ISMCTS and PIMC rollout). It gives exactly the result of the generic 
 ``state.apply(game.rollout_action(state, rng))`` — one ``rng.random()`` per decision, the
 ``k``-th legal action in :meth:`ArguteState.legal_actions` order — but plays a whole hand
 inside one function on plain integers (:func:`_play_hand`), and with ``hand_rollouts`` it
-does not deal the next hand that the rollout would throw away (issue 19).
+neither records nor scores the hand in the state nor deals the next one: it returns the
+hand's rewards straight from its integers (issue 19).
 
 One source: ``rollout.pxd`` beside this file types the kernel for Cython (64-bit masks of
 the 42 physical cards, 7 copies of each value in 7 bits); without a build the same code
@@ -31,8 +32,9 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
 
     Same contract and result as :func:`engine.search.rollout.rollout_rewards` with
     ``Game.rollout_action``: with ``hand_rollouts`` stop when hand ``hand0`` is over and
-    return ``state.hand_rewards()`` (the next hand is then not dealt: the state is left
-    between hands, fit only to be discarded), else play to the end of the match.
+    return what ``state.hand_rewards()`` would then be (the hand is played on C integers only:
+    ``state`` is left unchanged, neither scored nor the next hand dealt), else play to the end
+    of the match.
 
     :param state: an :class:`~engine.games.argute.state.ArguteState` (changed in place).
     :param teams: the sides, for :meth:`Outcome.rewards`.
@@ -40,20 +42,31 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     while state.phase != 2:
         if hand_rollouts and state.hidx != hand0:
             return state.hand_rewards()
-        _play_hand(state, rng.random)
+        if state.to_deal:   # the previous hand ended in the caller's last apply
+            state._deal_now()
+        if hand_rollouts:
+            got = _play_hand(state, rng.random, False)
+            if got is not None:
+                return got
+            state.close_hand()   # the hand ended the match: its rewards are the outcome's
+            break
+        _play_hand(state, rng.random, True)
         if state.close_hand():
             break
-        if hand_rollouts:
-            return state.hand_rewards()
         state._deal()
     return state.outcome().rewards(teams)
 
 
-def _play_hand(st: Any, rand: Any) -> int:
-    """Play the current hand of ``st`` (bids, then three tricks) to its end; returns 0.
+def _play_hand(st: Any, rand: Any, record: bool) -> list[float] | None:
+    """Play the current hand of ``st`` (bids, then three tricks) to its end.
 
-    ``rand`` is the rollout's ``rng.random``, called once per decision. The hand's history
-    and actors are appended; scoring is left to ``st.close_hand()``.
+    ``rand`` is the rollout's ``rng.random``, called once per decision. With ``record`` the
+    hand's history and actors are appended, the state's fields updated and ``None`` returned
+    (scoring is left to ``st.close_hand()``); without, ``st`` is left unchanged and the hand's
+    rewards are returned: ``hand_rewards()`` of the scored hand, ``(b + 1) / 4`` for an exact
+    bid ``b``, 0 for a miss (§1.3 "Hand end and scoring") — unless the hand ends the match:
+    then the state's fields are updated (not its history) and ``None`` returned, for
+    ``close_hand()`` and the outcome.
     """
     n = st.m.n
     phase = st.phase
@@ -82,8 +95,9 @@ def _play_hand(st: Any, rand: Any) -> int:
         r = rand()
         k = int(r * 4)
         bids[cur] = k
-        hist.append(BID_ + k)
-        actors.append(cur)
+        if record:
+            hist.append(BID_ + k)
+            actors.append(cur)
         nh += 1
         cur = cur + 1 if cur + 1 < n else 0
         if nh == n:
@@ -106,8 +120,9 @@ def _play_hand(st: Any, rand: Any) -> int:
             v += 1
         ids = (h >> (COPIES_ * v)) & 0x7F          # the value's copies, shifted down (no int overflow)
         hands[cur] = h ^ ((ids & (~ids + 1)) << (COPIES_ * v))
-        hist.append(v)
-        actors.append(cur)
+        if record:
+            hist.append(v)
+            actors.append(cur)
         if v or reach[cur] < 0:
             reach[cur] = seq
         totals[cur] += v
@@ -128,6 +143,8 @@ def _play_hand(st: Any, rand: Any) -> int:
         for i in range(n):
             totals[i] = 0
             reach[i] = -1
+    if not record and not _ends_match(st, bids, won, n):
+        return [(bids[i] + 1) * 0.25 if won[i] == bids[i] else 0.0 for i in range(n)]
     st.hands = [hands[i] for i in range(n)]
     st.bids = [bids[i] for i in range(n)]
     st.totals = [totals[i] for i in range(n)]
@@ -138,4 +155,22 @@ def _play_hand(st: Any, rand: Any) -> int:
     st.leader = leader
     st.tno = tno
     st.seq = seq
-    return 0
+    return None
+
+
+def _ends_match(st: Any, bids: Any, won: Any, n: int) -> bool:
+    """Whether scoring the hand just played (``bids``/``won`` per seat) ends the match (§1.3
+    "Match end": ``max_hands`` reached, or a unique leader on at least the target)."""
+    if st.hidx + 1 >= st.m.max_hands:
+        return True
+    scores = st.scores
+    top = -1000000
+    count = 0
+    for i in range(n):
+        x = scores[i] + (bids[i] if won[i] == bids[i] else -1)
+        if x > top:
+            top = x
+            count = 1
+        elif x == top:
+            count += 1
+    return top >= st.m.target and count == 1

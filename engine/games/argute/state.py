@@ -18,10 +18,10 @@ from engine.games.argute.actions import (
     BID,
     BIDS,
     CARDS_PER_TRICK,
+    COPIES,
     DECK,
     HAND_SIZE,
     PHASES,
-    VALUE_MASKS,
     VALUES,
     format_argute,
     hand_score,
@@ -59,11 +59,14 @@ class ArguteState(SnapshotState):
     trick), ``totals``/``reach`` (per seat in the current trick), ``won`` (tricks won this
     hand), ``scores``, ``hidx`` (hands completed), ``hist``/``actors`` (this hand's actions
     and who took them), ``past`` (per completed hand ``(dealer, bids, won, changes)``),
-    ``undealt`` (mask of the cards put aside), ``start`` (snapshot after the deal).
+    ``undealt`` (mask of the cards put aside), ``start`` (snapshot after the deal), ``dealt``
+    (``None``, or for a sampled world whose snapshot is built on first use, the hands as dealt),
+    ``to_deal`` (a hand has just ended and the next one is not dealt yet: it is dealt by the
+    first method that needs it, so a search that stops at the hand's end never shuffles it).
     """
 
     __slots__ = ("m", "hands", "bids", "phase", "cur", "dealer", "tno", "leader", "seq", "totals",
-                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt")
+                 "reach", "won", "scores", "hidx", "hist", "actors", "past", "undealt", "dealt", "to_deal")
     m: _Match
     hands: list[int]
     bids: list[int]
@@ -82,6 +85,8 @@ class ArguteState(SnapshotState):
     actors: list[int]
     past: tuple
     undealt: int
+    dealt: list[int] | None
+    to_deal: bool
 
     @property
     def game(self) -> Argute:  # type: ignore[override]
@@ -116,11 +121,19 @@ class ArguteState(SnapshotState):
         s.past = past
         s.undealt = 0
         s.start = None
+        s.dealt = None
+        s.to_deal = False
         return s
 
     def _begin_hand(self, hands: list[int], undealt: int) -> None:
         """Start a hand with these hands: bidding from the dealer's left (§1.3)."""
+        self._reset_hand(hands, undealt)
+        self._snapshot()
+
+    def _reset_hand(self, hands: list[int], undealt: int) -> None:
+        """The fields of a hand just dealt with these hands (no snapshot taken)."""
         n = self.m.n
+        self.dealt = None
         self.hands = hands
         self.undealt = undealt
         self.bids = [-1] * n
@@ -134,7 +147,23 @@ class ArguteState(SnapshotState):
         self.won = [0] * n
         self.hist = []
         self.actors = []
-        self._snapshot()
+
+    def _deal_snapshot(self) -> ArguteState:
+        """The snapshot right after this hand's deal; a sampled world (``dealt`` set) builds it
+        here on first use, from the dealt hands (dealer, scores and past do not change within a hand)."""
+        if self.to_deal:
+            self._deal_now()
+        if self.start is None and self.dealt is not None:
+            snap = ArguteState._blank(self.m, self.dealer, self.scores[:], self.hidx, self.past)
+            snap._reset_hand(self.dealt[:], self.undealt)
+            snap.start = snap
+            self.start = snap  # type: ignore[assignment]  # ArguteState is final here
+        return super()._deal_snapshot()
+
+    def _deal_now(self) -> None:
+        """Deal the hand that ``_end_hand`` left to deal (``to_deal``)."""
+        self.to_deal = False
+        self._deal()
 
     def _deal(self) -> None:
         """Shuffle from ``(deal_seed, hidx)``, 6 cards each from the dealer's left (§1.2)."""
@@ -166,12 +195,16 @@ class ArguteState(SnapshotState):
         s.past = self.past
         s.undealt = self.undealt
         s.start = self.start
+        s.dealt = self.dealt
+        s.to_deal = self.to_deal
         return s
 
     # ------------------------------------------------------------ play
 
     def current_player(self) -> int:
         """The seat to bid or play (both start at the dealer's left, §1.3); -1 once over."""
+        if self.to_deal:
+            self._deal_now()
         return self.cur
 
     def is_terminal(self) -> bool:
@@ -180,24 +213,27 @@ class ArguteState(SnapshotState):
 
     def legal_actions(self) -> list[Hashable]:
         """Bidding: ``bid 0..3``; playing: ``play v`` for each distinct value in hand, ascending."""
+        if self.to_deal:
+            self._deal_now()
         if self.phase == 0:
             return list(BIDS)
         if self.phase == 2:
             return []
-        h = self.hands[self.cur]
-        return [v for v in range(VALUES) if h & VALUE_MASKS[v]]
+        return _values_held(self.hands[self.cur])
 
     def apply(self, action: Hashable) -> None:
         """Bid or play for the current player (§1.3).
 
         After the last bid the first trick starts (dealer's left leads); after ``k·n``
         plays a trick is resolved (its winner leads the next); after trick 3 the bids are
-        revealed, scores change, the win test runs and the next hand is dealt in the same
-        call (the deal passes left) unless the match is over.
+        revealed, scores change, the win test runs and, unless the match is over, the deal
+        passes left; the next hand is dealt by the first method that needs it (``to_deal``).
 
         :raises IllegalActionError: a bid while playing, a play while bidding, a value not in hand.
         :raises GameOverError: if the match is over.
         """
+        if self.to_deal:
+            self._deal_now()
         p = self.cur
         n = self.m.n
         if self.phase == 0:
@@ -216,43 +252,14 @@ class ArguteState(SnapshotState):
             raise GameOverError("argute: the match is over; no action can be applied")
         if type(action) is not int or not 0 <= action < VALUES:
             raise self._illegal(action, "only 'play v' is legal while playing")
-        h = self.hands[p]
-        ids = h & VALUE_MASKS[action]
-        if not ids:
-            raise self._illegal(action, "no card of that value in hand")
-        self.hands[p] = h ^ (ids & -ids)
-        self.hist.append(action)
-        self.actors.append(p)
-        seq = self.seq
-        if action or self.reach[p] < 0:
-            self.reach[p] = seq
-        self.totals[p] += action
-        seq += 1
-        if seq < CARDS_PER_TRICK[self.tno] * n:
-            self.seq = seq
-            self.cur = p + 1 if p + 1 < n else 0
-            return
-        totals = self.totals
-        reach = self.reach
-        w = 0
-        for q in range(1, n):
-            if totals[q] > totals[w] or (totals[q] == totals[w] and reach[q] < reach[w]):
-                w = q
-        self.won[w] += 1
-        self.tno += 1
-        if self.tno < 3:
-            self.leader = w
-            self.cur = w
-            self.seq = 0
-            self.totals = [0] * n
-            self.reach = [-1] * n
-            return
-        self._end_hand()
+        if _play(self, p, action, n):
+            self._end_hand()
 
     def _end_hand(self) -> None:
-        """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); deal the next hand."""
+        """Reveal the bids, score the hand, run the win test (§1.3 "Match end"); the next hand is
+        dealt when first needed (``to_deal``: its cards come from ``(deal_seed, hidx)`` alone)."""
         if not self.close_hand():
-            self._deal()
+            self.to_deal = True
 
     def close_hand(self) -> bool:
         """Score the hand just played and run the win test (§1.3); True if the match is over.
@@ -271,6 +278,12 @@ class ArguteState(SnapshotState):
             return True
         self.dealer = (self.dealer + 1) % n
         return False
+
+    def hand_history(self) -> list[Hashable]:
+        """The actions applied since the current hand was dealt, in order."""
+        if self.to_deal:
+            self._deal_now()
+        return list(self.hist)
 
     # ------------------------------------------------------------ results
 
@@ -296,11 +309,15 @@ class ArguteState(SnapshotState):
 
     def world_key(self) -> Hashable:
         """Hand number, dealer, to act, hands, undealt, bids, this hand's actions, scores, past hands."""
+        if self.to_deal:
+            self._deal_now()
         return (self.hidx, self.dealer, self.cur, tuple(self.hands), self.undealt, tuple(self.bids),
                 tuple(self.hist), tuple(self.scores), self.past)
 
     def public_action(self, action: Hashable, seat: int) -> str:
         """``bid b`` for the bidder itself, ``bid ?`` for every other seat; plays are public."""
+        if self.to_deal:
+            self._deal_now()
         if action in BIDS and seat != self.cur:
             return "bid ?"
         return format_argute(action)
@@ -320,6 +337,8 @@ class ArguteState(SnapshotState):
         ``hand_sizes``, ``undealt`` (cards put aside), ``scores``, ``history`` (earlier
         hands: ``{"dealer", "bids", "tricks_won", "changes"}``), ``match_over``.
         """
+        if self.to_deal:
+            self._deal_now()
         n = self.m.n
         actions = []
         plays: list[tuple[int, int]] = []
@@ -372,6 +391,61 @@ class ArguteState(SnapshotState):
             "match_over": self.phase == 2,
         }
 
+
+
+# ---------------------------------------------------------------- typed helpers (state.pxd)
+
+COPIES_ = COPIES   # C ints when compiled (state.pxd)
+VALUES_ = VALUES
+
+
+def _values_held(h: int) -> list[Hashable]:
+    """The values 0..5 of which hand mask ``h`` holds a copy, ascending."""
+    out: list[Hashable] = []
+    for v in range(VALUES_):
+        if (h >> (COPIES_ * v)) & 0x7F:
+            out.append(v)
+    return out
+
+
+def _play(st: ArguteState, p: int, v: int, n: int) -> bool:
+    """Seat ``p`` plays its lowest copy of value ``v`` (§1.3); a trick resolved after ``k·n``
+    plays (ties: who reached the total first); True when that was trick 3 (the caller ends the hand).
+
+    :raises IllegalActionError: if ``p`` holds no card of value ``v``.
+    """
+    h = st.hands[p]
+    ids = (h >> (COPIES_ * v)) & 0x7F
+    if not ids:
+        raise st._illegal(v, "no card of that value in hand")
+    st.hands[p] = h ^ ((ids & (~ids + 1)) << (COPIES_ * v))
+    st.hist.append(v)
+    st.actors.append(p)
+    seq = st.seq
+    reach = st.reach
+    totals = st.totals
+    if v or reach[p] < 0:
+        reach[p] = seq
+    totals[p] += v
+    seq += 1
+    if seq < CARDS_PER_TRICK[st.tno] * n:
+        st.seq = seq
+        st.cur = p + 1 if p + 1 < n else 0
+        return False
+    w = 0
+    for q in range(1, n):
+        if totals[q] > totals[w] or (totals[q] == totals[w] and reach[q] < reach[w]):
+            w = q
+    st.won[w] += 1
+    st.tno += 1
+    if st.tno < 3:
+        st.leader = w
+        st.cur = w
+        st.seq = 0
+        st.totals = [0] * n
+        st.reach = [-1] * n
+        return False
+    return True
 
 
 __all__ = ["ArguteState"]

@@ -32,11 +32,16 @@ class CuckooInfoSet(InfoSet):
         facts contradict each other (a card pinned to two origins, or an origin to two cards).
     """
 
-    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public")
+    __slots__ = ("game", "n", "opts", "order", "actions", "pins", "free", "nonking", "hands", "_public",
+                 "_tmpl", "_holder", "_pool")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         self._public: tuple[list[int], list[int], int, int] | None = None
+        #: the first world after its replay: later worlds are its clones with their own cards
+        self._tmpl: CuckooState | None = None
+        #: the sampler's one card class when :func:`draw_deal` can stand in for it, else None
+        self._pool: list[int] | None = None
         self.game = game
         try:
             self._read(observation)
@@ -91,6 +96,8 @@ class CuckooInfoSet(InfoSet):
             for h in obs["hands"])
         self.free = [s for s in order if s not in pins]
         self.nonking = t.nonking
+        #: per seat, the origin of the card it holds after the observed actions (-1: not dealt in)
+        self._holder = list(t.holder)
 
     def problem(self) -> SamplingProblem:
         """Unseen cards over the unknown dealt cards and the stock (§3.5 constraints 1–6)."""
@@ -107,11 +114,69 @@ class CuckooInfoSet(InfoSet):
             allowed = {k: ok for k in KINGS if k not in seen}
         return SamplingProblem.build(locations, cards, allowed)
 
+    def sample(self, rng: random.Random) -> CuckooState:
+        """A complete world (:meth:`InfoSet.sample <engine.core.InfoSet.sample>`: the same draws).
+
+        :raises InconsistentObservationError: if no deal is consistent with the observation.
+        """
+        pool = self._pool
+        if pool is not None:    # the sampler's draws, typed (draw_deal)
+            free, stock = draw_deal(pool, len(self.free), rng.random)
+            st = self._tmpl.clone()    # type: ignore[union-attr]  # _pool is set after _tmpl
+            st.deal_seed = rng.getrandbits(63)
+            self._fill(st, free, stock)
+            return st
+        sampler = self._sampler
+        if sampler is None:
+            sampler = self.sampler
+        assignment, choices = sampler.sample(rng)
+        return self.world(assignment, choices, rng)
+
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> CuckooState:
         """The world with the dealt cards and stock of ``assignment``, the hand replayed.
 
         Earlier hands come from the observation; later hands get the fresh deal seed
-        ``rng.getrandbits(63)``.
+        ``rng.getrandbits(63)``. The first world is built by :meth:`_first_world` (the
+        observed actions applied one by one, every one checked); later ones clone it and
+        put their own cards where the trace of the actions moved them (which origin each
+        seat holds does not depend on the deal, and every deal the sampler draws admits
+        the actions: blocked kings are pinned, and no king comes from an origin that
+        showed a non-king under ``automatic``), giving the same state as the replay.
+
+        :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
+        """
+        tmpl = self._tmpl
+        if tmpl is None:
+            return self._first_world(assignment, rng)
+        st = tmpl.clone()
+        st.deal_seed = rng.getrandbits(63)
+        if self.order:
+            self._fill(st, [a[0] for a in assignment[:-1]], tuple(assignment[-1]))
+        return st
+
+    def _fill(self, st: CuckooState, free: list[int], stock: tuple[int, ...]) -> None:
+        """Deal ``free`` (one card per seat of :attr:`free`, in order) and the pinned cards
+        into the clone ``st`` of the template, the cards moved as the observed actions moved
+        them, and ``stock``."""
+        pins = self.pins
+        dealt = [-1] * self.n
+        j = 0
+        for s in self.order:
+            c = pins.get(s, -1)
+            if c < 0:
+                c = free[j]
+                j += 1
+            dealt[s] = c
+        cards = st._cards
+        holder = self._holder
+        for s in self.order:
+            cards[s] = dealt[holder[s]]
+        st._dealt = tuple(dealt)
+        st._stock = stock
+
+    def _first_world(self, assignment: list[list[int]], rng: random.Random) -> CuckooState:
+        """:meth:`world` by constructing the state and applying the observed actions; keeps a
+        copy as the template of the later worlds.
 
         :raises IllegalActionError: if the observed actions cannot be replayed on this deal.
         """
@@ -130,7 +195,7 @@ class CuckooInfoSet(InfoSet):
         st.hidx = pub[3]
         st.hands = self.hands
         if not self.order:
-            st.start = st.clone()
+            self._tmpl = st.clone()
             return st
         if check and st._turn_order() != tuple(self.order):
             self._public = None  # every later world fails the same check
@@ -142,4 +207,40 @@ class CuckooInfoSet(InfoSet):
         st._deal(deck + list(assignment[-1]))
         for a in self.actions:
             st.apply(a)
+        self._tmpl = st.clone()
+        sampler = self.sampler
+        if (len(sampler.class_cards) == 1 and sampler.nloc == len(self.free) + 1
+                and not sampler.problem.unordered and not sampler.problem.choices):
+            self._pool = list(sampler.class_cards[0])
         return st
+
+
+def draw_deal(pool: list[int], nfree: int, rand: Any) -> tuple[list[int], tuple[int, ...]]:
+    """The draws of :meth:`engine.sampling.Sampler.sample` for ``nfree`` one-card hands and
+    then an ordered stock, all from one card class ``pool`` (no card restricted): per hand a
+    partial Fisher–Yates step, then a Fisher–Yates shuffle of the rest. ``rand`` is the
+    generator's ``random``; exactly the sampler's calls, the same cards.
+
+    :returns: ``(the hands' cards in location order, the stock top first)``.
+    """
+    n = len(pool)
+    cards = [0] * 52
+    for i in range(n):
+        cards[i] = pool[i]
+    free = []
+    for _j in range(nfree):
+        r = rand()
+        i = int(r * n)
+        e = n - 1
+        x = cards[i]
+        cards[i] = cards[e]
+        cards[e] = x
+        free.append(x)
+        n -= 1
+    for t in range(n - 1, 0, -1):
+        r = rand()
+        i = int(r * (t + 1))
+        x = cards[i]
+        cards[i] = cards[t]
+        cards[t] = x
+    return free, tuple([cards[i] for i in range(n)])

@@ -28,7 +28,7 @@ hand rollouts the next hand is not dealt (issue 19).
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.games.cuckoo.actions import (
     ACCEPT,
@@ -42,9 +42,11 @@ from engine.games.cuckoo.actions import (
     TURN,
     VALUE,
 )
-from engine.games.cuckoo.state import CuckooState
 
-__all__ = ["NOISE", "THRESHOLD", "playout", "rollout_action"]
+if TYPE_CHECKING:  # the state imports discard_knowers from here
+    from engine.games.cuckoo.state import CuckooState
+
+__all__ = ["NOISE", "THRESHOLD", "discard_knowers", "playout", "rollout_action"]
 
 #: the highest card value that is exchanged (6: below the middle of A..Q).
 THRESHOLD = 6
@@ -96,13 +98,12 @@ def playout(state: CuckooState, rng: random.Random, teams: list[list[int]], hand
         if hand_rollouts and state.hidx != hand0:
             return state.hand_rewards()
         knowers = _play_hand(state, rng.random)
-        state._end_hand(False, knowers)
+        state._end_hand(not hand_rollouts, knowers)     # the next hand's deal is lazy
         if state.phase == OVER:
             break
         if hand_rollouts:
             return state.hand_rewards()
-        state._deal()
-    return state.outcome().rewards(teams)
+    return state.match_rewards(teams)
 
 
 def _play_hand(st: Any, rand: Any) -> int:
@@ -113,33 +114,26 @@ def _play_hand(st: Any, rand: Any) -> int:
     ``st._end_hand``. Returns the bitmask of seats that know the dealer's discard (§3.5,
     as :meth:`CuckooState._end_hand` would find by replaying the trace; 0 without a discard).
     """
+    if st.pending:
+        st._ready()
     n = st.n
     m = len(st.order)
     order = [0] * 20
     cards = [0] * 20
     holder = [0] * 20
     know = [0] * 20
+    stcards = st._cards
     for i in range(n):
-        cards[i] = st.cards[i]
+        cards[i] = stcards[i]
     for i in range(m):
         order[i] = st.order[i]
-    public = 0
-    if st.history:                                     # mid-hand: the trace so far
-        t = st.trace()
-        public = t.public
-        for i in range(n):
-            holder[i] = t.holder[i]
-            know[i] = t.know[i]
-    else:
-        for i in range(m):
-            holder[order[i]] = order[i]
-            know[order[i]] = 1 << order[i]
+    hist = st.history
+    public = _follow(n, order, m, hist, len(hist), holder, know)   # mid-hand: the trace so far
     automatic = 1 if st.automatic else 0
     pos = st.pos
     phase = st.phase
     blocked = st.blocked
     spos = st.spos
-    hist = st.history
     disc = -1                                          # origin of the discarded card
     while True:
         p = order[pos]
@@ -155,7 +149,7 @@ def _play_hand(st: Any, rand: Any) -> int:
                 phase = RESPOND_
                 continue
             if a == CUT_:
-                top = st.stock[spos]
+                top = st._stock[spos]
                 st.cut_card = top
                 public |= 1 << n
                 if not KING_[top]:
@@ -190,7 +184,7 @@ def _play_hand(st: Any, rand: Any) -> int:
             pos += 1
         if pos >= m:
             break
-    st.cards = [cards[i] for i in range(n)]
+    st._cards = [cards[i] for i in range(n)]
     st.pos = pos
     st.phase = phase
     st.blocked = blocked
@@ -200,4 +194,63 @@ def _play_hand(st: Any, rand: Any) -> int:
         for i in range(m):
             if (know[order[i]] | public) >> disc & 1:
                 knowers |= 1 << order[i]
+    return knowers
+
+
+def _follow(n: int, order: Any, m: int, hist: list[int], nh: int, holder: Any, know: Any) -> int:
+    """Follow the first ``nh`` actions of ``hist`` (none of them a cut) as
+    :meth:`~engine.games.cuckoo.actions.Trace.replay` does: fills ``holder`` (origin held per
+    seat of ``order[:m]``) and ``know`` (origins known per seat) and returns the public
+    origins' bitmask (blocked kings). ``order``/``holder``/``know`` are C arrays compiled,
+    lists in Python."""
+    for i in range(m):
+        holder[order[i]] = order[i]
+        know[order[i]] = 1 << order[i]
+    public = 0
+    pos = 0
+    phase = TURN_
+    blocked = 0
+    for k in range(nh):
+        a = hist[k]
+        p = order[pos]
+        if phase == TURN_:
+            if a == SWAP_:
+                phase = RESPOND_
+                continue
+        else:
+            q = order[pos + 1]
+            if a == ACCEPT_:
+                know[p] |= 1 << holder[q]
+                know[q] |= 1 << holder[p]
+                x = holder[p]
+                holder[p] = holder[q]
+                holder[q] = x
+            else:
+                blocked |= 1 << q
+                public |= 1 << holder[q]
+            phase = TURN_
+        pos += 1
+        while pos < m and blocked >> order[pos] & 1:
+            pos += 1
+    return public
+
+
+def discard_knowers(n: int, order: tuple[int, ...], history: list[int]) -> int:
+    """The bitmask of the seats of ``order`` that know the dealer's discarded card after a
+    hand ``history`` that ended with a cut that replaced it (§3.5: the dealer and the seats
+    that traded it), as :meth:`~engine.games.cuckoo.actions.Trace.knows` finds from the
+    replayed trace."""
+    m = len(order)
+    order_ = [0] * 20
+    holder = [0] * 20
+    know = [0] * 20
+    for i in range(m):
+        order_[i] = order[i]
+    public = _follow(n, order_, m, history, len(history) - 1, holder, know)
+    public |= 1 << n                                   # the cut card (origin n)
+    disc = holder[order_[m - 1]]
+    knowers = 0
+    for i in range(m):
+        if (know[order_[i]] | public) >> disc & 1:
+            knowers |= 1 << order_[i]
     return knowers

@@ -33,10 +33,13 @@ from engine.games.cuckoo.actions import (
     VALUE,
     Trace,
 )
+from engine.games.cuckoo.rollout import discard_knowers
 
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
 #: hand_rewards per result pattern (0 not dealt in / 1 lost a life / 2 kept), bounded
 _HAND_REWARDS: dict[tuple[int, ...], tuple[float, ...]] = {}
+#: match_rewards per (elimination hands, sides), bounded
+_MATCH_REWARDS: dict[tuple, tuple[float, ...]] = {}
 
 
 #: card code per id, and ``None`` for ``-1`` (index ``-1`` = the last entry)
@@ -62,11 +65,19 @@ class CuckooState(SnapshotState):
     :ivar hands: per completed hand ``(dealer, final cards, cut card, losers, void, discard,
         knowers)``: ``discard`` is the dealer's discarded card (``-1`` if none) and
         ``knowers`` the bitmask of seats that knew it (the dealer and its trade partners, §3.5).
+    :ivar dealt: the cards per seat as dealt this hand (``-1`` if not dealt in).
+
+    The deal of a hand that follows another is lazy (issue 19): :meth:`apply` of a hand's
+    last action sets up the next hand's turn order but shuffles its deck only when its cards
+    are first needed (``cards``, ``stock``, ``dealt`` and every method read them through
+    :meth:`_ready`), so a search that stops at the end of the hand never shuffles it. The
+    deal is seeded by ``deal_seed`` and the hand index, so when it happens changes nothing.
+    The hand-start snapshot (:meth:`_deal_snapshot`) is built on first use too.
     """
 
     __slots__ = ("game", "n", "opts", "automatic", "max_hands", "deal_seed", "lives", "elim",
-                 "dealer", "hidx", "order", "pos", "phase", "cards", "stock", "spos", "cut_card",
-                 "discard", "blocked", "history", "hands")
+                 "dealer", "hidx", "order", "pos", "phase", "_cards", "_stock", "spos", "cut_card",
+                 "discard", "blocked", "history", "hands", "_dealt", "pending")
 
     def __init__(self, game: Any, n: int, opts: dict[str, Any], deal_seed: int) -> None:
         self.game = game
@@ -82,37 +93,87 @@ class CuckooState(SnapshotState):
         self.order: tuple[int, ...] = ()
         self.pos = 0
         self.phase = OVER
-        self.cards = [-1] * n
-        self.stock: tuple[int, ...] = ()
+        self._cards = [-1] * n
+        self._stock: tuple[int, ...] = ()
+        self._dealt: tuple[int, ...] = (-1,) * n
+        self.pending = False
         self.spos = 0
         self.cut_card = -1
         self.discard = -1
         self.blocked = 0
         self.history: list[int] = []
-        self.start: CuckooState = self
+        self.start: CuckooState | None = None
         self.hands: tuple = ()
+
+    # ------------------------------------------------------------ the lazy deal
+
+    @property
+    def cards(self) -> list[int]:
+        """Per seat, the card held now (``-1`` if not dealt in); the list itself, not a copy."""
+        if self.pending:
+            self._ready()
+        return self._cards
+
+    @cards.setter
+    def cards(self, value: list[int]) -> None:
+        if self.pending:
+            self._ready()
+        self._cards = value
+
+    @property
+    def stock(self) -> tuple[int, ...]:
+        """The undealt cards of this hand in order, top first."""
+        if self.pending:
+            self._ready()
+        return self._stock
+
+    @property
+    def dealt(self) -> tuple[int, ...]:
+        """Per seat, the card dealt to it this hand (``-1`` if not dealt in)."""
+        if self.pending:
+            self._ready()
+        return self._dealt
+
+    def _ready(self) -> None:
+        """Shuffle and deal the pending hand (its order is already set up), if one is pending."""
+        if self.pending:
+            self.pending = False
+            deck = shuffled(DECK, self.deal_seed, self.hidx)
+            self._place(deck)
+
+    def _place(self, deck: list[int]) -> None:
+        """Put ``deck`` (in dealing order) into the seats of ``order`` and the stock."""
+        order = self.order
+        cards = [-1] * self.n
+        i = 0
+        for s in order:
+            cards[s] = deck[i]
+            i += 1
+        self._cards = cards
+        self._dealt = tuple(cards)
+        self._stock = tuple(deck[i:])
 
     # ------------------------------------------------------------ dealing
 
     def _turn_order(self) -> tuple[int, ...]:
         """Active seats clockwise from the dealer's left, the dealer last (§3.2)."""
         n, d, elim = self.n, self.dealer, self.elim
-        return tuple(s % n for s in range(d + 1, d + n + 1) if elim[s % n] < 0)
+        out = []
+        for k in range(d + 1, d + n + 1):
+            s = k % n
+            if elim[s] < 0:
+                out.append(s)
+        return tuple(out)
 
-    def _deal(self, deck: list[int] | None = None) -> None:
+    def _deal(self, deck: list[int] | None = None, lazy: bool = False,
+              order: tuple[int, ...] | None = None) -> None:
         """Deal the current hand (``hidx``) from ``shuffled(DECK, deal_seed, hidx)`` (§3.2).
 
         :param deck: the deck in dealing order instead (used by information sets and tests).
+        :param lazy: set the hand up but shuffle the deck on first use (:meth:`_ready`).
+        :param order: the hand's turn order when the caller knows it (:meth:`_turn_order`).
         """
-        if deck is None:
-            deck = shuffled(DECK, self.deal_seed, self.hidx)
-        order = self._turn_order()
-        self.order = order
-        cards = [-1] * self.n
-        for i, s in enumerate(order):
-            cards[s] = deck[i]
-        self.cards = cards
-        self.stock = tuple(deck[len(order):])
+        self.order = self._turn_order() if order is None else order
         self.spos = 0
         self.cut_card = -1
         self.discard = -1
@@ -120,7 +181,14 @@ class CuckooState(SnapshotState):
         self.pos = 0
         self.phase = TURN
         self.history = []
-        self._snapshot()
+        self.start = None
+        self.pending = False
+        if deck is not None:
+            self._place(deck)
+        elif lazy:
+            self.pending = True     # shuffled on first use (_ready)
+        else:
+            self._place(shuffled(DECK, self.deal_seed, self.hidx))
 
     def _end_hand(self, deal: bool = True, knowers: int = -1) -> None:
         """Showdown, lives and elimination (§3.4); deal the next hand unless the match ended
@@ -129,44 +197,57 @@ class CuckooState(SnapshotState):
         :param knowers: the bitmask of seats that know the dealer's discard when the caller
             followed the hand's trace itself (:mod:`engine.games.cuckoo.rollout`); ``-1``:
             replay :meth:`trace` here."""
-        cards, order, lives = self.cards, self.order, self.lives
-        low = min(VALUE[cards[s]] for s in order)
-        losers = tuple(s for s in order if VALUE[cards[s]] == low)
-        void = len(losers) == len(order) and all(lives[s] == 1 for s in order)
+        cards, order, lives, elim = self._cards, self.order, self.lives, self.elim
+        low = 14
+        for s in order:
+            v = VALUE[cards[s]]
+            if v < low:
+                low = v
+        losers = tuple([s for s in order if VALUE[cards[s]] == low])
+        void = False
+        if len(losers) == len(order):
+            void = True
+            for s in order:
+                if lives[s] != 1:
+                    void = False
+        out = False                         # somebody eliminated in this hand
         if not void:
             for s in losers:
                 lives[s] -= 1
                 if lives[s] == 0:
-                    self.elim[s] = self.hidx
+                    elim[s] = self.hidx
+                    out = True
         if self.discard < 0:
             knowers = 0
         elif knowers < 0:
-            t = self.trace()
-            knowers = sum(1 << s for s in order if t.knows(s, t.discard))
+            knowers = discard_knowers(self.n, order, self.history)
         self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void,
                                     self.discard, knowers),)
         self.hidx += 1
-        left = sum(1 for e in self.elim if e < 0)
+        left = 0
+        for e in elim:
+            if e < 0:
+                left += 1
         if left <= 1 or self.hidx >= self.max_hands:
             self.phase = OVER
             self.order = ()
-            self.cards = [-1] * self.n
-            self.stock = ()
+            self._cards = [-1] * self.n
+            self._dealt = (-1,) * self.n
+            self._stock = ()
             self.spos = 0
             self.cut_card = -1
             self.discard = -1
             self.blocked = 0
             self.pos = 0
             self.history = []
-            self._snapshot()
+            self.start = None
             return
-        n, d = self.n, self.dealer
-        for k in range(1, n + 1):
-            if self.elim[(d + k) % n] < 0:
-                self.dealer = (d + k) % n
-                break
+        # the next active seat clockwise deals (§3.2): the first seat of this hand's order
+        # still in (the seats between the dealer and it are out); the order rotates past it
+        act = order if not out else tuple([s for s in order if elim[s] < 0])
+        self.dealer = act[0]
         if deal:
-            self._deal()
+            self._deal(None, True, act[1:] + act[:1])
 
     # ------------------------------------------------------------ contract
 
@@ -191,7 +272,7 @@ class CuckooState(SnapshotState):
         if phase == TURN:
             return [KEEP, CUT] if self.pos == len(self.order) - 1 else [KEEP, SWAP]
         if phase == RESPOND:
-            if IS_KING[self.cards[self.order[self.pos + 1]]]:
+            if IS_KING[self._cards[self.order[self.pos + 1]]]:
                 return [BLOCK] if self.automatic else [ACCEPT, BLOCK]
             return [ACCEPT]
         return []
@@ -220,10 +301,12 @@ class CuckooState(SnapshotState):
         while not self._act(roll(self, rng)):
             pass
         self._end_hand(deal=False)
-        return self.outcome().rewards(teams) if self.phase == OVER else self.hand_rewards()
+        return self.match_rewards(teams) if self.phase == OVER else self.hand_rewards()
 
     def _act(self, action: int) -> bool:
         """:meth:`apply` short of the showdown: True when ``action`` was the hand's last."""
+        if self.pending:
+            self._ready()
         phase = self.phase
         if phase == TURN:
             order = self.order
@@ -235,22 +318,22 @@ class CuckooState(SnapshotState):
                 self.history.append(action)
                 return False
             elif action == CUT and last:
-                top = self.stock[self.spos]
+                top = self._stock[self.spos]
                 self.cut_card = top
                 if not IS_KING[top]:
                     d = order[-1]
-                    self.discard = self.cards[d]
-                    self.cards[d] = top
+                    self.discard = self._cards[d]
+                    self._cards[d] = top
                     self.spos += 1
             else:
                 raise self._illegal(action, "the dealer may keep or cut" if last
                                     else "a non-dealer may keep or swap")
         elif phase == RESPOND:
             q = self.order[self.pos + 1]
-            king = IS_KING[self.cards[q]]
+            cards = self._cards
+            king = IS_KING[cards[q]]
             if action == ACCEPT and not (king and self.automatic):
                 p = self.order[self.pos]
-                cards = self.cards
                 cards[p], cards[q] = cards[q], cards[p]
             elif action == BLOCK and king:
                 self.blocked |= 1 << q
@@ -283,6 +366,20 @@ class CuckooState(SnapshotState):
             raise GameOverError("cuckoo: the match is not over; no outcome yet")
         results = [_STILL_IN if e < 0 else e for e in self.elim]
         return Outcome(tuple(ranks_from_results(results)), tuple(float(x) for x in self.lives))
+
+    def match_rewards(self, teams: list[list[int]]) -> list[float]:
+        """``outcome().rewards(teams)`` of a finished match, cached by the elimination pattern
+        (the placings depend on nothing else).
+
+        :raises GameOverError: if the match is not over.
+        """
+        key = (tuple(self.elim), tuple([tuple(t) for t in teams]))
+        got = _MATCH_REWARDS.get(key)
+        if got is None:
+            if len(_MATCH_REWARDS) >= 4096:
+                _MATCH_REWARDS.clear()
+            got = _MATCH_REWARDS[key] = tuple(self.outcome().rewards(teams))
+        return list(got)
 
     def hand_rewards(self) -> list[float]:
         """Per seat in [0, 1]. Over: the match rewards. Otherwise the last completed hand:
@@ -321,8 +418,10 @@ class CuckooState(SnapshotState):
         c.order = self.order
         c.pos = self.pos
         c.phase = self.phase
-        c.cards = self.cards[:]
-        c.stock = self.stock
+        c._cards = self._cards[:]
+        c._stock = self._stock
+        c._dealt = self._dealt
+        c.pending = self.pending
         c.spos = self.spos
         c.cut_card = self.cut_card
         c.discard = self.discard
@@ -346,13 +445,33 @@ class CuckooState(SnapshotState):
 
     def world_key(self) -> Hashable:
         """Lives, eliminations, the deal and stock, cards now, cut, discard, history and turn position."""
-        return (self.hidx, self.dealer, tuple(self.lives), tuple(self.elim), self.start.cards_key(),
-                self.stock, self.spos, tuple(self.cards), self.cut_card, self.discard,
+        self._ready()
+        return (self.hidx, self.dealer, tuple(self.lives), tuple(self.elim), self._dealt,
+                self._stock, self.spos, tuple(self._cards), self.cut_card, self.discard,
                 tuple(self.history), self.phase, self.pos, self.blocked)
 
     def cards_key(self) -> tuple[int, ...]:
         """The cards held per seat, as a tuple (``-1`` = not dealt in)."""
         return tuple(self.cards)
+
+    def _deal_snapshot(self) -> CuckooState:
+        """The state right after the current hand's deal (built on first use, then shared by
+        the clones taken after it)."""
+        self._ready()
+        start = self.start
+        if start is None:
+            start = self.clone()
+            start._cards = list(self._dealt)
+            start.history = []
+            start.pos = 0
+            start.phase = TURN if self.order else OVER
+            start.spos = 0
+            start.cut_card = -1
+            start.discard = -1
+            start.blocked = 0
+            start.start = start
+            self.start = start
+        return start
 
     # ------------------------------------------------------------ observation
 
@@ -364,7 +483,8 @@ class CuckooState(SnapshotState):
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` has seen (§3.5); the fields are listed in ``Cuckoo.observation_doc``."""
         n = self.n
-        start = self.start
+        self._ready()
+        dealt = self._dealt
         hist = self.history
         obs: dict[str, Any] = {
             "game": "cuckoo",
@@ -379,7 +499,7 @@ class CuckooState(SnapshotState):
             "turn_order": list(self.order),
             "phase": PHASE_NAMES[self.phase],
             "to_act": self.current_player(),
-            "dealt_card": _code(start.cards[seat]) if self.order else None,
+            "dealt_card": _code(dealt[seat]) if self.order else None,
             "card": _code(self.cards[seat]),
             "known": [None] * n,
             "blocks": [],
@@ -419,5 +539,5 @@ class CuckooState(SnapshotState):
         for s in order:
             o = t.holder[s]
             if t.knows(seat, o):
-                known[s] = french_str(start.cards[o])
+                known[s] = french_str(dealt[o])
         return obs

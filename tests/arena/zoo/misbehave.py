@@ -64,6 +64,7 @@ for line in sys.stdin.buffer:
     msg = json.loads(line)
     kind = msg["type"]
     if kind == "start":
+        started = time.monotonic()
         if MODE == "no_ready":
             continue
         if MODE == "fork_grandchild":
@@ -92,6 +93,10 @@ for line in sys.stdin.buffer:
         time.sleep(30)
     elif MODE == "slow":
         time.sleep(ARG or 30)
+    elif MODE == "waller":  # spends the match's wall budget (ARG s) to leave 0.25 s for the opponent
+        left = ARG - (time.monotonic() - started)
+        if left > 0.5:
+            time.sleep(left - 0.25)
     elif MODE == "late_then_ok" and acts == 1:
         time.sleep(ARG)
     elif MODE == "partial":
