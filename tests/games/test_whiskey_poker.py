@@ -236,7 +236,7 @@ def test_W_S5_one_card_exchange():
     assert obs["actions"][-1] == [1, "take 9d give 5s"] and set(obs["widow"]) == cards(s.widow)
     for w in samples(s, 2):                                                # public: P1 holds 9d
         assert w.hands[1] >> parse_french("9d") & 1
-        assert w.start.hands[1] >> parse_french("5s") & 1                  # and was dealt 5s
+        assert w.hand_start().hands[1] >> parse_french("5s") & 1                  # and was dealt 5s
 
 
 def test_W_S6_take_all_makes_a_hand_public():

@@ -48,13 +48,14 @@ class WhiskeyInfoSet(InfoSet):
     :raises InconsistentObservationError: if the observation's cards contradict each other.
     """
 
-    __slots__ = ("game", "rules", "seats", "known", "unknown", "stub_size")
+    __slots__ = ("game", "rules", "seats", "known", "unknown", "stub_size", "_plan")
 
     def __init__(self, game, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
         obs = observation
         n = int(obs["players"])
         self.game = game
+        self._plan: tuple[WhiskeyState, list[tuple[int, int]]] | None = None
         self.rules = Rules(n, game.resolve_options(obs["options"]))
         self.seats = [int(p) for p in obs["dealt_in"]]
         if len(self.seats) < 2:
@@ -136,32 +137,60 @@ class WhiskeyInfoSet(InfoSet):
     def world(self, assignment: list[list[int]], choices: list[Any], rng: random.Random) -> WhiskeyState:
         """The deal from ``assignment`` (plus the known cards), replayed through the hand's actions.
 
+        The observation's parts that do not depend on the assignment (the hand-start state
+        without its cards, the parsed actions) are made on the first call (:meth:`_plan`); the
+        same world as building the deal with ``WhiskeyState.at_hand_start`` and replaying.
+
         :raises InconsistentObservationError, IllegalActionError: if the replay does not fit.
         """
-        obs = self.observation
-        r = self.rules
-        blocks = list(self.known)
-        for i, cards in enumerate(assignment[:-1]):
-            for c in cards:
-                blocks[i] |= 1 << c
-        stub = 0
-        for c in assignment[-1]:
-            stub |= 1 << c
-        hands = [0] * r.n
-        dealt_in = 0
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = self._make_plan()
+        template, actions = plan
+        blocks = _blocks(self.known, assignment)
+        widow = blocks[-1]
+        stub = _ALL
+        hands = [0] * self.rules.n
         for i, p in enumerate(self.seats):
             hands[p] = blocks[i]
-            dealt_in |= 1 << p
-        out = tuple(-1 if o is None else int(o) for o in obs["out"])
-        state = WhiskeyState.at_hand_start(
-            self.game, r, rng.getrandbits(63), int(obs["hand_index"]), int(obs["dealer"]), dealt_in,
-            [int(x) for x in obs["scores"]], out, tuple(obs["hands"]), hands, blocks[-1], stub)
-        for seat, text in obs["actions"]:
-            if state.current_player() != seat:
+            stub ^= blocks[i]
+        state = template.from_template(hands, widow, stub ^ widow, rng.getrandbits(63))
+        for seat, a in actions:
+            if state.turn != seat:
                 raise InconsistentObservationError(
                     f"whiskey_poker: the observation says seat {seat} acted where seat {state.current_player()} was to act")
-            state.apply(A.parse_action(text))
+            state.apply(a)
         return state
+
+    def _make_plan(self) -> tuple[WhiskeyState, list[tuple[int, int]]]:
+        """``(hand-start state with empty hands, [(seat, action code), ...])`` of the observation."""
+        obs = self.observation
+        dealt_in = 0
+        for p in self.seats:
+            dealt_in |= 1 << p
+        out = tuple(-1 if o is None else int(o) for o in obs["out"])
+        template = WhiskeyState.at_hand_start(
+            self.game, self.rules, 0, int(obs["hand_index"]), int(obs["dealer"]), dealt_in,
+            [int(x) for x in obs["scores"]], out, tuple(obs["hands"]), [0] * self.rules.n, 0, 0)
+        return template, [(int(seat), A.parse_action(text)) for seat, text in obs["actions"]]
+
+
+_ALL = (1 << 52) - 1
+
+
+def _blocks(known: list[int], assignment: list[list[int]]) -> list[int]:
+    """Per block (dealt-in seats, then the widow) its known cards plus its cards in ``assignment``
+    (the stub's, ``assignment[-1]``, are left out: they are the rest)."""
+    out = list(known)
+    for i in range(len(out)):
+        m = out[i]
+        for c in assignment[i]:
+            m |= ONE << c
+        out[i] = m
+    return out
+
+
+ONE = 1
 
 
 __all__ = ["WhiskeyInfoSet"]

@@ -62,6 +62,7 @@ from engine.games.whiskey_poker.state import (
     EX1,
     EX2,
     OVER,
+    PENDING,
     WhiskeyState,
     _HandOver,
 )
@@ -77,6 +78,28 @@ _STRAIGHTS = frozenset([0x1F << k for k in range(9)] + [0x100F])
 #: the native evaluator and card ids of :mod:`engine.games.whiskey_poker.hands` (None: its reference backend)
 EVAL_ = getattr(_hands, "_evaluate", None) if _hands.BACKEND == "phevaluator" else None
 PH_ = getattr(_hands, "_PH", (0,) * 52)
+ONE = 1
+R_ = _R
+#: ``BIT_INDEX_[(1 << i) % 67] == i`` (2 is a primitive root modulo 67): a single bit's index
+BIT_INDEX_ = tuple(next((i for i in range(64) if (1 << i) % 67 == r), 0) for r in range(67))
+
+
+def _low(m: int) -> int:
+    """Index of the lowest set bit of ``m`` (``m`` > 0)."""
+    return BIT_INDEX_[(m & (~m + ONE)) % 67]
+
+
+def _high(m: int) -> int:
+    """Index of the highest set bit of a 13-bit rank mask ``m`` (``m`` > 0)."""
+    r = 12
+    while not m >> r & 1:
+        r -= 1
+    return r
+
+
+def _is_straight(u: int) -> bool:
+    """Whether the 5-rank mask ``u`` is a straight (A-2-3-4-5 included): five consecutive bits."""
+    return u == 0x100F or u == (u & (~u + ONE)) * 0x1F
 
 
 def _strength(mask: int) -> int:
@@ -85,26 +108,24 @@ def _strength(mask: int) -> int:
     if EVAL_ is None:
         return strength(mask)
     c = [0, 0, 0, 0, 0]
-    k = 0
-    for i in range(52):
-        if mask >> i & 1:
-            c[k] = PH_[i]
-            k += 1
-            if k == 5:
-                break
+    m = mask
+    for k in range(5):
+        b = m & (~m + ONE)
+        c[k] = PH_[BIT_INDEX_[b % 67]]
+        m ^= b
     return -EVAL_(c[0], c[1], c[2], c[3], c[4])
 
 
 def tier(mask: int) -> int:
     """The rollout tier 0..5 of the 5-card hand ``mask`` (see the module docstring)."""
-    s0 = mask & _R
-    s1 = (mask >> 13) & _R
-    s2 = (mask >> 26) & _R
+    s0 = mask & R_
+    s1 = (mask >> 13) & R_
+    s2 = (mask >> 26) & R_
     s3 = mask >> 39
     u = s0 | s1 | s2 | s3
-    d = u.bit_count()
+    d = _count(u)
     if d == 5:
-        if u in _STRAIGHTS or u == s0 or u == s1 or u == s2 or u == s3:
+        if _is_straight(u) or u == s0 or u == s1 or u == s2 or u == s3:
             return 5
         return 0
     if d == 4:
@@ -156,6 +177,22 @@ _RAISE = ((0.0, 0.05, 0.2, 0.5, 0.8, 0.9),
           (0.0, 0.0, 0.1, 0.5, 0.8, 0.95))
 
 
+# the kernel's copies (typed C globals in rollout.pxd, invisible from Python)
+BET1_, EX1_, BET2_, EX2_, BET3_, PENDING_ = BET1, EX1, BET2, EX2, BET3, PENDING
+CHECK_, BET_, CALL_, RAISE_, FOLD_ = A.CHECK, A.BET, A.CALL, A.RAISE, A.FOLD
+EXCHANGE_, KNOCK_, PASS_, STAND_, TAKE_ALL_, TAKE_BASE_ = A.EXCHANGE, A.KNOCK, A.PASS, A.STAND, A.TAKE_ALL, A.TAKE_BASE
+#: the betting tables flattened (index ``6 * round + tier``)
+BETF_ = tuple(x for row in _BET for x in row)
+CALLF_ = tuple(x for row in _CALL for x in row)
+CALL2F_ = tuple(x for row in _CALL2 for x in row)
+RAISEF_ = tuple(x for row in _RAISE for x in row)
+#: ``_DRAWS`` flattened: the pairs of 5-rank mask ``u`` are ``DRAW_NEED_[i], DRAW_DROP_[i]`` for
+#: ``DRAW_AT_[u] <= i < DRAW_AT_[u + 1]``, in ``_DRAWS[u]``'s order
+DRAW_AT_ = tuple(sum(len(_DRAWS.get(v, ())) for v in range(u)) for u in range(8193))
+DRAW_NEED_ = tuple(nd[0] for u in range(8192) for nd in _DRAWS.get(u, ())) + (0,) * 62
+DRAW_DROP_ = tuple(nd[1] for u in range(8192) for nd in _DRAWS.get(u, ())) + (0,) * 62
+
+
 def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
     """``WhiskeyPoker.rollout_action``: a legal action of ``state`` by the policy of the module docstring.
 
@@ -163,12 +200,16 @@ def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
     :param rng: the only source of randomness.
     """
     ph = state.phase
+    if ph == PENDING_:
+        state._realize()
+        ph = state.phase
     p = state.turn
     hand = state.hands[p]
     if ph == EX2:
-        return _exchange2(state, hand)
+        return _exchange2_move(hand, state.widow, state.knocker >= 0)
     if ph == EX1:
-        return _exchange1_move(p, hand, state.widow, state.rx, state.knocker >= 0,
+        rx = state.rx
+        return _exchange1_move(p, hand, state.widow, rx[-1][0] if rx else -1, len(rx) > 0, state.knocker >= 0,
                                bool(state.rules.no_double_pass and state.passed >> p & 1), rng.random)
     if ph == OVER:
         raise ValueError("whiskey_poker: no rollout action in a finished match")
@@ -178,132 +219,126 @@ def rollout_action(state: WhiskeyState, rng: random.Random) -> int:
 
 def _bet_move(rnd: int, t: int, bets: int, cap: int, rand: Any) -> int:
     """A betting action for tier ``t`` in round ``rnd`` (0..2) facing ``bets`` bets (``rand``: ``rng.random``)."""
+    i = 6 * rnd + t
     if bets == 0:
-        return A.BET if rand() < _BET[rnd][t] else A.CHECK
-    go = (_CALL if bets == 1 else _CALL2)[rnd][t]
+        return BET_ if rand() < BETF_[i] else CHECK_
+    go = CALLF_[i] if bets == 1 else CALL2F_[i]
     if go < 1.0 and rand() >= go:
-        return A.FOLD
+        return FOLD_
     if bets < cap:
-        r = _RAISE[rnd][t]
+        r = RAISEF_[i]
         if r > 0.0 and rand() < r:
-            return A.RAISE
-    return A.CALL
+            return RAISE_
+    return CALL_
 
 
-def _exchange1_move(p: int, hand: int, widow: int, rx: tuple, knocked: bool, must_knock: bool,
+def _exchange1_move(p: int, hand: int, widow: int, last_x: int, any_x: bool, knocked: bool, must_knock: bool,
                     rand: Any) -> int:
-    """Phase 1 (blind), see the module docstring. ``rx``: the hand's ``(seat, hand received)``
-    exchanges; ``must_knock``: a pass is illegal (``no_consecutive_pass`` after a pass)."""
-    if rx and rx[-1][0] == p:
+    """Phase 1 (blind), see the module docstring. ``last_x``: the seat of the hand's last
+    ``exchange`` (-1: none), ``any_x``: whether there was one; ``must_knock``: a pass is
+    illegal (``no_consecutive_pass`` after a pass)."""
+    if last_x == p:
         # the widow holds the hand we gave up: the only case where we know its content
         if _strength(widow) > _strength(hand):
-            return A.EXCHANGE
+            return EXCHANGE_
         t = tier(hand)
     else:
         t = tier(hand)
         if t == 0:
             # a fresh widow is a random hand; another player's discard is most likely junk
-            if not rx or rand() < 0.3:
-                return A.EXCHANGE
+            if not any_x or rand() < 0.3:
+                return EXCHANGE_
     if knocked:
-        return A.STAND
+        return STAND_
     if t >= 3 or (t == 2 and rand() < 0.5):
-        return A.KNOCK
+        return KNOCK_
     if must_knock:
-        return A.KNOCK
-    return A.PASS
-
-
-def _exchange2(state, hand: int) -> int:
-    """Phase 2 (open widow): the best of a few candidate moves if it improves the hand, else knock / stand."""
-    return _exchange2_move(hand, state.widow, state.knocker >= 0)
+        return KNOCK_
+    return PASS_
 
 
 def _exchange2_move(hand: int, widow: int, knocked: bool) -> int:
-    """:func:`_exchange2` on the masks: the actor's ``hand``, the open ``widow``, whether someone knocked."""
-    s0 = hand & _R
-    s1 = (hand >> 13) & _R
-    s2 = (hand >> 26) & _R
-    s3 = hand >> 39
-    u = s0 | s1 | s2 | s3
-    w0 = widow & _R
-    w1 = (widow >> 13) & _R
-    w2 = (widow >> 26) & _R
-    w3 = widow >> 39
-    wu = w0 | w1 | w2 | w3
-    suits = (s0, s1, s2, s3)
-    wsuits = (w0, w1, w2, w3)
-    cands: list[tuple[int, int]] = []          # (action, resulting hand)
+    """Phase 2 (open widow) on the masks: the actor's ``hand``, the open ``widow``, whether someone
+    knocked. The best of ``take all`` and a few ``take w give h`` candidates (module docstring),
+    compared in that order (the first best wins), if it beats the hand; else knock / stand."""
+    s = [hand & R_, (hand >> 13) & R_, (hand >> 26) & R_, hand >> 39]
+    ws = [widow & R_, (widow >> 13) & R_, (widow >> 26) & R_, widow >> 39]
+    u = s[0] | s[1] | s[2] | s[3]
+    wu = ws[0] | ws[1] | ws[2] | ws[3]
+    best_a = -1
+    best = _strength(hand)
+    v = _strength(widow)
+    if v > best:
+        best_a, best = TAKE_ALL_, v
+    ncand = 0
     # the lowest card of a rank held once (a kicker), to give away
-    multi = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
+    multi = (s[0] & s[1]) | (s[0] & s[2]) | (s[0] & s[3]) | (s[1] & s[2]) | (s[1] & s[3]) | (s[2] & s[3])
     single = u & ~multi
     give = -1
     if single:
-        low = (single & -single).bit_length() - 1
+        low = _low(single)
         for k in range(4):
-            if suits[k] >> low & 1:
+            if s[k] >> low & 1:
                 give = 13 * k + low
                 break
     # a widow card pairing (or tripling) one of our ranks, for our lowest kicker
     match = wu & u
     if match and give >= 0:
         while match:
-            b = match & -match
-            match ^= b
-            r = b.bit_length() - 1
+            r = _low(match)
+            match &= match - 1
             if r == give % 13:
                 continue
             for k in range(4):
-                if wsuits[k] >> r & 1:
+                if ws[k] >> r & 1:
                     w = 13 * k + r
-                    cands.append((A.TAKE[w][give], hand ^ (1 << w) ^ (1 << give)))
+                    ncand += 1
+                    v = _strength(hand ^ (ONE << w) ^ (ONE << give))
+                    if v > best:
+                        best_a, best = TAKE_BASE_ + 52 * w + give, v
                     break
-    d = u.bit_count()
-    if d == 5:
+    if _count(u) == 5:
         # four to a flush: take a widow card of that suit for the odd card out
         for k in range(4):
-            sk = suits[k]
-            if sk.bit_count() == 4 and wsuits[k]:
-                odd = hand & ~(sk << (13 * k))
-                h = odd.bit_length() - 1
-                w = 13 * k + wsuits[k].bit_length() - 1      # the suit's highest widow card
-                cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
+            if _count(s[k]) == 4 and ws[k]:
+                h = _low(hand & ~(s[k] << (13 * k)))
+                w = 13 * k + _high(ws[k])                   # the suit's highest widow card
+                ncand += 1
+                v = _strength(hand ^ (ONE << w) ^ (ONE << h))
+                if v > best:
+                    best_a, best = TAKE_BASE_ + 52 * w + h, v
                 break
         # four to a straight: a widow card of the needed rank for the rank that does not fit
-        draws = _DRAWS.get(u)
-        if draws:
-            for need, drop in draws:
-                if wu >> need & 1:
-                    w = next(13 * k + need for k in range(4) if wsuits[k] >> need & 1)
-                    h = next(13 * k + drop for k in range(4) if suits[k] >> drop & 1)
-                    cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
+        for i in range(DRAW_AT_[u], DRAW_AT_[u + 1]):
+            need = DRAW_NEED_[i]
+            if wu >> need & 1:
+                w = _suit_of(ws, need) + need
+                h = _suit_of(s, DRAW_DROP_[i]) + DRAW_DROP_[i]
+                ncand += 1
+                v = _strength(hand ^ (ONE << w) ^ (ONE << h))
+                if v > best:
+                    best_a, best = TAKE_BASE_ + 52 * w + h, v
         # junk: the widow's highest card for our lowest
-        if not cands and u not in _STRAIGHTS and not (u == s0 or u == s1 or u == s2 or u == s3):
-            top = wu.bit_length() - 1
-            low = (u & -u).bit_length() - 1
+        if ncand == 0 and not _is_straight(u) and not (u == s[0] or u == s[1] or u == s[2] or u == s[3]):
+            top = _high(wu)
+            low = _low(u)
             if top > low and not u >> top & 1:
-                w = next(13 * k + top for k in range(4) if wsuits[k] >> top & 1)
-                h = next(13 * k + low for k in range(4) if suits[k] >> low & 1)
-                cands.append((A.TAKE[w][h], hand ^ (1 << w) ^ (1 << h)))
-    best_a = -1
-    best = _strength(hand)
-    ws = _strength(widow)
-    if ws > best:
-        best_a, best = A.TAKE_ALL, ws
-    for a, m in cands:
-        v = _strength(m)
-        if v > best:
-            best_a, best = a, v
+                w = _suit_of(ws, top) + top
+                h = _suit_of(s, low) + low
+                v = _strength(hand ^ (ONE << w) ^ (ONE << h))
+                if v > best:
+                    best_a, best = TAKE_BASE_ + 52 * w + h, v
     if best_a >= 0:
         return best_a
-    return A.STAND if knocked else A.KNOCK
+    return STAND_ if knocked else KNOCK_
 
 
-# the kernel's copies (typed C globals in rollout.pxd, invisible from Python)
-BET1_, EX1_, BET2_, EX2_, BET3_ = BET1, EX1, BET2, EX2, BET3
-CHECK_, BET_, CALL_, RAISE_, FOLD_ = A.CHECK, A.BET, A.CALL, A.RAISE, A.FOLD
-EXCHANGE_, KNOCK_, PASS_, STAND_, TAKE_ALL_, TAKE_BASE_ = A.EXCHANGE, A.KNOCK, A.PASS, A.STAND, A.TAKE_ALL, A.TAKE_BASE
-ONE = 1
+def _suit_of(suits: Any, r: int) -> int:
+    """``13 *`` the first suit (in suit order) of the four rank masks ``suits`` holding rank ``r``."""
+    for k in range(4):
+        if suits[k] >> r & 1:
+            return 13 * k
+    return -1
 
 
 def playout(state: WhiskeyState, rng: random.Random, teams: list[list[int]], hand0: int,
@@ -313,18 +348,22 @@ def playout(state: WhiskeyState, rng: random.Random, teams: list[list[int]], han
     Same contract and result as :func:`engine.search.rollout.rollout_rewards`: with
     ``hand_rollouts`` stop when hand ``hand0`` is over and return ``state.hand_rewards()``
     (the next hand is not dealt: the state becomes a ``_HandOver``, fit only to be
-    discarded), else play to the end of the match and return ``outcome().rewards(teams)``.
+    discarded, and the hand is scored without its record: :meth:`WhiskeyState._score`), else
+    play to the end of the match and return ``outcome().rewards(teams)``.
 
     :param state: a :class:`~engine.games.whiskey_poker.state.WhiskeyState` (changed in place).
     """
     if hand_rollouts:
         if state.phase == OVER or state.hidx != hand0:
             return state.outcome().rewards(teams) if state.phase == OVER else state.hand_rewards()
+        if state.phase == PENDING_:
+            state._realize()
         state.__class__ = _HandOver
-        _play_hand(state, rng.random)
+        _play_hand(state, rng.random, False)
         return state.outcome().rewards(teams) if state.phase == OVER else state.hand_rewards()
     while state.phase != OVER:
-        _play_hand(state, rng.random)
+        state._realize()
+        _play_hand(state, rng.random, True)
     return state.outcome().rewards(teams)
 
 
@@ -346,11 +385,12 @@ def _count(m: int) -> int:
     return c
 
 
-def _play_hand(st: Any, rand: Any) -> int:
-    """Play the current hand of ``st`` by the rollout policy up to its end, then score it with
-    the state's own ``_showdown`` / ``_win_by_folds`` (which deal the next hand unless ``st``
-    is a ``_HandOver``). ``rand`` is ``rng.random``; the actions are appended to ``st.hist``.
-    Returns 0."""
+def _play_hand(st: Any, rand: Any, record: bool) -> int:
+    """Play the current hand of ``st`` by the rollout policy up to its end, then score it: with
+    ``record`` the state is written back and scored by its own ``_showdown`` / ``_win_by_folds``
+    (the hand's record; the next hand is dealt unless ``st`` is a ``_HandOver``), the actions
+    appended to ``st.hist``; without it (a hand rollout's ``_HandOver``) nothing but the scores is
+    written: :func:`_settle`. ``rand`` is ``rng.random``. Returns 0."""
     r = st.rules
     n = r.n
     betting = 1 if r.betting else 0
@@ -380,6 +420,8 @@ def _play_hand(st: Any, rand: Any) -> int:
     passed = st.passed
     turns = st.turns
     rx = st.rx
+    last_x = rx[-1][0] if rx else -1
+    any_x = 1 if rx else 0
     shown = st.shown
     hist = st.hist
     end = 0                                           # 1: showdown, 2: won by folds
@@ -388,13 +430,16 @@ def _play_hand(st: Any, rand: Any) -> int:
         if phase == EX1_ or phase == EX2_:
             bit = ONE << p
             if phase == EX1_:
-                a = _exchange1_move(p, hands[p], widow, rx, knocker >= 0, ndp != 0 and (passed & bit) != 0,
-                                     rand)
+                a = _exchange1_move(p, hands[p], widow, last_x, any_x != 0, knocker >= 0,
+                                    ndp != 0 and (passed & bit) != 0, rand)
                 if a == EXCHANGE_:
                     x = hands[p]
                     hands[p] = widow
                     widow = x
-                    rx = rx + ((p, hands[p]),)
+                    if record:
+                        rx = rx + ((p, hands[p]),)
+                    last_x = p
+                    any_x = 1
                     passed &= ~bit
                 elif a == PASS_:
                     passed |= bit
@@ -408,13 +453,15 @@ def _play_hand(st: Any, rand: Any) -> int:
                     hands[p] ^= m
                     widow ^= m
                 elif a == TAKE_ALL_:
-                    shown = shown + ((p, hands[p]),)
+                    if record:
+                        shown = shown + ((p, hands[p]),)
                     x = hands[p]
                     hands[p] = widow
                     widow = x
                 elif a == KNOCK_:
                     knocker = p
-            hist.append(a)
+            if record:
+                hist.append(a)
             turns += 1
             nxt = _next(active, n, p)
             if (nxt == knocker) if knocker >= 0 else (turns >= circuits * _count(active)):
@@ -431,7 +478,8 @@ def _play_hand(st: Any, rand: Any) -> int:
             rnd = 0 if phase == BET1_ else (1 if phase == BET2_ else 2)
             a = _bet_move(rnd, tier(hands[p]), bets, cap, rand)
             unit = big if phase == BET3_ else small
-            hist.append(a)
+            if record:
+                hist.append(a)
             if a == CHECK_:
                 to_act -= 1
             elif a == BET_:
@@ -481,6 +529,8 @@ def _play_hand(st: Any, rand: Any) -> int:
                 bets = 0
                 to_act = _count(active)
             p = _next(active, n, dealer)
+    if not record:
+        return _settle(st, n, dealer, active, hands, put, pot, betting, end)
     st.hands = [hands[i] for i in range(n)]
     st.put = [put[i] for i in range(n)]
     st.rc = [rc[i] for i in range(n)]
@@ -502,4 +552,52 @@ def _play_hand(st: Any, rand: Any) -> int:
         st._showdown()
     else:
         st._win_by_folds()
+    return 0
+
+
+def _settle(st: Any, n: int, dealer: int, active: int, hands: Any, put: Any, pot: int, betting: int,
+            end: int) -> int:
+    """Score the hand that ended (``end`` 1: showdown, 2: all but one folded) exactly as
+    ``WhiskeyState._showdown`` / ``_win_by_folds`` do (§2.3, §2.7, §2.8: seats compared from the
+    dealer's left, a split pot's odd chips to the first winners), without the hand's record:
+    ``st._score(res)``. Returns 0."""
+    res = [0] * n
+    if end == 2 or betting:
+        for i in range(n):
+            res[i] = -put[i]
+    if end == 2:
+        res[_low(active)] += pot                      # the only seat not folded
+        st._score(res)
+        return 0
+    pw = [0] * 9
+    best = low = 0
+    first = 1
+    for k in range(1, n + 1):
+        s = (dealer + k) % n
+        if active >> s & 1:
+            v = _strength(hands[s])
+            pw[s] = v
+            if first or v > best:
+                best = v
+            if first or v < low:
+                low = v
+            first = 0
+    if betting:
+        nw = 0
+        for s in range(n):
+            if active >> s & 1 and pw[s] == best:
+                nw += 1
+        share = pot // nw
+        odd = pot % nw
+        i = 0
+        for k in range(1, n + 1):
+            s = (dealer + k) % n
+            if active >> s & 1 and pw[s] == best:
+                res[s] += share + (1 if i < odd else 0)
+                i += 1
+    else:
+        for s in range(n):
+            if active >> s & 1 and pw[s] == low:
+                res[s] = -1
+    st._score(res)
     return 0

@@ -9,13 +9,13 @@ hands, the widow and the unused stub are int bitmasks. One hand runs
 The ``apply`` that ends a hand scores it, increments ``hand_index()`` and deals the next
 hand (or ends the match) in the same call.
 
-(About 605 lines, just over the project's ~600: the three betting rounds and two exchange
-phases share the state's fields and its scoring; splitting them would pass the state around.)
+(About 630 lines, just over the project's ~600: the three betting rounds and two exchange
+phases share the state's fields and its scoring; splitting them would pass the state around.
+The observation is built in :mod:`engine.games.whiskey_poker.observation`.)
 """
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Hashable
 from typing import Any
@@ -28,6 +28,8 @@ from engine.games.whiskey_poker import actions as A
 from engine.games.whiskey_poker.hands import strength
 
 BET1, EX1, BET2, EX2, BET3, OVER = range(6)
+#: a sampled world between hands: the next hand is dealt on first use (``WhiskeyState._realize``)
+PENDING = 6
 PHASE_NAMES = ("bet1", "exchange1", "bet2", "exchange2", "bet3", "over")
 _DECK = tuple(range(52))
 _BIT = tuple(1 << s for s in range(16))
@@ -82,7 +84,7 @@ class WhiskeyState(SnapshotState):
 
     __slots__ = ("game", "rules", "seed", "hidx", "dealer", "hands", "widow", "stub", "phase", "turn",
                  "active", "dealt_in", "pot", "put", "rc", "hi", "bets", "to_act", "knocker", "passed",
-                 "turns", "exposed", "rx", "shown", "score", "out", "past", "last", "hist")
+                 "turns", "exposed", "rx", "shown", "score", "out", "past", "last", "hist", "deal0")
 
     rules: Rules
     seed: int
@@ -112,6 +114,9 @@ class WhiskeyState(SnapshotState):
     past: tuple[dict[str, Any], ...]
     last: tuple[float, ...] | None
     hist: list[int]
+    #: a sampled world's deal, for its hand-start snapshot built on first use (else None):
+    #: ``(template, hands, widow, stub)``, see :meth:`from_template`
+    deal0: tuple | None
 
     # ------------------------------------------------------------ construction
 
@@ -143,6 +148,45 @@ class WhiskeyState(SnapshotState):
         s.dealt_in = dealt_in
         s._begin_hand(list(hands), widow, stub)
         return s
+
+    def from_template(self, hands: list[int], widow: int, stub: int, seed: int) -> WhiskeyState:
+        """A world at the start of this state's hand (``self``: a state right after a deal, used as
+        a template and never changed) with the deal ``hands`` (per seat), ``widow``, ``stub`` and
+        the chance key ``seed``: the state :meth:`at_hand_start` builds from the same values.
+        Its hand-start snapshot is made on first use (:meth:`_deal_snapshot`; searches never ask).
+        """
+        s = self.clone()
+        s.hands, s.widow, s.stub, s.seed = hands, widow, stub, seed
+        s.start = None
+        s.deal0 = (self, tuple(hands), widow, stub)
+        return s
+
+    def _deal_snapshot(self) -> WhiskeyState:
+        """The (shared, not copied) snapshot right after the current hand's deal; a world of
+        :meth:`from_template` builds it here on first use."""
+        if self.phase == PENDING:
+            self._deal()
+        snap = self.start
+        if snap is None:
+            assert self.deal0 is not None, "a state without a snapshot is a from_template world"
+            tmpl, hands, widow, stub = self.deal0
+            snap = tmpl.clone()
+            snap.hands, snap.widow, snap.stub, snap.seed = list(hands), widow, stub, self.seed
+            snap.start = snap
+            self.start = snap
+        return snap
+
+    def _realize(self) -> None:
+        """Deal the next hand now if it is pending (a :meth:`from_template` world whose hand ended:
+        ISMCTS with hand rollouts stops there and never needs it). Every method that reads the
+        hand calls this first; the deal is the one :meth:`apply` would have made."""
+        if self.phase == PENDING:
+            self._deal()
+
+    def hand_history(self) -> list[int]:
+        """The actions applied since the current hand was dealt, in order."""
+        self._realize()
+        return list(self.hist)
 
     def _deal(self) -> None:
         """Deal hand ``hidx`` from ``shuffled(deck, seed, hidx)``, one card at a time (§2.3 step 3).
@@ -182,6 +226,7 @@ class WhiskeyState(SnapshotState):
         self.rx = ()
         self.shown = ()
         self.hist = []
+        self.deal0 = None
         if r.betting:
             self.put = [r.ante if self.dealt_in >> p & 1 else 0 for p in range(n)]
             self.pot = sum(self.put)
@@ -222,7 +267,7 @@ class WhiskeyState(SnapshotState):
         s.hi, s.bets, s.to_act, s.knocker, s.passed = self.hi, self.bets, self.to_act, self.knocker, self.passed
         s.turns, s.exposed, s.rx, s.shown = self.turns, self.exposed, self.rx, self.shown
         s.score, s.out, s.past, s.last = self.score[:], self.out, self.past, self.last
-        s.start, s.hist = self.start, self.hist[:]
+        s.start, s.hist, s.deal0 = self.start, self.hist[:], self.deal0
         return s
 
     # ------------------------------------------------------------ contract basics
@@ -234,6 +279,8 @@ class WhiskeyState(SnapshotState):
 
     def current_player(self) -> int:
         """The active seat to bet or exchange (clockwise, §2.3-§2.6), -1 once the match is over."""
+        if self.phase == PENDING:
+            self._deal()
         return self.turn if self.phase != OVER else -1
 
     def is_terminal(self) -> bool:
@@ -261,6 +308,9 @@ class WhiskeyState(SnapshotState):
         ``exchange stand``; the 25 ``take w give h`` (by ``w`` then ``h`` card id), ``take all``,
         ``knock`` | ``stand`` (§2.4-§2.6)."""
         ph = self.phase
+        if ph == PENDING:
+            self._deal()
+            ph = self.phase
         if ph == EX2:
             out: list[int] = []
             hand = cards_of(self.hands[self.turn])
@@ -295,6 +345,9 @@ class WhiskeyState(SnapshotState):
         :raises GameOverError: if the match is over.
         """
         ph = self.phase
+        if ph == PENDING:
+            self._deal()
+            ph = self.phase
         if ph == OVER:
             raise GameOverError("whiskey_poker: the match is over; no action can be applied")
         if ph == EX1 or ph == EX2:
@@ -312,6 +365,7 @@ class WhiskeyState(SnapshotState):
 
         :raises GameOverError: if the match is over.
         """
+        self._realize()
         if self.phase == OVER:
             raise GameOverError("whiskey_poker: the match is over; no action can be applied")
         self.__class__ = _HandOver
@@ -462,15 +516,24 @@ class WhiskeyState(SnapshotState):
             self._finish_hand(res, {"payers": payers, "showdown": shown})
 
     def _finish_hand(self, res: list[int], extra: dict[str, Any]) -> None:
-        r = self.rules
-        n = r.n
-        for p in range(n):
-            self.score[p] += res[p]
+        """Record the hand (``past``: result, folds, ``extra``, the widow turned up, shown hands),
+        then :meth:`_score` it."""
+        n = self.rules.n
         folded = [p for p in range(n) if self.dealt_in >> p & 1 and not self.active >> p & 1]
         entry = {"hand": self.hidx, "dealer": self.dealer, "result": list(res), "folded": folded, **extra,
                  "widow_exposed": _cards(self.exposed) if self.exposed else None,
                  "shown": [[p, _cards(m)] for p, m in self.shown]}
         self.past = self.past + (entry,)
+        self._score(res)
+
+    def _score(self, res: list[int]) -> None:
+        """Add the hand's chips ``res`` (per seat) to the scores, set the hand's rewards, count it
+        and deal the next hand or end the match (§2.4, §2.8). Without :meth:`_finish_hand`'s record:
+        the rollout kernel's end of a hand rollout (``rollout._settle``)."""
+        r = self.rules
+        n = r.n
+        for p in range(n):
+            self.score[p] += res[p]
         if r.betting:
             scale = 2 * r.max_loss * (n - 1)
             self.last = tuple(min(1.0, max(0.0, 0.5 + x / scale)) for x in res)
@@ -513,6 +576,8 @@ class WhiskeyState(SnapshotState):
             self.pot = 0
             self.put = [0] * n
             self.rc = [0] * n
+        elif self.deal0 is not None:
+            self.phase = PENDING          # a sampled world: searches stop at the hand's end (_realize)
         else:
             self._deal()
 
@@ -549,54 +614,11 @@ class WhiskeyState(SnapshotState):
     # ------------------------------------------------------------ observation
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` has seen (rules §2.9); fields are listed in ``WhiskeyPoker.observation_doc``."""
-        r = self.rules
-        n = r.n
-        ph = self.phase
-        st = self._deal_snapshot()
-        live = ph != OVER
-        betting_round = ph in (BET1, BET2, BET3)
-        exchange = ph in (EX1, EX2)
-        return {
-            "game": "whiskey_poker",
-            "players": n,
-            "seat": seat,
-            "options": dict(r.options),
-            "hand_index": self.hidx,
-            "mode": "BETTING" if r.betting else "LOWEST_PAYS",
-            "phase": PHASE_NAMES[ph],
-            "dealer": self.dealer,
-            "to_act": self.current_player(),
-            "dealt_in": [p for p in range(n) if self.dealt_in >> p & 1] if live else [],
-            "folded": [p for p in range(n) if self.dealt_in >> p & 1 and not self.active >> p & 1] if live else [],
-            "hand": _cards(self.hands[seat]),
-            "dealt": _cards(st.hands[seat]) if live else [],
-            "received": [_cards(m) for p, m in self.rx if p == seat],
-            "widow": _cards(self.widow) if self.exposed else None,
-            "widow_exposed": _cards(self.exposed) if self.exposed else None,
-            "shown": [[p, _cards(m)] for p, m in self.shown],
-            "knocker": self.knocker if exchange and self.knocker >= 0 else None,
-            "passed": [p for p in range(n) if self.passed >> p & 1] if exchange else [],
-            "turns": self.turns if exchange else 0,
-            "pot": self.pot,
-            "put": list(self.put),
-            "round_bets": list(self.rc) if betting_round else [0] * n,
-            "bets": self.bets if betting_round else 0,
-            "unit": (r.big if ph == BET3 else r.small) if betting_round else 0,
-            "scores": list(self.score),
-            "out": [None if o < 0 else o for o in self.out],
-            "hands": copy.deepcopy(list(self.past)),
-            "actions": [[p, A.format_action(a)] for p, a in zip(self._actors(), self.hist)],
-        }
-
-    def _actors(self) -> list[int]:
-        """The seat that took each action of ``hist`` (replayed from the hand start)."""
-        s = self._deal_snapshot().clone()
-        seats = []
-        for a in self.hist:
-            seats.append(s.turn)
-            s.apply(a)
-        return seats
+        """What ``seat`` has seen (rules §2.9); fields are listed in ``WhiskeyPoker.observation_doc``
+        (built by :func:`engine.games.whiskey_poker.observation.observe`)."""
+        from engine.games.whiskey_poker.observation import observe
+        self._realize()
+        return observe(self, seat)
 
 
 class _HandOver(WhiskeyState):

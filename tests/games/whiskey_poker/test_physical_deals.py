@@ -26,7 +26,8 @@ WIDOW = "4h 6s 9c Qd As"
 
 def _world(s) -> tuple:
     """The world as the brute force and the sampler both give it: dealt and current holdings."""
-    return tuple(s.start.hands), s.start.widow, tuple(s.hands), s.widow
+    st = s.hand_start()
+    return tuple(st.hands), st.widow, tuple(s.hands), s.widow
 
 
 def _replay(hands: dict[int, str], widow: str, moves: list[str]):
@@ -108,5 +109,5 @@ def test_pinned_cards_are_public():
     """The positions' premise: the observer sees the given cards leave the hidden location."""
     moves, seat, where, pinned = POSITIONS["gives-three"]
     s = _replay(DEAL, WIDOW, moves)
-    assert set(pinned) <= {french_str(c) for c in cards_of(s.start.hands[1])}
+    assert set(pinned) <= {french_str(c) for c in cards_of(s.hand_start().hands[1])}
     assert not mask(" ".join(pinned)) & s.hands[1]
