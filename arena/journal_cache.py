@@ -47,7 +47,7 @@ from arena.errors import JournalError
 from arena.int_index import IntIndex
 from arena.journal import parse_line
 from arena.latency import DecisionTimes
-from arena.record import MatchRecord
+from arena.record import MatchRecord, id_hash
 from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
@@ -62,13 +62,6 @@ def _digest() -> Any:
     """The running hash of the journal's bytes: SHA-256 (hardware-accelerated on current CPUs,
     about twice blake2b's speed; hashing the prefix is most of an incremental read at 1M records)."""
     return hashlib.sha256()
-
-
-def id_hash(mid: str) -> int:
-    """A match id's 64-bit hash, the same in every process (unlike :func:`hash`): the cache keeps
-    them per chunk, so a read never hashes the cached ids again."""
-    return int.from_bytes(hashlib.blake2b(mid.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                          "little", signed=True)
 
 
 class _Seen:
