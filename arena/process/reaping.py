@@ -137,8 +137,9 @@ def sweep_orphans(root: str | None = None) -> list[int]:
 
     An orphan is recognised as a bot's by its ``HOME``, which lies under a bot
     working-directory root of an arena (``root``, default any
-    ``<tmp>/cardarena-bots-*`` folder: roots are removed and re-made between batches).
-    Only this process's own children are looked at.
+    ``<tmp>/cardarena-bots-*`` folder: roots are removed and re-made between batches); a
+    zombie as a bot's when it was seen as a bot's descendant or is a ``bwrap`` this process did
+    not spawn (a sandbox's inner process). Only this process's own children are looked at.
 
     :returns: the pids killed.
     """
@@ -161,6 +162,13 @@ def sweep_orphans(root: str | None = None) -> list[int]:
             zombie = False
         home = env.get("HOME", "")
         ours = home.startswith(root + os.sep) if root else is_bot_home(home)
+        if zombie and child.pid not in TRACKER.descendants:
+            try:  # bwrap's inner process, re-parented here when the outer one exited without
+                # reaping it (a bot that died at start-up: never seen as a descendant)
+                sandbox_tool = child.name() == "bwrap"
+            except Exception:  # noqa: BLE001 - gone
+                sandbox_tool = False
+            ours = ours or sandbox_tool
         if (zombie and child.pid in TRACKER.descendants) or ours:
             try:
                 os.kill(child.pid, signal.SIGKILL)
