@@ -10,3 +10,6 @@ cpdef list _lump_weights(Py_ssize_t c, Py_ssize_t total, Py_ssize_t rest, Py_ssi
                hi=Py_ssize_t, kk=Py_ssize_t, ws=list, m=cython.longlong, bits=Py_ssize_t,
                r=cython.longlong)
 cpdef list draw_counts(dict steps, list plan, list tracked, list unseen_by_rank, object rng)
+
+@cython.locals(out=list, base=Py_ssize_t, j=Py_ssize_t, m=Py_ssize_t, loc=list, t=Py_ssize_t, i=Py_ssize_t)
+cpdef list shuffle_orders(list sizes, object rng)

@@ -173,6 +173,30 @@ def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rn
     return out
 
 
+def shuffle_orders(sizes: list, rng: random.Random) -> list[list[int]]:
+    """The orders :meth:`SedmaInfoSet._orders`' sampler deals, drawn without it (issue 19).
+
+    Location ``j`` holds the position tokens ``base_j .. base_j + sizes[j] - 1`` (``base_j``
+    the sizes before it), each token allowed there only: the sampler takes the whole class
+    and shuffles it by Fisher-Yates with one ``rng.random()`` per position from the last, so
+    this makes the same calls and gives the same orders.
+    """
+    random_ = rng.random
+    out = []
+    base = 0
+    for j in range(len(sizes)):
+        m = sizes[j]
+        loc = list(range(base, base + m))
+        for t in range(m - 1, 0, -1):
+            i = int(random_() * (t + 1))
+            e = loc[i]
+            loc[i] = loc[t]
+            loc[t] = e
+        out.append(loc)
+        base += m
+    return out
+
+
 class SedmaInfoSet(InfoSet):
     """The information set of one seat's observation (§2.4, CA-3; see the module docstring).
 
@@ -185,7 +209,7 @@ class SedmaInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
-                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template")
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template", "_order_sizes")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -230,6 +254,8 @@ class SedmaInfoSet(InfoSet):
         self._joint_steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple]]] = {}
         self._order_sampler: Sampler | None = None
         self._template: SedmaState | None = None
+        self._order_sizes = [self.models[s].size for s in order if self.models[s].receipts != 4]
+        self._order_sizes.append(left)
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
@@ -444,7 +470,7 @@ class SedmaInfoSet(InfoSet):
     def sample(self, rng: random.Random) -> SedmaState:
         """A world uniform over the physical deals consistent with the observation (module docstring)."""
         comps = self._draw_hands(rng)
-        orders, _ = self._orders().sample(rng)
+        orders = shuffle_orders(self._order_sizes, rng)  # = self._orders().sample(rng)[0]
         queues = self._copies
         heads = [0] * 8
         hands: dict[int, list[int]] = {}
@@ -543,8 +569,9 @@ class SedmaInfoSet(InfoSet):
                 raise InconsistentObservationError(f"sedma: seat {s} draws more cards than it received")
             stock.append(recv[s][ptr[s]])
             ptr[s] += 1
-        if any(ptr[s] != len(recv[s]) for s in range(n)):
-            raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
+        for s in range(n):
+            if ptr[s] != len(recv[s]):
+                raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
         stock.extend(stock_rest)
         template = self._template
         if template is None:  # the match's state before the deal, the same for every world
@@ -556,9 +583,7 @@ class SedmaInfoSet(InfoSet):
             if self.past:
                 template.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
             self._template = template
-        st = template.clone()  # copies every field the constructor sets (issue 19: cheaper than it)
-        st.deal_seed = rng.getrandbits(63)
-        st._set_hand(hands, stock)
+        st = template.dealt_world(hands, stock, rng.getrandbits(63))
         for a in self.actions:
             st.apply(a)
         return st
