@@ -81,11 +81,12 @@ from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
 from engine.sampling import Sampler, SamplingProblem, randbelow
 
-#: ``copies << 12 | later lump copies << 6 | cards to draw`` (each below 64: a 32-card deck)
-#: -> cumulative hypergeometric weights ``C(copies, k) * C(later, rest - k)`` for ``k = lo..hi``
-#: (integers only: shared by every information set; the same draws as summing them per
-#: sample, issue 19).
-_LUMP: dict[int, list[int]] = {}
+#: index ``copies << 12 | later lump copies << 6 | cards to draw`` (copies at most 4, the others
+#: below 64: a 32-card deck) -> cumulative hypergeometric weights ``C(copies, k) * C(later,
+#: rest - k)`` for ``k = lo..hi``, or ``None`` until first asked (integers only: shared by every
+#: information set; the same draws as summing them per sample, issue 19; a list, not a dict:
+#: the lookup is a C index when compiled)
+_LUMP: list = [None] * (5 << 12)
 
 
 def _lump_weights(c: int, total: int, rest: int, lo: int, hi: int) -> list[int]:
@@ -93,7 +94,7 @@ def _lump_weights(c: int, total: int, rest: int, lo: int, hi: int) -> list[int]:
     ``c + total`` (multivariate hypergeometric, one rank at a time; :meth:`SedmaInfoSet._draw_hands`).
     ``lo`` and ``hi`` follow from the other three (``max(0, rest - total)``, ``min(c, rest)``)."""
     key = c << 12 | total << 6 | rest
-    got = _LUMP.get(key)
+    got = _LUMP[key]
     if got is None:
         got = []
         acc = 0
@@ -114,8 +115,14 @@ def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rn
     :param unseen_by_rank: unseen cards per rank (8 ranks).
     :returns: per seat of the order, its unseen cards per rank.
     """
-    left = list(unseen_by_rank)
-    rem = tuple([left[x] for x in tracked[0]])
+    # C arrays when compiled (infoset.pxd): the unseen cards not yet placed per rank, the
+    # seat's cards per rank, a tracked rank's index in ``tracked[j]``
+    left = [0, 0, 0, 0, 0, 0, 0, 0]
+    comp = [0, 0, 0, 0, 0, 0, 0, 0]
+    at = [0, 0, 0, 0, 0, 0, 0, 0]
+    for x in range(8):
+        left[x] = unseen_by_rank[x]
+    rem = tuple([unseen_by_rank[y] for y in tracked[0]])
     out = []
     getrandbits = rng.getrandbits
     for j in range(len(plan)):
@@ -124,27 +131,38 @@ def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rn
         nopt = len(opts)
         k = 0 if nopt == 1 else bisect_right(cum, randbelow(rng, cum[nopt - 1]))
         kappa, nxt = opts[k]
-        comp = [0] * 8
+        for x in range(8):
+            comp[x] = 0
+        rmask = 0
         for i in range(len(ranks)):
-            comp[ranks[i]] = kappa[i]
+            x = ranks[i]
+            comp[x] = kappa[i]
+            rmask |= 1 << x
         here = tracked[j]
+        hmask = 0
+        for i in range(len(here)):
+            x = here[i]
+            hmask |= 1 << x
+            at[x] = i
         later = tracked[j + 1]
         for i in range(len(later)):
             x = later[i]
-            if x not in ranks:
-                comp[x] = rem[here.index(x)] - nxt[i]
-        rest = size - sum(comp)
+            if not rmask >> x & 1:
+                comp[x] = rem[at[x]] - nxt[i]
+        rest = size
+        for x in range(8):
+            rest -= comp[x]
         if rest:
             # the lump: a uniform set of ``rest`` cards among the unseen cards of the ranks no
             # later seat played; its ranks one at a time, each count with probability
             # C(copies, k) · C(copies of the later lump ranks, rest − k) / C(…, rest)
             total = 0
             for x in range(8):
-                if x not in here:
+                if not hmask >> x & 1:
                     total += left[x]
             for x in range(8):
                 c = left[x]
-                if not c or x in here:
+                if not c or hmask >> x & 1:
                     continue
                 total -= c
                 lo = rest - total if rest > total else 0
@@ -168,7 +186,7 @@ def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rn
                     break
         for x in range(8):
             left[x] -= comp[x]
-        out.append(comp)
+        out.append([comp[0], comp[1], comp[2], comp[3], comp[4], comp[5], comp[6], comp[7]])
         rem = nxt
     return out
 
@@ -188,13 +206,72 @@ def shuffle_orders(sizes: list, rng: random.Random) -> list[list[int]]:
         m = sizes[j]
         loc = list(range(base, base + m))
         for t in range(m - 1, 0, -1):
-            i = int(random_() * (t + 1))
+            x = random_()
+            i = int(x * (t + 1))
             e = loc[i]
             loc[i] = loc[t]
             loc[t] = e
         out.append(loc)
         base += m
     return out
+
+
+def split_hands(split: list, comps: list, queues: list, orders: list) -> tuple[list, list]:
+    """Step 3's cards (:meth:`SedmaInfoSet.sample`): per seat of the order its hidden cards,
+    those of ranks it played first (then its others in the order ``orders`` gives them), and
+    the undrawn stock in its order.
+
+    :param split: per seat ``(mask of the ranks it played, whether it drew)``.
+    :param comps: per seat its unseen cards per rank (:func:`draw_counts`).
+    :param queues: per rank the unseen ids in canonical order (each seat takes the next ones).
+    :param orders: :func:`shuffle_orders`' orders (a seat that drew, then the stock).
+    """
+    heads = [0, 0, 0, 0, 0, 0, 0, 0]  # a C array when compiled
+    out = []
+    base = 0
+    j = 0
+    for idx in range(len(comps)):
+        comp = comps[idx]
+        pmask, draws = split[idx]
+        mine = []
+        other = []
+        for x in range(8):
+            k = comp[x]
+            if k:
+                h = heads[x]
+                q = queues[x]
+                if pmask >> x & 1:
+                    for t in range(h, h + k):
+                        mine.append(q[t])
+                else:
+                    for t in range(h, h + k):
+                        other.append(q[t])
+                heads[x] = h + k
+        if draws:
+            order = orders[j]
+            n_other = len(other)
+            if n_other > 1:  # a uniform order of its other cards: the relative order of its first tokens
+                kept = []
+                for i in range(len(order)):
+                    t = order[i] - base
+                    if t < n_other:
+                        kept.append(other[t])
+                other = kept
+            base += len(order)
+            j += 1
+        out.append(mine + other)
+    rest = []
+    for x in range(8):
+        q = queues[x]
+        for t in range(heads[x], len(q)):
+            rest.append(q[t])
+    if len(rest) > 1:
+        order = orders[len(orders) - 1]
+        kept = []
+        for i in range(len(order)):
+            kept.append(rest[order[i] - base])
+        rest = kept
+    return out, rest
 
 
 class SedmaInfoSet(InfoSet):
@@ -209,7 +286,8 @@ class SedmaInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
-                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template", "_order_sizes")
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template", "_order_sizes",
+                 "_plan", "_split")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -256,6 +334,8 @@ class SedmaInfoSet(InfoSet):
         self._template: SedmaState | None = None
         self._order_sizes = [self.models[s].size for s in order if self.models[s].receipts != 4]
         self._order_sizes.append(left)
+        self._plan = [(self.models[s].ranks, self.models[s].size) for s in order]
+        self._split = [(sum(1 << x for x in self.models[s].ranks), self.models[s].receipts > 4) for s in order]
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
@@ -436,8 +516,7 @@ class SedmaInfoSet(InfoSet):
         later seat played, with multivariate hypergeometric probabilities (exact weighted
         draws, one rank at a time). The unseen cards left over form the stock.
         """
-        plan = [(self.models[s].ranks, self.models[s].size) for s in self._order]
-        return draw_counts(self._joint_steps, plan, self._tracked, self._unseen_by_rank, rng)
+        return draw_counts(self._joint_steps, self._plan, self._tracked, self._unseen_by_rank, rng)
 
     def _orders(self) -> Sampler:
         """Step 3's randomness: uniformly random orders of each other seat's hand slots and of
@@ -471,34 +550,8 @@ class SedmaInfoSet(InfoSet):
         """A world uniform over the physical deals consistent with the observation (module docstring)."""
         comps = self._draw_hands(rng)
         orders = shuffle_orders(self._order_sizes, rng)  # = self._orders().sample(rng)[0]
-        queues = self._copies
-        heads = [0] * 8
-        hands: dict[int, list[int]] = {}
-        base = 0
-        j = 0
-        for s, comp in zip(self._order, comps):
-            model = self.models[s]
-            ranks = model.pos
-            mine: list[int] = []
-            other: list[int] = []
-            for x in range(8):
-                k = comp[x]
-                if k:
-                    h = heads[x]
-                    (mine if x in ranks else other).extend(queues[x][h:h + k])
-                    heads[x] = h + k
-            if model.receipts > 4:
-                if len(other) > 1:  # a uniform order of its other cards: the relative order of its first tokens
-                    n_other = len(other)
-                    other = [other[t - base] for t in orders[j] if t - base < n_other]
-                base += len(orders[j])
-                j += 1
-            hands[s] = mine + other
-        rest: list[int] = []
-        for x in range(8):
-            rest.extend(queues[x][heads[x]:])
-        if len(rest) > 1:
-            rest = [rest[t - base] for t in orders[-1]]
+        got, rest = split_hands(self._split, comps, self._copies, orders)
+        hands = dict(zip(self._order, got))
         return self._build(hands, rest, rng)
 
     # ------------------------------------------------------------ worlds
