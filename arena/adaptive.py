@@ -100,6 +100,7 @@ def width_of(z: np.ndarray, rated: np.ndarray) -> float:
 def certainty(d: batchfit.Design) -> Certainty:
     """The batch fit of ``d`` (no bootstrap) with its Fisher-information pairwise z (:class:`Certainty`)."""
     beta, info = batchfit.newton(d)
+    assert info is not None  # asked for (info=True)
     nb = d.n_bots
     rated = np.zeros(nb, bool)
     rated[np.unique(d.x[:, :nb].nonzero()[1])] = True

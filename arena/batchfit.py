@@ -39,7 +39,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -55,6 +55,12 @@ Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
 ANALYTIC_FROM = 20_000
 #: and for fields of more bots than this (the bootstrap's cost grows with bots × results)
 ANALYTIC_BOTS = 100
+#: large fields' parameters are rounded to multiples of 1/GRID (~1e-6 in log-strength, 2e-4 Elo)
+#: once Newton's method has converged (steps below 1e-8, so within ~1e-15 of the optimum): a fit
+#: warm-started from the checkpoint and a cold full rebuild land on the same grid point, so the
+#: table is the same bit for bit (unless a parameter's optimum lies within ~1e-15 of a rounding
+#: boundary: about one table in 10⁵ at 1,000 bots)
+GRID = float(2**20)
 
 
 @lru_cache(maxsize=512)
@@ -119,22 +125,28 @@ class Design:
         return self.n_bots + self.max_tie - 1
 
 
-def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]], blocks: Sequence[int],
-                 n_bots: int) -> Design:
+def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]] | RankCodes,
+                 blocks: Sequence[int], n_bots: int) -> Design:
     """The design of a set of results.
 
     :param sides: per result, per side, the bot indices on it (every side of one result the
         same size; results may differ in side count and size) — or, when every result has the
         same shape, one ``(R, K, size)`` integer array (what :func:`arena.strength.strength`
         passes: 4 bytes an index instead of nested lists; the same design).
-    :param ranks: per result, per side, its rank (ties equal).
+    :param ranks: per result, per side, its rank (ties equal); or :class:`RankCodes`.
     :param blocks: per result, its duplicate block id (0 .. n_blocks−1).
     :param n_bots: number of bots (indices ``0 .. n_bots−1``).
     :raises ValueError: if a result's sides and ranks disagree in length or a side is empty.
     """
-    groups: dict[tuple[tuple[int, ...], int], list[int]] = {}
-    pats = []
     dense = isinstance(sides, np.ndarray)
+    if isinstance(ranks, RankCodes):
+        if not isinstance(sides, np.ndarray):
+            ranks = [ranks.pats[c] for c in ranks.codes.tolist()]
+        else:
+            groups_c, pats_c = _coded_groups(sides, ranks)
+            return _design(sides, True, groups_c, pats_c, blocks, n_bots)
+    groups: dict[tuple[tuple[int, ...], int], Any] = {}
+    pats = []
     sides_: Any = sides
     for i, r in enumerate(ranks):
         if dense:
@@ -147,6 +159,48 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: S
         pat = dense_ranks(r)
         pats.append(pat)
         groups.setdefault((pat, size), []).append(i)
+    return _design(sides, dense, groups, pats, blocks, n_bots)
+
+
+@dataclass(frozen=True)
+class RankCodes:
+    """The results' side ranks as codes into a table of rank tuples (what
+    :meth:`arena.tallies.Tallies.contests` keeps): ``ranks[i] == pats[codes[i]]``. Passed to
+    :func:`build_design` instead of one tuple per result, the design is the same, built without
+    a Python step per result."""
+
+    codes: np.ndarray
+    pats: list[tuple[int, ...]]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _coded_groups(sides: np.ndarray, ranks: RankCodes) -> tuple[dict[tuple[tuple[int, ...], int], Any], list[Any]]:
+    """:func:`build_design`'s groups (results by dense rank pattern and side size, in order of
+    first occurrence, each its result indices ascending) from rank codes."""
+    k, size = sides.shape[1], sides.shape[2]
+    used = np.unique(ranks.codes)
+    for c in used.tolist():
+        if len(ranks.pats[c]) != k or size == 0:
+            raise ValueError(f"result {int(np.flatnonzero(ranks.codes == c)[0])}: {k} sides for "
+                             f"{len(ranks.pats[c])} ranks, or an empty side")
+    dense_of = [dense_ranks(p) for p in ranks.pats]
+    gid_of: dict[tuple[int, ...], int] = {}
+    gid = np.array([gid_of.setdefault(d, len(gid_of)) for d in dense_of], dtype=np.int64)
+    g = gid[ranks.codes] if len(ranks.codes) else np.zeros(0, np.int64)
+    pats_g = list(gid_of)
+    _, first = np.unique(g, return_index=True)
+    groups = {}
+    for gi in g[np.sort(first)].tolist():
+        groups[(pats_g[gi], size)] = np.flatnonzero(g == gi)
+    return groups, [pats_g[gi] for gi in np.unique(g).tolist()]
+
+
+def _design(sides: Any, dense: bool, groups: dict[tuple[tuple[int, ...], int], Any], pats: list[Any],
+            blocks: Sequence[int], n_bots: int) -> Design:
+    """The :class:`Design` of results grouped by ``(dense rank pattern, side size)``."""
+    sides_: Any = sides
     max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
     rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
     c = 0
@@ -251,10 +305,13 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
 
 
 def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
-           tol: float = 1e-10, max_iter: int = 100, free: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+           tol: float = 1e-10, max_iter: int = 100, free: int | None = None,
+           info: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
 
     :param free: fit only the first ``free`` parameters (the others stay as given).
+    :param tol: stop when the objective moves less than this (0: only when a step is below 1e-8).
+    :param info: False: the information at the result is not computed (None returned).
 
     :returns: ``(beta, information)``: the parameters (bots, then ``log δ``) and the negative
         Hessian at them.
@@ -278,7 +335,42 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
         beta, f_old, f = nb, f, nf
         if np.max(np.abs(t * step)) < 1e-8 or abs(f - f_old) < tol:
             break
-    return beta, _grad_hess(d, w, beta, lam)[1].toarray()
+    return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
+
+
+def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
+    """Newton's iteration with a fixed information matrix ``info`` (the chord method): the
+    maximum from a warm start ``beta`` with ``info`` a previous fit's negative Hessian (the
+    checkpoint's), so each step costs a gradient (no Hessian over every result). Linear
+    convergence at a rate of about the relative change of the Hessian (1% more results: two
+    digits a step); stops when a step is below 1e-13 (within ~1e-15 of the optimum, as close
+    as :func:`newton`'s last step).
+
+    :returns: the parameters, or None if ``info`` does not fit or the steps do not shrink
+        (then :func:`newton`).
+    """
+    import scipy.linalg as sla
+
+    if info.shape != (d.n_params, d.n_params) or not np.isfinite(info).all():
+        return None
+    try:
+        lu = sla.lu_factor(info, check_finite=False)
+    except (ValueError, np.linalg.LinAlgError):
+        return None
+    b, prev = beta.astype(float).copy(), np.inf
+    for _ in range(max_iter):
+        p, _ = _softmax(d, d.x @ b)
+        r = -p
+        r[d.chosen] += 1.0
+        step = sla.lu_solve(lu, np.asarray(d.x.T @ r).ravel() - lam * b, check_finite=False)
+        b += step
+        m = float(np.max(np.abs(step))) if len(step) else 0.0
+        if not np.isfinite(m) or m > 0.5 * prev and m > 1e-10:
+            return None
+        if m < 1e-13:
+            return b
+        prev = m
+    return None
 
 
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
@@ -331,6 +423,8 @@ class BatchFit:
     :ivar cov: ``(n, n)`` the block sandwich covariance of ``theta`` when it replaces the
         bootstrap (then ``boot`` is empty); None with the bootstrap.
     :ivar beta: the fitted parameters (bots, then ``log δ``), uncentred: a later fit's start.
+    :ivar info: ``(P, P)`` the information (negative Hessian) at ``beta`` for large fields (a
+        later fit's :func:`chord` preconditioner), else None.
     """
 
     theta: np.ndarray
@@ -340,6 +434,7 @@ class BatchFit:
     blocks: int
     cov: np.ndarray | None = None
     beta: np.ndarray | None = None
+    info: np.ndarray | None = None
 
     @property
     def has_spread(self) -> bool:
@@ -370,7 +465,12 @@ class BatchFit:
         return np.sqrt(np.maximum(v, 0.0))
 
     def z(self) -> np.ndarray:
-        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)."""
+        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)
+        (computed once per fit: the rank intervals and P(stronger) both read it; a copy each call)."""
+        return self._z.copy()
+
+    @cached_property
+    def _z(self) -> np.ndarray:
         d = self.theta[:, None] - self.theta[None, :]
         sd = self.diff_sd()
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -441,33 +541,44 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return erf(x)
 
 
-def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE) -> np.ndarray:
+def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
     """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
     ``H⁻¹ (Σ_b G_b G_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
-    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``."""
+    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``.
+
+    :param hess: if given, the whole ``(P, P)`` information at ``beta`` is appended to it (the
+        next fit's :func:`chord` preconditioner)."""
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
-    xb = d.x[:, :nb].tocsr()
-    xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ xb  # (S, nb)
-    g = (xb[d.chosen] - xp).tocsr()  # per stage score
-    agg = sp.csr_matrix((np.ones(d.n_stages), (d.block, np.arange(d.n_stages))),
-                        shape=(max(d.n_blocks, 1), d.n_stages))
-    gb = agg @ g  # (blocks, nb)
+    # G_b = Σ over its stages' rows of (chosen − p_row) · x_row: one sparse sum straight from x's entries
+    r = -p
+    r[d.chosen] += 1.0
+    x = d.x.tocoo()
+    bots = x.col < nb
+    row, col = x.row[bots], x.col[bots]
+    gb = sp.csr_matrix((r[row] * x.data[bots], (d.block[row // d.width], col)), shape=(max(d.n_blocks, 1), nb))
     meat = (gb.T @ gb).toarray()
-    h = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1][:nb, :nb].toarray()
+    full = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1]
+    if hess is not None:
+        hess.append(full.toarray())
+    h = full[:nb, :nb].toarray()
     inv = np.linalg.inv(h)
     out = inv @ meat @ inv
     return np.asarray((out + out.T) / 2)
 
 
 def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
-        method: str = "auto") -> BatchFit:
+        method: str = "auto", info0: np.ndarray | None = None) -> BatchFit:
     """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
         length must be :attr:`Design.n_params`, else it is ignored), used for large fields
-        (as for the sandwich) only: the optimum is the same up to Newton's tolerance, not to
-        the last bit, and a small field's table stays bit for bit reproducible.
+        (as for the sandwich) only, where the converged parameters are rounded to the
+        :data:`GRID` so a warm and a cold start give the same bits; a small field always starts
+        cold (its bootstrap replicates start from the unrounded fit, as before).
+    :param info0: with ``beta0``, the information (negative Hessian) of the fit it comes from
+        (:attr:`BatchFit.info`): a large field's fit then iterates with it (:func:`chord`),
+        without a Hessian over every result per step; the same grid point as :func:`newton`.
     :param method: ``bootstrap``, ``sandwich`` or ``auto`` (the sandwich from
         :data:`ANALYTIC_FROM` stages on or for more than :data:`ANALYTIC_BOTS` bots, when
         ``n_boot`` > 0).
@@ -475,25 +586,55 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     """
     if method not in ("auto", "bootstrap", "sandwich"):
         raise ValueError(f"batch fit method must be auto, bootstrap or sandwich, got {method!r}")
+    with _one_blas_thread():
+        return _fit(d, n_boot, seed, lam, beta0, method, info0)
+
+
+def _one_blas_thread() -> Any:
+    """The BLAS/LAPACK calls of a fit on one thread (``threadpoolctl``): its dense solves are
+    ~1,000 × 1,000, where OpenBLAS's threads cost several times the CPU of one on a loaded machine
+    (0.155 against 0.024 CPU-s a solve, measured) — and the result does not depend on how many
+    cores the machine has. Without ``threadpoolctl`` installed: as the library is set up."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - an optional speed-up
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
+         info0: np.ndarray | None) -> BatchFit:
+    """:func:`fit` (its BLAS already limited to one thread)."""
     large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
     use_cov = n_boot > 0 and (method == "sandwich" or (method == "auto" and large))
     # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
     # where it pays (large fields); a small field's table stays bit for bit reproducible
-    start = beta0 if beta0 is not None and len(beta0) == d.n_params and (large or method == "sandwich") else None
-    beta, info = newton(d, lam=lam, beta=start)
+    warm = large or method == "sandwich"
+    start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
+    if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
+        got = chord(d, start, info0, lam) if start is not None and info0 is not None else None
+        if got is None:
+            got = newton(d, lam=lam, beta=start, tol=0.0, info=False)[0]
+        beta = np.round(got * GRID) / GRID
+        info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
+    else:
+        beta, info = newton(d, lam=lam, beta=start)
     rated = np.zeros(d.n_bots, bool)
     rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
     cov = None
     if use_cov:
         boot = np.empty((0, len(beta)))
-        cv = sandwich(d, beta, lam)
+        hess: list = []
+        cv = sandwich(d, beta, lam, hess)
+        info = hess[0]
         c = np.eye(d.n_bots)
         if rated.any():
             c[:, rated] -= 1.0 / rated.sum()
         c[~rated] = 0.0
         cov = c @ cv @ c.T
     else:
-        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot else np.empty((0, len(beta)))
+        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot and info is not None else np.empty((0, len(beta)))
     theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()
     if rated.any():
         theta -= theta[rated].mean()
@@ -502,4 +643,4 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
     bt[:, ~rated] = np.nan
     tie = {k: float(np.exp(beta[d.n_bots + k - 2])) for k in range(2, d.max_tie + 1)}
     return BatchFit(theta, np.nan_to_num(bt, nan=0.0) if (~rated).any() else bt, tie, rated, d.n_blocks,
-                    cov, beta)
+                    cov, beta, info if warm else None)

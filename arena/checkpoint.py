@@ -193,8 +193,12 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     by_columns = getattr(records, "replay_order", None)  # a RecordView (arena.columns): no record list held
     rated = (by_columns(rate_forfeits) if by_columns is not None
              else sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
-    tied, pairs = _ties(rated)
-    dp = _auto(tied, pairs) if draw_probability == "auto" else float(draw_probability)
+    counts: list[int] | None = None
+    if draw_probability == "auto":
+        tied, pairs = _ties(rated)
+        dp = _auto(tied, pairs)
+    else:  # the tie counts (kept for a later ``auto``) are taken during the replay: one pass
+        dp, counts = float(draw_probability), [0, 0]
     rater = Rater(dp, tau, fixed, mu, sigma)
     for b in bots:
         rater.rating(b)
@@ -230,7 +234,10 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
 
         if n + 1 > HISTORY_POINTS:
             result.history = SampledHistory(n, [int(x) for x in sample_points(n)])  # type: ignore[assignment]
-    _play(rater, rated, start, marks, h, snaps, result.history if history else None)
+    _play(rater, rated, start, marks, h, snaps, result.history if history else None, counts=counts)
+    if counts is not None:
+        tied, pairs = _ties(rated[:start]) if start else (0, 0)  # the records not replayed
+        tied, pairs = tied + counts[0], pairs + counts[1]
     if folder is not None:
         jr = None
         if journal and journal[-1][2] == len(records):
@@ -244,11 +251,17 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
 
 
 def _play(rater: Rater, rated: Sequence[MatchRecord], start: int, marks: Sequence[int], h: _Chain,
-          snaps: dict[int, dict[str, Any]], history: Any, offset: int = 0) -> None:
+          snaps: dict[int, dict[str, Any]], history: Any, offset: int = 0, counts: list[int] | None = None) -> None:
     """Replay ``rated[start:]``, feeding the prefix digest and taking snapshots at ``marks``
-    (positions counted from ``offset``: the records before ``rated[0]``)."""
+    (positions counted from ``offset``: the records before ``rated[0]``); ``counts``, if given,
+    gets :func:`_ties`' ``[tied, pairs]`` of the replayed records added (each record is built once:
+    a :class:`arena.columns.RecordView` builds it on every access)."""
     for i in range(start, len(rated)):
         rec = rated[i]
+        if counts is not None and rec.played:
+            r = sorted(rec.side_ranks)
+            counts[1] += len(r) - 1
+            counts[0] += sum(a == b for a, b in zip(r, r[1:]))
         moved = rater.record(rec)
         if history is not None:
             history.append(moved)

@@ -4,20 +4,27 @@
 new complete lines in ``matches.jsonl``. A chunk holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
-* ``digest``: blake2b of the journal's bytes ``[0, end)`` — a running hash, so a chunk vouches
-  for the whole prefix before it;
+* ``digest``: SHA-256 (its first 128 bits) of the journal's bytes ``[0, end)`` — a running
+  hash, so a chunk vouches for the whole prefix before it;
 * ``cols``: its records (first occurrence of each match id, file order) in columns
   (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
 * ``times``: per bot, the decision times of its inside rows (``array('d')``, as
-  :class:`arena.tables.Latency` collects them).
+  :class:`arena.tables.Latency` collects them);
+* ``id_hash``: per row, its match id's :func:`id_hash` (repeated ids in new lines are found
+  without hashing the cached ids again);
+* ``schedule_key``: the digest of the schedule its rows were classified with (and every
+  earlier chunk's rows checked against).
 
 :func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
 chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
 the change on), then parses only the bytes after the last valid chunk and appends one chunk for
 them. The records, the inside/outside split and the decision times equal a full read's **bit for
-bit** (same parse, same order). If the schedule now classifies a cached record differently
-(``tournament.json`` changed), the cache is dropped and the journal read whole.
+bit** (same parse, same order). The cached split is used as it is when the schedule is the one
+the last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
+cached rows are classified again from their ids and fingerprints at once (:func:`classify`), and
+if that moves a cached record (``tournament.json`` changed), the cache is dropped and the
+journal read whole.
 
 It is a cache: deleting it costs time only; an unreadable or cut one is truncated to its valid
 chunks (a writer killed mid-write leaves at most a partial last chunk).
@@ -43,28 +50,41 @@ from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 2
+FORMAT = 4  # 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6; 3 is scale8's)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
 _BLOCK = 1 << 20
 
 
-class _Seen:
-    """The match ids already read, as hashes — a sorted array for the cached prefix ``cached``, a
-    set for the new lines as ``tail`` collects them — with an exact check of the ids on a hash hit
-    (~8 to 60 bytes an id, not a set of strings)."""
+def _digest() -> Any:
+    """The running hash of the journal's bytes: SHA-256 (hardware-accelerated on current CPUs,
+    about twice blake2b's speed; hashing the prefix is most of an incremental read at 1M records)."""
+    return hashlib.sha256()
 
-    def __init__(self, cached: Columns, tail: Columns) -> None:
+
+def id_hash(mid: str) -> int:
+    """A match id's 64-bit hash, the same in every process (unlike :func:`hash`): the cache keeps
+    them per chunk, so a read never hashes the cached ids again."""
+    return int.from_bytes(hashlib.blake2b(mid.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little", signed=True)
+
+
+class _Seen:
+    """The match ids already read, as hashes — a sorted array for the cached prefix ``cached``
+    (``hashes``: its rows' :func:`id_hash`, kept in the chunks), a set for the new lines as
+    ``tail`` collects them — with an exact check of the ids on a hash hit (8 bytes an id, not a
+    set of strings)."""
+
+    def __init__(self, cached: Columns, tail: Columns, hashes: np.ndarray) -> None:
         self.cached, self.tail = cached, tail
-        self.hashes = np.fromiter((hash(cached.match_id(i)) for i in range(len(cached))), dtype=np.int64,
-                                  count=len(cached))
+        self.hashes = hashes
         self.sorted = np.sort(self.hashes)
         self.new: set[int] = set()
         self.new_hashes = array("q")
 
     def add(self, mid: str) -> bool:
         """Whether ``mid`` is new; if so it is remembered as the next row of ``tail``."""
-        h = hash(mid)
+        h = id_hash(mid)
         k = int(np.searchsorted(self.sorted, h))
         if k < len(self.sorted) and self.sorted[k] == h and any(
                 self.cached.match_id(int(i)) == mid for i in np.flatnonzero(self.hashes == h)):
@@ -80,7 +100,7 @@ class _Seen:
 def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
     """The valid chunks of the cache at ``path`` against the open ``journal``: ``(chunks, journal
     offset, running hash at it, cache bytes to keep)``."""
-    h = hashlib.blake2b(digest_size=16)
+    h = _digest()
     chunks: list[dict[str, Any]] = []
     offset = keep = 0
     try:
@@ -109,20 +129,20 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                     break
                 h2.update(data)
                 todo -= len(data)
-            if todo or h2.hexdigest() != ch["digest"]:
+            if todo or h2.hexdigest()[:32] != ch["digest"]:
                 break
             chunks.append(ch)
             h, offset, keep = h2, ch["end"], f.tell()
     return chunks, offset, h, keep
 
 
-def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, ok: Callable[[MatchRecord], bool],
-                bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
-    """The chunk of the complete lines after ``offset`` whose ids are not in ``cached`` (None if
-    there is no new line)."""
+def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, hashes: np.ndarray,
+                ok: Callable[[MatchRecord], bool], bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
+    """The chunk of the complete lines after ``offset`` whose ids are not in ``cached`` (its ids'
+    :func:`id_hash` ``hashes``); None if there is no new line."""
     journal.seek(offset)
     cols = Columns()
-    seen = _Seen(cached, cols)
+    seen = _Seen(cached, cols, hashes)
     inside = bytearray()
     times: dict[str, array] = {b: array("d") for b in bots}
     end = offset
@@ -152,8 +172,52 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
                     got.extend(ts)
     if end == offset:
         return None
-    return {"start": offset, "end": end, "digest": h.hexdigest(), "lines": lineno - first_line, "cols": cols,
-            "inside": bytes(inside), "times": {b: t for b, t in times.items() if t}}
+    return {"start": offset, "end": end, "digest": h.hexdigest()[:32], "lines": lineno - first_line, "cols": cols,
+            "inside": bytes(inside), "times": {b: t for b, t in times.items() if t},
+            "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
+
+
+def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any) -> bool:
+    """Whether the cached inside/outside ``flags`` of ``cols`` are what ``ok`` says now.
+
+    No work when the schedule is the one the last chunk was classified with (``ok.schedule_key``,
+    set by :func:`arena.results.in_schedule`: a digest of the schedule); else the cached rows are
+    classified again — at once from their ids and fingerprints when ``ok.schedule`` is the
+    mapping (:func:`classify`), else record by record."""
+    if not len(flags):
+        return True
+    now_key = getattr(ok, "schedule_key", None)
+    if now_key is not None and now_key == key:
+        return True
+    schedule = getattr(ok, "schedule", None)
+    if schedule is not None:
+        return bool(np.array_equal(classify(schedule, cols), flags))
+    return all(ok(cols.record(i)) == was for i, was in enumerate(flags.tolist()))
+
+
+def _strings(blob: bytes | bytearray, ends: Any) -> list[str]:
+    """The strings of a concatenated UTF-8 ``blob`` cut at ``ends`` (one per row)."""
+    text = blob.decode("utf-8", "surrogatepass")
+    if len(text) != len(blob):  # not ASCII: cut the bytes, then decode each
+        cuts = [0, *ends]
+        return [bytes(blob[a:b]).decode("utf-8", "surrogatepass") for a, b in zip(cuts, cuts[1:])]
+    cuts = [0, *ends]
+    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def classify(schedule: Any, cols: Columns) -> np.ndarray:
+    """Per row of ``cols``, 1 if its match id is in ``schedule`` (``match id -> fingerprint``,
+    plain or :class:`arena.schedule_file.CompactSchedule`) with its fingerprint, else 0 — what
+    :func:`arena.results.in_schedule` says of each record, without building the records
+    (``(rows,)`` uint8)."""
+    ids_blob = getattr(getattr(schedule, "_ids", None), "data", None)
+    fps_blob = getattr(getattr(schedule, "_fps", None), "data", None)
+    if isinstance(ids_blob, str) and isinstance(fps_blob, str):  # compact and ASCII: split at C speed
+        table: Any = dict(zip(ids_blob.split("\n"), fps_blob.split("\n"))) if ids_blob else {}
+    else:
+        table = schedule
+    ids, fps = _strings(cols.ids, cols.id_end), _strings(cols.fps, cols.fp_end)
+    return np.fromiter((table.get(i) == f for i, f in zip(ids, fps)), dtype=np.uint8, count=len(ids))
 
 
 def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
@@ -202,7 +266,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}
     with journal:
-        chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, hashlib.blake2b(digest_size=16), 0)
+        chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, _digest(), 0)
         if len(chunks) == 1:  # the usual case after a rebuild: its columns as they are (no copy)
             cols = chunks[0]["cols"]
             cols.freeze()
@@ -211,9 +275,9 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         for ch in chunks:
             ch["cols"] = None  # the chunks' own columns are not held twice
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
-        for i, was in enumerate(flags.tolist()):
-            if ok(cols.record(i)) != was:  # the schedule changed: the cached split and times no longer hold
-                return read(folder, ok, bots, cache=False, prefixes=prefixes)
+        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None):
+            return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
+        hashes = np.frombuffer(b"".join(ch.pop("id_hash") for ch in chunks), dtype=np.int64)
         for ch in chunks:
             for b, ts in ch.pop("times").items():
                 if b in times:
@@ -223,7 +287,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
                         times[b] = ts  # the unpickled array itself (no copy)
         cached = len(cols)
         first_line = sum(ch["lines"] for ch in chunks)
-        tail = _parse_tail(path, journal, offset, h, cols, ok, bots, first_line)
+        tail = _parse_tail(path, journal, offset, h, cols, hashes, ok, bots, first_line)
     if tail is not None:
         if len(cols):
             cols = concat([cols, tail["cols"]])

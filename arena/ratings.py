@@ -5,6 +5,9 @@
 * Ties are equal ranks. ``draw_probability: auto`` = the share of tied adjacent-rank
   side pairs over the rated results played to the end (``ok``, :func:`played`), clipped to [0.01, 0.9] (a zero draw margin makes
   ``trueskill`` raise on ties).
+* Each update is the ``trueskill`` package's ``env.rate``, computed by
+  :class:`arena.trueskill_fast.FastRate` (the same float operations without the factor graph:
+  the same ratings bit for bit, ~10× faster for two teams).
 * On ``FloatingPointError`` (an extreme upset) the update is retried with the mpmath
   backend; the match stays recorded either way.
 * The final table is an **ordered replay**: records sorted by (deal_index, rotation,
@@ -30,6 +33,7 @@ import numpy as np
 import trueskill
 
 from arena.record import MatchRecord
+from arena.trueskill_fast import FastRate
 
 
 def played(records: Iterable[MatchRecord]) -> list[MatchRecord]:
@@ -82,6 +86,7 @@ class Rater:
         self.tau = sigma / 100 if tau == "default" else float(tau)
         self.mu, self.sigma = mu, sigma
         self.env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=self.tau, draw_probability=self.dp)
+        self._fast = FastRate(self.env)
         self._env_mp = None
         self.fixed = set(fixed)
         self.cur: dict[str, trueskill.Rating] = {}
@@ -96,7 +101,7 @@ class Rater:
 
     def _rate(self, groups, ranks):
         try:
-            return self.env.rate(groups, ranks=ranks)
+            return self._fast.rate(groups, ranks)
         except (FloatingPointError, ValueError, ZeroDivisionError):
             if self._env_mp is None:
                 self._env_mp = trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.sigma / 2, tau=self.tau,
@@ -114,21 +119,26 @@ class Rater:
 
         :returns: ``{bot: (mu, sigma)}`` of the bots that moved.
         """
-        groups = [tuple(self.rating(b) for b in names) for names in sides]
+        rating = self.rating
+        groups = [tuple([rating(b) for b in names]) for names in sides]
         try:
             new = self._rate(groups, list(ranks))
         except (FloatingPointError, ValueError, ZeroDivisionError):
             return {}
-        frozen = set(frozen_sides)
+        frozen = set(frozen_sides) if frozen_sides else ()
+        fixed, cur, isfinite = self.fixed, self.cur, math.isfinite
         moved = {}
         for si, (names, ratings) in enumerate(zip(sides, new)):
             if si in frozen:
                 continue
             for b, r in zip(names, ratings):
-                if b in self.fixed or not (math.isfinite(r.mu) and math.isfinite(r.sigma)):
+                if b in fixed:
                     continue
-                self.cur[b] = r
-                moved[b] = (r.mu, r.sigma)
+                mu, sigma = r.mu, r.sigma
+                if not (isfinite(mu) and isfinite(sigma)):
+                    continue
+                cur[b] = r
+                moved[b] = (mu, sigma)
         return moved
 
     def record(self, rec: MatchRecord) -> dict[str, tuple[float, float]]:

@@ -9,6 +9,7 @@ both go through :func:`standings`, so their tables agree.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from arena import journal_cache, render, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
-from arena.strength import strength_of_contests
+from arena.strength import fit_info, save_fit_info, strength_of_contests
 from arena.tables import Standings
 
 __all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
@@ -50,6 +51,10 @@ def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
             """In the recorded schedule with the same fingerprint."""
             fp = schedule.get(rec.match_id)
             return fp is not None and fp == rec.fingerprint
+        # for the journal cache (:func:`arena.journal_cache.read`): the schedule itself (a cached
+        # split is checked from the ids at once) and its digest (the same schedule: no check at all)
+        scheduled.schedule = schedule  # type: ignore[attr-defined]
+        scheduled.schedule_key = _schedule_key(meta)  # type: ignore[attr-defined]
         return scheduled
     current = set(meta["bots"])
 
@@ -57,7 +62,24 @@ def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
         """Old folders without a schedule: every seat a current bot, same game and players."""
         return (current.issuperset(rec.seats) and rec.game == meta.get("game", rec.game)
                 and len(rec.seats) == meta.get("players", len(rec.seats)))
+    listed.schedule_key = _schedule_key(meta)  # type: ignore[attr-defined]
     return listed
+
+
+def _schedule_key(meta: dict[str, Any]) -> str:
+    """A digest of what :func:`in_schedule` decides by: the recorded schedule (plain or compact),
+    or, without one, the bots, game and player count."""
+    h = hashlib.sha256()
+    compact = meta.get(schedule_file.KEY)
+    if isinstance(compact, dict):
+        for part in (compact.get("ids", ""), compact.get("fingerprints", "")):
+            h.update(str(part).encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+    elif isinstance(meta.get("schedule"), dict):
+        h.update(json.dumps(meta["schedule"], sort_keys=True).encode("utf-8", "surrogatepass"))
+    else:
+        h.update(json.dumps([sorted(meta["bots"]), meta.get("game"), meta.get("players")]).encode())
+    return h.hexdigest()
 
 
 def rated_records(records: Iterable[MatchRecord], meta: dict[str, Any]) -> tuple[list[MatchRecord], list[MatchRecord]]:
@@ -112,8 +134,10 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     rf = meta.get("rate_forfeits", False)
     tal = tallies.tallies(folder, records, bots, rf, prefixes)
     start = fit_start(folder, bots, rf)
-    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start))
+    info0 = None if start is None else fit_info(folder, len(start))
+    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0)
     save_fit(folder, bots, rf, fit.fit.beta)
+    save_fit_info(folder, fit.fit.info)
     rows = tables.leaderboard(records, bots, ratings, fit, counts=tal.bot_stats())
     return Standings(meta["name"], meta, records, ratings, rows, tables.LazyCrosstable(records),
                      tables.reliability_of(tal, bots, latency), tal.efficiency(), outside, fit, tal.mixing())

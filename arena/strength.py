@@ -15,10 +15,12 @@ the rated bots: +100 means winning about 64% of head-to-head decisions against a
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,19 +121,49 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
 
 
 def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT, seed: int = 0,
-                         beta0: Any = None, method: str = "auto") -> Strength:
+                         beta0: Any = None, method: str = "auto", info0: Any = None) -> Strength:
     """The batch fit of the results kept by an :class:`arena.tallies.Tallies` (its records in the
     order added; the checkpointed path of :func:`arena.results.standings`).
 
     The same model, data and options as :func:`strength`; the results are taken in the order
     the records were added (the journal's), not sorted, so the fit equals :func:`strength`'s
     to rounding (the likelihood's sums in another order), and a checkpointed table equals its
-    full rebuild bit for bit (both add the journal's records in file order).
+    full rebuild bit for bit (both add the journal's records in file order). ``info0``: the
+    information of the fit ``beta0`` comes from (:func:`fit_info`; :func:`arena.batchfit.chord`).
     """
     sides, ranks, blocks, n_blocks = tallies.contests()
     d = batchfit.build_design(sides, ranks, blocks, len(bots))
-    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
-                    n_blocks)
+    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method, info0=info0),
+                    len(ranks), n_blocks)
+
+
+INFO_NAME = "checkpoint-fit-info.npy"
+
+
+def fit_info(folder: Any, n_params: int) -> Any:
+    """The checkpointed information matrix of the last large-field fit of ``folder`` (``(P, P)``,
+    None if absent, unreadable or of another size). Only a preconditioner: a stale one costs
+    steps, never a different table (:func:`arena.batchfit.chord`)."""
+    if folder is None:
+        return None
+    try:
+        got = np.load(Path(folder) / INFO_NAME, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    return got if got.shape == (n_params, n_params) and got.dtype == np.float64 else None
+
+
+def save_fit_info(folder: Any, info: Any) -> None:
+    """Checkpoint a fit's information matrix (atomically; nothing for None or an unwritable folder)."""
+    if folder is None or info is None:
+        return
+    path = Path(folder) / INFO_NAME
+    tmp = path.with_suffix(".tmp.npy")
+    try:
+        np.save(tmp, np.ascontiguousarray(info, dtype=np.float64))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 def _compact(flat: array, shapes: list[tuple[int, int]], ranks: list[Sequence[int]]) -> tuple[Any, Any]:

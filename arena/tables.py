@@ -352,11 +352,10 @@ def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[
     out = {}
     for b in bots:
         xs = np.frombuffer(latency.times[b], dtype=float) if b in latency.times and len(latency.times[b]) else None
+        p50, p99 = np.percentile(xs, [50, 99]).tolist() if xs is not None else (None, None)  # one partition
         out[b] = {"faults": {**dict.fromkeys(FAULT_CLASSES, 0), **faults.get(b, {})},
                   "moves": len(latency.times[b]) if b in latency.times else 0,
-                  "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
-                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
-                  "first_fault": first.get(b)}
+                  "p50_ms": p50, "p99_ms": p99, "first_fault": first.get(b)}
     return out
 
 

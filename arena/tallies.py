@@ -8,7 +8,9 @@ efficiency); the pairs of bots that met (the design's mixing); the batch fit's r
 compact arrays (:func:`arena.strength.strength_of_contests`). Every table is then computed from
 the counters in O(bots + blocks) numpy work, never from the records again.
 
-:func:`tallies` keeps them in ``<folder>/checkpoint-tables.pkl`` for the journal's **byte
+:func:`tallies` keeps them in ``<folder>/checkpoint-tables.pkl`` (a small pickle, then every
+counter and index as a ``.npy`` array: :meth:`Tallies.dump`; no million-entry dict is pickled or
+rebuilt, the indexes are sorted key arrays plus a dict of the keys added since) for the journal's **byte
 prefix** that :mod:`arena.journal_cache` vouches for (its chunks' running digests): the
 counters of the records in ``matches.jsonl[0, end)`` in file order, so an update after ``k``
 new records adds those ``k``. The tables are sums in file order — order-independent in value,
@@ -32,12 +34,15 @@ from typing import Any
 import numpy as np
 
 from arena import stats
-from arena.batchfit import record_results
+from arena.batchfit import RankCodes, record_results
+from arena.journal_cache import id_hash
 from arena.record import MatchRecord
 
 NAME = "checkpoint-tables.pkl"
-FORMAT = 1
+FORMAT = 3
 _SHIFT = 32  # slot key: block << _SHIFT | bot
+#: from this many fit blocks on, :meth:`Tallies.contests` orders the blocks by their lineups' hashes
+HASH_ORDER_FROM = 20_000
 
 
 def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
@@ -72,6 +77,45 @@ def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
     return out
 
 
+class _Index:
+    """``int key -> int value`` (insertion numbers): a sorted pair of arrays for what was loaded
+    from the checkpoint plus a dict for what was added since — loaded and saved as two arrays,
+    never as a million-entry dict."""
+
+    def __init__(self, keys: np.ndarray | None = None, vals: np.ndarray | None = None) -> None:
+        self.keys = np.zeros(0, np.int64) if keys is None else keys
+        self.vals = np.zeros(0, np.int64) if vals is None else vals
+        self.new: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.keys) + len(self.new)
+
+    def get(self, key: int) -> int | None:
+        """The value of ``key`` (None if absent)."""
+        v = self.new.get(key)
+        if v is None and len(self.keys):
+            i = int(np.searchsorted(self.keys, key))
+            if i < len(self.keys) and self.keys[i] == key:
+                return int(self.vals[i])
+        return v
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, values)``, keys ascending (the loaded arrays merged with the new entries)."""
+        if not self.new:
+            return self.keys, self.vals
+        nk = np.fromiter(self.new.keys(), np.int64, len(self.new))
+        nv = np.fromiter(self.new.values(), np.int64, len(self.new))
+        o = np.argsort(nk, kind="stable")
+        nk, nv = nk[o], nv[o]
+        at = np.searchsorted(self.keys, nk)
+        return np.insert(self.keys, at, nk), np.insert(self.vals, at, nv)
+
+    def items(self) -> list[tuple[int, int]]:
+        """Every ``(key, value)`` (small fields' canonical order only)."""
+        k, v = self.arrays()
+        return list(zip(k.tolist(), v.tolist()))
+
+
 class Tallies:
     """Counters of the tables over the records added, in the order added (see the module docstring).
 
@@ -92,10 +136,14 @@ class Tallies:
             self._bot(b)
         self.count = 0  #: records added
         self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
-        self.lineups: dict[str, int] = {}
-        self.blocks: dict[int, int] = {}  # lineup id << 32 | deal -> block
-        self.block_lineup = array("q")
-        self.slots: dict[int, int] = {}  # block << 32 | bot -> slot
+        self.lineups = _Index()  # id_hash(lineup) -> lineup id (names: lineup_names / lineup_blob)
+        self.lineup_names: list[str] = []  # of the lineup ids from len(lineup_off) on
+        self.lineup_blob, self.lineup_off = "", np.zeros(1, np.int64)  # loaded: names joined, offsets
+        self.lineup_other: dict[str, int] = {}  # lineups whose hash collides with another's
+        self.blocks = _Index()  # lineup id << 32 | deal -> block
+        self.block_lineup, self.block_deal = array("q"), array("q")
+        self.lineup_hash = array("q")  # per lineup id: :func:`arena.journal_cache.id_hash` of its name
+        self.slots = _Index()  # block << 32 | bot -> slot
         self.slot_bot, self.slot_block = array("q"), array("q")
         self.s_sum, self.s_n = array("d"), array("q")  # scores (credits)
         self.e_sum, self.e_sq, self.e_n = array("d"), array("d"), array("q")  # ok rewards
@@ -104,11 +152,13 @@ class Tallies:
         self.met_extra: dict[str, set[str]] = {}
         # the batch fit's results (field bots only), file order
         self.c_flat = array("i")
-        self.c_shape: list[tuple[int, int]] = []
+        self.c_shape = array("b")  # per result: its shape's index in shapes
+        self.shapes: list[tuple[int, int]] = []
         self.c_rank: array = array("i")
         self.rank_pats: dict[tuple[int, ...], int] = {}
         self.c_block = array("q")
-        self.fit_blocks: dict[int, int] = {}
+        self.fit_blocks = _Index()  # block -> fit block
+        self.fit_block_src = array("q")  # per fit block: its block
 
     # ---------------------------------------------------------------- adding
     def _bot(self, b: str) -> int:
@@ -126,7 +176,7 @@ class Tallies:
         key = block << _SHIFT | bot
         s = self.slots.get(key)
         if s is None:
-            s = self.slots[key] = len(self.slot_bot)
+            s = self.slots.new[key] = len(self.slot_bot)
             self.slot_bot.append(bot)
             self.slot_block.append(block)
             for a in (self.s_sum, self.e_sum, self.e_sq):
@@ -160,12 +210,13 @@ class Tallies:
         if rec.status == "forfeit":
             for fb in {str(f.bot) for f in faults}:
                 self.forfeits[self._bot(fb)] += 1
-        lid = self.lineups.setdefault(rec.lineup, len(self.lineups))
+        lid = self._lineup(rec.lineup)
         bkey = lid << _SHIFT | rec.deal_index
         block = self.blocks.get(bkey)
         if block is None:
-            block = self.blocks[bkey] = len(self.block_lineup)
+            block = self.blocks.new[bkey] = len(self.block_lineup)
             self.block_lineup.append(lid)
+            self.block_deal.append(rec.deal_index)
         for b, _seat, win, rank, score in credits(rec):
             i = self._bot(b)
             self.matches[i] += 1
@@ -188,6 +239,30 @@ class Tallies:
         self._meet(tuple(dict.fromkeys(rec.seats)))
         self._contests(rec, block)
 
+    def _lineup_name(self, lid: int) -> str:
+        n_old = len(self.lineup_off) - 1
+        if lid < n_old:
+            return self.lineup_blob[int(self.lineup_off[lid]):int(self.lineup_off[lid + 1])]
+        return self.lineup_names[lid - n_old]
+
+    def _lineup(self, name: str) -> int:
+        """The id of lineup ``name`` (a new one numbered next)."""
+        other = self.lineup_other.get(name)
+        if other is not None:
+            return other
+        h = id_hash(name)
+        lid = self.lineups.get(h)
+        if lid is not None and self._lineup_name(lid) == name:
+            return lid
+        new = len(self.lineup_hash)
+        if lid is None:
+            self.lineups.new[h] = new
+        else:  # another lineup has this hash
+            self.lineup_other[name] = new
+        self.lineup_hash.append(h)
+        self.lineup_names.append(name)
+        return new
+
     def _meet(self, names: tuple[str, ...]) -> None:
         idx = [self.index.get(b, -1) for b in names]
         for a, ia in zip(names, idx):
@@ -205,11 +280,18 @@ class Tallies:
             ids = [self.index.get(b, nf) for s in sides for b in s]
             if max(ids, default=0) >= nf:
                 continue
-            self.c_shape.append((len(sides), len(sides[0]) if sides else 0))
+            shape = (len(sides), len(sides[0]) if sides else 0)
+            if shape not in self.shapes:
+                self.shapes.append(shape)
+            self.c_shape.append(self.shapes.index(shape))
             self.c_flat.extend(ids)
             rk = tuple(rk)
             self.c_rank.append(self.rank_pats.setdefault(rk, len(self.rank_pats)))
-            self.c_block.append(self.fit_blocks.setdefault(block, len(self.fit_blocks)))
+            f = self.fit_blocks.get(block)
+            if f is None:
+                f = self.fit_blocks.new[block] = len(self.fit_block_src)
+                self.fit_block_src.append(block)
+            self.c_block.append(f)
 
     # ---------------------------------------------------------------- tables
     def _np(self, a: array, dtype: Any) -> np.ndarray:
@@ -261,7 +343,7 @@ class Tallies:
         full = np.flatnonzero(en == k)
         bot, block = self._np(self.slot_bot, np.int64)[full], self._np(self.slot_block, np.int64)[full]
         lineup = self._np(self.block_lineup, np.int64)[block]
-        _, grp, size = np.unique(bot * (len(self.lineups) + 1) + lineup, return_inverse=True, return_counts=True)
+        _, grp, size = np.unique(bot * (len(self.lineup_hash) + 1) + lineup, return_inverse=True, return_counts=True)
         keep = size[grp] >= 2  # groups with 2+ complete blocks
         grp, block = grp[keep], block[keep]
         s, q = self._np(self.e_sum, float)[full][keep], self._np(self.e_sq, float)[full][keep]
@@ -299,8 +381,20 @@ class Tallies:
 
     def _block_order(self) -> np.ndarray:
         """Per fit block (numbered in file order), its index when the blocks are sorted by
-        ``(lineup, deal)``: a numbering that does not depend on the journal's order."""
-        names = {lid: lu for lu, lid in self.lineups.items()}
+        ``(lineup, deal)``: a numbering that does not depend on the journal's order. From
+        :data:`HASH_ORDER_FROM` blocks on the lineups are ordered by their names' 64-bit hashes
+        instead of the names (numpy, no Python sort of every block: the same independence of
+        the journal's order; the names are used if two lineups' hashes collide)."""
+        n_fit = len(self.fit_block_src)
+        if n_fit >= HASH_ORDER_FROM:
+            lh = self._np(self.lineup_hash, np.int64)
+            if len(np.unique(lh)) == len(lh):
+                src = self._np(self.fit_block_src, np.int64)
+                lid = self._np(self.block_lineup, np.int64)[src]
+                new = np.empty(n_fit, dtype=np.int64)
+                new[np.lexsort((self._np(self.block_deal, np.int64)[src], lh[lid]))] = np.arange(n_fit)
+                return new
+        names = {lid: self._lineup_name(lid) for lid in range(len(self.lineup_hash))}
         keys = {blk: (names[bkey >> _SHIFT], bkey & ((1 << _SHIFT) - 1)) for bkey, blk in self.blocks.items()}
         fit_keys: list[tuple[str, int]] = [("", 0)] * len(self.fit_blocks)
         for blk, f in self.fit_blocks.items():
@@ -309,10 +403,11 @@ class Tallies:
         new[sorted(range(len(fit_keys)), key=lambda i: fit_keys[i])] = np.arange(len(fit_keys))
         return new
 
-    def contests(self) -> tuple[Any, list[tuple[int, ...]], np.ndarray, int]:
+    def contests(self) -> tuple[Any, Any, np.ndarray, int]:
         """The batch fit's results: ``(sides, ranks, blocks, n_blocks)`` for
-        :func:`arena.batchfit.build_design` (sides one ``(R, K, size)`` array when every
-        result has one shape, else nested lists), in a canonical order — blocks by ``(lineup,
+        :func:`arena.batchfit.build_design` (sides one ``(R, K, size)`` array and the ranks
+        as :class:`arena.batchfit.RankCodes` when every result has one shape, else nested
+        lists), in a canonical order — blocks by ``(lineup,
         deal)``, results within a block by content — so the fit, bootstrap included, is the
         same bit for bit whatever order the journal holds the records in (a rerun from a
         shuffled journal, an incremental update, a full rebuild)."""
@@ -322,16 +417,17 @@ class Tallies:
             if pats else np.zeros(0, dtype=np.int64)
         block = self._block_order()[self._np(self.c_block, np.int64)] if len(self.c_block) else \
             np.zeros(0, dtype=np.int64)
-        shapes = set(self.c_shape)
-        if len(shapes) <= 1:
-            k, size = next(iter(shapes)) if shapes else (2, 1)
+        used = np.unique(self._np(self.c_shape, np.int8)).tolist()
+        if len(used) <= 1:
+            k, size = self.shapes[used[0]] if used else (2, 1)
             flat = self._np(self.c_flat, np.int32).reshape(len(rank_c), k * size)
             perm = np.lexsort((rank_c, *flat.T[::-1], block)) if len(rank_c) else np.zeros(0, dtype=np.int64)
             sides: Any = flat[perm].reshape(len(rank_c), k, size)
-            ranks: list[Any] = [pats[i] for i in np.asarray(self.c_rank)[perm]] if len(perm) else []
+            ranks: Any = RankCodes(self._np(self.c_rank, np.int32)[perm].astype(np.int64), pats)
         else:
             rows, pos = [], 0
-            for r, (k, size) in enumerate(self.c_shape):
+            for r, code in enumerate(self.c_shape):
+                k, size = self.shapes[code]
                 row = [list(self.c_flat[pos + j * size:pos + (j + 1) * size]) for j in range(k)]
                 rows.append((int(block[r]), row, pats[self.c_rank[r]], r))
                 pos += k * size
@@ -340,6 +436,54 @@ class Tallies:
             sides = [x[1] for x in rows]
             ranks = [list(x[2]) for x in rows]
         return sides, ranks, block[perm], len(self.fit_blocks)
+
+
+    # ---------------------------------------------------------------- checkpoint form
+    def dump(self, f: Any) -> None:
+        """Write the counters to the open binary file ``f``: one small pickle (names, faults,
+        rank patterns, the lineups' names as one string), then every counter and index as a
+        ``.npy`` array (:func:`numpy.save`) — loaded at the speed of reading them, no dict
+        rebuilt entry by entry."""
+        small = {k: v for k, v in vars(self).items() if k not in _ARRAYS and k not in _INDEXES
+                 and k not in ("met", "lineup_names", "lineup_blob", "lineup_off")}
+        lens = np.fromiter((len(x) for x in self.lineup_names), np.int64, len(self.lineup_names))
+        small["lineup_blob"] = self.lineup_blob + "".join(self.lineup_names)
+        pickle.dump(small, f, protocol=5)
+        np.save(f, np.concatenate([self.lineup_off, self.lineup_off[-1] + np.cumsum(lens)]))
+        np.save(f, self.met)
+        for name in _ARRAYS:
+            a = getattr(self, name)
+            np.save(f, self._np(a, _DTYPE[a.typecode]))
+        for name in _INDEXES:
+            for x in getattr(self, name).arrays():
+                np.save(f, x)
+
+    @classmethod
+    def load(cls, f: Any) -> Tallies:
+        """The counters :meth:`dump` wrote to ``f``."""
+        t = cls.__new__(cls)
+        t.__dict__.update(pickle.load(f))
+        t.lineup_off = np.load(f)
+        t.lineup_names = []
+        t.met = np.load(f)
+        for name in _ARRAYS:
+            a = array(_TYPECODE[name])
+            a.frombytes(np.load(f).astype(_DTYPE[a.typecode], copy=False).tobytes())
+            setattr(t, name, a)
+        for name in _INDEXES:
+            keys = np.load(f)
+            setattr(t, name, _Index(keys, np.load(f)))
+        return t
+
+
+#: the counters :meth:`Tallies.dump` writes as arrays (typecode each), and the indexes
+_TYPECODE = {"matches": "q", "wins": "q", "rank_sum": "d", "forfeits": "q", "fin_faults": "q", "block_lineup": "q",
+             "block_deal": "q", "lineup_hash": "q", "slot_bot": "q", "slot_block": "q", "s_sum": "d", "s_n": "q",
+             "e_sum": "d", "e_sq": "d", "e_n": "q", "c_flat": "i", "c_shape": "b", "c_rank": "i", "c_block": "q",
+             "fit_block_src": "q"}
+_ARRAYS = tuple(_TYPECODE)
+_INDEXES = ("lineups", "blocks", "slots", "fit_blocks")
+_DTYPE = {"q": np.int64, "d": np.float64, "i": np.int32, "b": np.int8}
 
 
 def _bootstrap(sums: np.ndarray, counts: np.ndarray, seed: int) -> tuple[float, float, float]:
@@ -373,7 +517,7 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
                 if (isinstance(head, dict) and head.get("key") == key
                         and valid.get((head.get("end"), head.get("digest"))) == head.get("count")
                         and head["count"] <= len(records)):
-                    t = pickle.load(f)
+                    t = Tallies.load(f)
         except Exception:  # noqa: BLE001 - a cache: unreadable or cut means rebuild
             t = None
     if not isinstance(t, Tallies) or t.count > len(records):
@@ -392,7 +536,7 @@ def _save(folder: Path, head: dict[str, Any], t: Tallies) -> None:
     try:
         with open(tmp, "wb") as f:
             pickle.dump(head, f, protocol=5)
-            pickle.dump(t, f, protocol=5)
+            t.dump(f)
         os.replace(tmp, folder / NAME)
     except OSError:
         tmp.unlink(missing_ok=True)

@@ -203,6 +203,11 @@ def main() -> None:
     ap.add_argument("--bots", type=int, default=1000)
     ap.add_argument("--players", type=int, default=2, choices=(2, 4))
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                    help="keep the journals in DIR (never deleted) and reuse them: a size already built there "
+                         "skips writing its journal and the full rebuild (its figures are printed from "
+                         "DIR/s<n>-p<players>/base/figures.json) and measures the +1%% update again from the "
+                         "full rebuild's checkpoints (a 1M full rebuild is ~6 CPU-minutes)")
     ap.add_argument("--no-incremental", action="store_true")
     ap.add_argument("--no-driver", action="store_true", help="skip the driver's journal RSS")
     ap.add_argument("--format", default="csv", choices=("csv", "json", "table"),
@@ -230,17 +235,21 @@ def main() -> None:
         return
     global FORMAT
     FORMAT = args.format
-    root = args.out or Path(tempfile.mkdtemp(prefix="scale-bench"))
+    root = args.keep or args.out or Path(tempfile.mkdtemp(prefix="scale-bench"))
     print(f"{'records':>9} {'case':>12} {'wall s':>8} {'CPU s':>8} {'CPU µs/rec':>11} {'peak RSS MB':>12}")
     for n in args.sizes:
         folder = root / f"s{n}-p{args.players}"
-        shutil.rmtree(folder, ignore_errors=True)
-        make_journal(folder, n, args.bots, args.players)
-        mb = (folder / "matches.jsonl").stat().st_size / 2**20
-        for f in folder.glob("checkpoint*"):
-            f.unlink()
         run = ratings_only if args.ratings_only else leaderboard
-        full = run(folder)
+        full = _reused(folder) if args.keep else None
+        if full is None:
+            shutil.rmtree(folder, ignore_errors=True)
+            make_journal(folder, n, args.bots, args.players)
+            for f in folder.glob("checkpoint*"):
+                f.unlink()
+            full = run(folder)
+            if args.keep:
+                _keep_base(folder, full)
+        mb = (folder / "matches.jsonl").stat().st_size / 2**20
         print(f"{n:>9} {'full':>12} {full['wall_s']:8.2f} {full['cpu_s']:8.2f} {1e6 * full['cpu_s'] / n:11.0f} "
               f"{full['rss_mb']:12.0f}   (journal {mb:.0f} MB)", flush=True)
         if args.no_incremental:
@@ -264,8 +273,38 @@ def main() -> None:
                               "--players", str(args.players)], capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
         print(drv.stdout.rstrip() or drv.stderr[-2000:], flush=True)
-    if args.out is None:
+    if args.out is None and args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _keep_base(folder: Path, full: dict) -> None:
+    """Save what :func:`_reused` restores: the full rebuild's checkpoints, ``tournament.json``,
+    the journal's size and the rebuild's figures, in ``folder/base``."""
+    base = folder / "base"
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir()
+    for f in [*folder.glob("checkpoint*"), folder / "tournament.json"]:
+        shutil.copy(f, base / f.name)
+    (base / "figures.json").write_text(json.dumps({**full, "journal_bytes": (folder / "matches.jsonl").stat().st_size}))
+
+
+def _reused(folder: Path) -> dict | None:
+    """The full rebuild's figures of a kept ``folder`` with the folder put back as the rebuild
+    left it (journal cut to its size then, its checkpoints and ``tournament.json``); None if
+    there is none to reuse."""
+    try:
+        full = json.loads((folder / "base" / "figures.json").read_text())
+    except (OSError, ValueError):
+        return None
+    with open(folder / "matches.jsonl", "r+b") as f:
+        f.truncate(int(full.pop("journal_bytes")))
+    for f in folder.glob("checkpoint*"):
+        f.unlink()
+    for f in (folder / "base").iterdir():
+        if f.name != "figures.json":
+            shutil.copy(f, folder / f.name)
+    print(f"(reused {folder}: the full rebuild's figures as measured then)", flush=True)
+    return full
 
 
 if __name__ == "__main__":

@@ -121,6 +121,25 @@ def test_wall_budget_is_charged_to_the_seat_that_spent_it():
         assert "bot 'waller' took" in res.faults[0].detail and "more than its share" in res.faults[0].detail
 
 
+@pytest.mark.slow
+def test_wall_budget_running_out_on_a_paced_forced_move_is_charged_not_aborted():
+    # adversarial finding: under pacing a bot timed the budget to run out during its own paced
+    # forced move; nobody was thinking, so the match was `aborted` and replayed for ever
+    from dataclasses import replace
+
+    slow = zoo("slow", "misbehave.py", "slow", "1.5")  # 2 decisions of 1.5 s, then a forced card
+    s = replace(spec(["slow", "random"], options={"hand_size": 3}, clock=Clock(move_ms=60000, bank_ms=0),
+                     wall_s=4.5), pace_forced=True)
+    pool = SeatPool([slow, RANDOM], s.limits)
+    try:
+        res = play_match(s, pool)
+    finally:
+        pool.close()
+    assert res.status == "forfeit", res
+    assert [(f.seat, f.cls) for f in res.faults] == [(0, "timeout")], res.faults
+    assert "bot 'slow' took" in res.faults[0].detail, res.faults[0].detail
+
+
 # ---------------------------------------------------------------- several faults at start-up
 
 EXITER = zoo("exiter", "misbehave.py", "crash_start")       # exits with code 3, says nothing
