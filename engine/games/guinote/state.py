@@ -69,7 +69,7 @@ class GuinoteState(SnapshotState):
         self.last_winner = -1
         self.winner = -1
         self.history: list[int] = []
-        self.start = None
+        self.start: GuinoteState | None = None
         #: the deal's hands, stock, scores, last-trick winner, hand number, dealer and past
         #: hands, for the snapshot built on first use (:meth:`_deal_snapshot`)
         self.dealt: tuple = ()

@@ -2,6 +2,7 @@
 cimport cython
 
 cdef list _LUMP
+cdef unsigned long long ONE
 
 @cython.locals(key=Py_ssize_t, got=object, acc=object, i=Py_ssize_t)
 cpdef list _lump_weights(Py_ssize_t c, Py_ssize_t total, Py_ssize_t rest, Py_ssize_t lo, Py_ssize_t hi)
@@ -22,3 +23,7 @@ cpdef list shuffle_orders(list sizes, object rng)
                pmask=cython.int, mine=list, other=list, x=Py_ssize_t, k=Py_ssize_t, h=Py_ssize_t, q=list,
                t=Py_ssize_t, order=list, n_other=Py_ssize_t, kept=list, i=Py_ssize_t, rest=list)
 cpdef tuple split_hands(list split, list comps, list queues, list orders)
+
+@cython.locals(n=Py_ssize_t, hands=list, ptr=cython.int[4], s=Py_ssize_t, r=list, m=cython.ulonglong, i=Py_ssize_t,
+               stock=list)
+cpdef tuple deal_of(list recv, list schedule, list stock_rest)

@@ -73,13 +73,15 @@ from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any
 
-from engine.cards import mask_of
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
 from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
 from engine.sampling import Sampler, SamplingProblem, randbelow
+
+#: ``1 << i`` is ``ONE << i`` so that the compiled shift is 64-bit
+ONE = 1
 
 #: index ``copies << 12 | later lump copies << 6 | cards to draw`` (copies at most 4, the others
 #: below 64: a 32-card deck) -> cumulative hypergeometric weights ``C(copies, k) * C(later,
@@ -272,6 +274,39 @@ def split_hands(split: list, comps: list, queues: list, orders: list) -> tuple[l
             kept.append(rest[order[i] - base])
         rest = kept
     return out, rest
+
+
+def deal_of(recv: list, schedule: list, stock_rest: list) -> tuple[list[int], list[int]]:
+    """The deal of a world: per seat the mask of its first 4 receipts, and the stock (the
+    seats' later receipts in the public draw ``schedule``, then ``stock_rest``).
+
+    :param recv: per seat its card ids in the order received (dealt, then drawn).
+    :raises InconsistentObservationError: if the receipts do not fit the schedule.
+    """
+    n = len(recv)
+    hands = []
+    ptr = [4, 4, 4, 4]  # a C array when compiled (at most 4 seats)
+    for s in range(n):
+        r = recv[s]
+        if len(r) < 4:
+            raise InconsistentObservationError(f"sedma: seat {s} would receive fewer than 4 cards")
+        m = 0
+        for i in range(4):
+            m |= ONE << r[i]
+        hands.append(m)
+    stock = []
+    for i in range(len(schedule)):
+        s = schedule[i]
+        r = recv[s]
+        if ptr[s] >= len(r):
+            raise InconsistentObservationError(f"sedma: seat {s} draws more cards than it received")
+        stock.append(r[ptr[s]])
+        ptr[s] += 1
+    for s in range(n):
+        if ptr[s] != len(recv[s]):
+            raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
+    stock.extend(stock_rest)
+    return hands, stock
 
 
 class SedmaInfoSet(InfoSet):
@@ -610,22 +645,7 @@ class SedmaInfoSet(InfoSet):
                     out.append(queues[sym][heads[sym]])
                     heads[sym] += 1
             recv[s] = out
-        hands = []
-        for s in range(n):
-            if len(recv[s]) < 4:
-                raise InconsistentObservationError(f"sedma: seat {s} would receive fewer than 4 cards")
-            hands.append(mask_of(recv[s][:4]))
-        ptr = [4] * n
-        stock = []
-        for s in self.schedule:
-            if ptr[s] >= len(recv[s]):
-                raise InconsistentObservationError(f"sedma: seat {s} draws more cards than it received")
-            stock.append(recv[s][ptr[s]])
-            ptr[s] += 1
-        for s in range(n):
-            if ptr[s] != len(recv[s]):
-                raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
-        stock.extend(stock_rest)
+        hands, stock = deal_of(recv, self.schedule, stock_rest)
         template = self._template
         if template is None:  # the match's state before the deal, the same for every world
             template = SedmaState(self.game, n, self.opts, 0)

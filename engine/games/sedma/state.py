@@ -93,7 +93,7 @@ class SedmaState(SnapshotState):
         self.trick = 0
         self.ntricks = 0
         self.lastw = -1
-        self.start = None
+        self.start: SedmaState | None = None
         self.hist: list[int] = []
         #: what the hand-start snapshot needs (:meth:`_set_hand`, :meth:`_deal_snapshot`)
         self.dealt: tuple = ()
