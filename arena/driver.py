@@ -20,11 +20,12 @@ does, else it stops with a message and the rest is played by the next run.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,16 @@ from arena.executors import (
 )
 from arena.faults import FaultLedger, disabled_record
 from arena.journal import Journal, record_of, unwritable
+from arena.lazy_schedule import LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
-from arena.schedule import bot_commands, build_schedule, fingerprint_fields, tournament_settings
+from arena.schedule import (
+    bot_commands,
+    build_schedule,
+    fingerprint_fields,
+    lineups_for,
+    tournament_settings,
+)
 from arena.specs import BotSpec, MatchSpec, files_digest
 from engine import registry
 
@@ -77,11 +85,30 @@ class RunSummary:
     batcher: Batcher | None = None
 
 
+def lazy_schedule(tournament, salt: str) -> Sequence[MatchSpec]:
+    """The schedule of a plain design as a :class:`arena.lazy_schedule.LazySchedule` (built match by
+    match when asked: the driver's memory stays flat however long the run); SPRT schedules and
+    lineups sharing a key as :func:`arena.schedule.build_schedule`'s list (equal specs, same order)."""
+    m = tournament.model
+    if getattr(m, "mode", "tournament") == "sprt":
+        return build_schedule(tournament, salt)
+    game = registry.get_game(m.game)
+    lus = lineups_for(m.bots, m.players, game.teams(m.players), m.rotations, m.lineups, m.partners, salt,
+                      getattr(m, "panel", None))
+    try:
+        return LazySchedule(tournament, salt, lus, range(m.deals))
+    except ValueError:  # two lineups with one key: the list's stable sort decides their order
+        return build_schedule(tournament, salt)
+
+
 def prepare(tournament, results_root: str | Path,
-            design: dict[str, Any] | None = None) -> tuple[Journal, list[MatchSpec]]:
+            design: dict[str, Any] | None = None) -> tuple[Journal, Sequence[MatchSpec]]:
     """Open the journal, make/load the salt, build the schedule, check settings and fingerprints.
 
     :param design: filled with an adaptive design's state (:func:`arena.adaptive.design_status`).
+
+    The schedule is a sequence in replay order: a :class:`arena.lazy_schedule.LazySchedule` for the
+    plain designs (specs built when asked), a list for SPRT and adaptive rounds.
 
     :raises JournalError: if the folder's recorded tournament had other settings (game,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
@@ -91,10 +118,11 @@ def prepare(tournament, results_root: str | Path,
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
         salt = journal.salt(tournament.model.salt, tournament.name)
+        specs: Sequence[MatchSpec]
         if is_adaptive(tournament.model):  # its rounds are planned from the journal's records
             specs = adaptive_schedule(tournament, salt, journal.records, design)
         else:
-            specs = build_schedule(tournament, salt)
+            specs = lazy_schedule(tournament, salt)
         game = registry.get_game(tournament.model.game)
         journal.check_fingerprints(specs, lambda s: fingerprint_fields(
             s.game, game.version, s.options, s.players, s.deal_seed, s.seats,
@@ -120,7 +148,7 @@ def sandbox_mode(tournament, address: str | None = None) -> str:
     return effective_mode(limits)
 
 
-def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | None = None,
+def write_meta(tournament, folder: Path, specs: Sequence[MatchSpec], sandbox: str | None = None,
                design: dict[str, Any] | None = None) -> None:
     """``tournament.json``: the tournament as configured for this run.
 
@@ -142,7 +170,7 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
             "config": tournament.source, "settings": tournament_settings(tournament),
             "sandbox": sandbox if sandbox is not None else sandbox_mode(tournament),
             "bot_files": bot_files(tournament), **({"design": design} if design else {}),
-            **schedule_file.encode({s.match_id: s.fingerprint for s in specs})}
+            **_schedule_entry(specs)}
     tmp = folder / "tournament.json.tmp"
     try:
         tmp.write_text(json.dumps(meta, indent=2) + "\n")
@@ -150,6 +178,14 @@ def write_meta(tournament, folder: Path, specs: list[MatchSpec], sandbox: str | 
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
+
+
+def _schedule_entry(specs: Sequence[MatchSpec]) -> dict[str, Any]:
+    """``tournament.json``'s schedule entry (:func:`arena.schedule_file.encode`); a large lazy
+    schedule streams its sorted ids and fingerprints instead of a dict of every match."""
+    if isinstance(specs, LazySchedule) and len(specs) >= schedule_file.COMPACT_FROM:
+        return schedule_file.encode_sorted(specs.sorted_pairs(), len(specs))
+    return schedule_file.encode({s.match_id: s.fingerprint for s in specs})
 
 
 def bot_files(tournament) -> dict[str, str]:
@@ -191,14 +227,16 @@ class Run:
     :param warn: prints one warning (a bot disabled, a bot announcing a new version).
     """
 
-    def __init__(self, tournament, journal: Journal, specs: list[MatchSpec], workers: int,
+    def __init__(self, tournament, journal: Journal, specs: Sequence[MatchSpec], workers: int,
                  on_result: Callable[[MatchRecord, RunSummary], None] | None,
                  warn: Callable[[str], None]) -> None:
         m = tournament.model
         self.name = m.name
         self.max_retries = m.execution.max_retries
         self.journal = journal
-        self.by_id = {s.match_id: s for s in specs}
+        lazy = isinstance(specs, LazySchedule)
+        #: match id -> spec (a lazy schedule looks it up and builds it when asked)
+        self.by_id: Any = specs if lazy else {s.match_id: s for s in specs}
         self.game_version = registry.get_game(m.game).version
         self.policy = tournament.fault_policy()
         self.on_result = on_result
@@ -225,9 +263,18 @@ class Run:
         self.summary = RunSummary(m.name, journal.folder, len(specs), already[0],
                                   outside=len(journal.records) - already[0])
         self.summary.disabled.extend(disabled)
-        self.pending = [s for s in specs if s.match_id not in journal]
         fixed = None if m.execution.batch_size == "auto" else int(m.execution.batch_size)
-        self.batcher = self.summary.batcher = Batcher(self.pending, workers, fixed)
+        self.batcher: Batcher
+        if isinstance(specs, LazySchedule):  # no list of the pending specs: the batcher builds them
+            self.pending_count = len(specs) - already[0]
+            self.wall_s = specs.wall_s
+            self.batcher = self.summary.batcher = LazyBatcher(specs, journal.__contains__, self.pending_count,
+                                                              workers, fixed)
+        else:
+            pending = [s for s in specs if s.match_id not in journal]
+            self.pending_count = len(pending)
+            self.wall_s = max((s.wall_s for s in pending), default=0.0)
+            self.batcher = self.summary.batcher = Batcher(pending, workers, fixed)
         self.attempts: Counter[str] = Counter()
         self.infra_attempts: Counter[str] = Counter()
         self.warned: set[str] = set()
@@ -330,18 +377,69 @@ class Run:
         if rest:
             self.batcher.push_retry(rest, front=True)
 
+class LazyBatcher(Batcher):
+    """:class:`arena.executors.Batcher` over a :class:`LazySchedule`'s matches not yet recorded
+    (``recorded(match_id)``): the same batches in the same order, one cursor per group.
+
+    :param pending: how many of the schedule's matches are not recorded (the batch sizing's count).
+    """
+
+    def __init__(self, schedule: LazySchedule, recorded: Callable[[str], bool], pending: int, workers: int,
+                 fixed: int | None = None, **kw: Any) -> None:
+        super().__init__([], workers, fixed, **kw)
+        self.schedule, self.recorded = schedule, recorded
+        self.remaining = pending
+        self._pos: dict[tuple[int, int], int] = {}  # (lineup, rotation) -> index into the deals of its next match
+        self._heap: list[tuple[int, int, str, int]] = []  # (deal, rotation, key, lineup) of each live group's head
+        for r, ids in enumerate(schedule.by_rot):
+            for lu in ids:
+                self._pos[(lu, r)] = 0
+                self._push(lu, r)
+
+    def _push(self, lu: int, r: int) -> None:
+        """Advance group ``(lu, r)`` past recorded matches and queue its head (if any)."""
+        s, k = self.schedule, self._pos[(lu, r)]
+        while k < len(s.deals) and self.recorded(s.match_id(lu, s.deals[k], r)):
+            k += 1
+        self._pos[(lu, r)] = k
+        if k < len(s.deals):
+            heapq.heappush(self._heap, (s.deals[k], r, s.lineups[lu].key, lu))
+
+    def next(self) -> list[MatchSpec] | None:
+        """The next batch (retries first), or None when every group is exhausted."""
+        if self.retry:
+            return super().next()
+        if not self._heap:
+            return None
+        _, r, _, lu = heapq.heappop(self._heap)
+        s, n = self.schedule, self.size()
+        batch: list[MatchSpec] = []
+        k = self._pos[(lu, r)]
+        while len(batch) < n and k < len(s.deals):
+            d = s.deals[k]
+            k += 1
+            if not self.recorded(s.match_id(lu, d, r)):
+                batch.append(s.spec(lu, d, r))
+        self._pos[(lu, r)] = k
+        self._push(lu, r)
+        self.remaining -= len(batch)
+        self.sizes.append(len(batch))
+        self._heads.add(batch[0].match_id)
+        return batch
+
+
 def _stream(run: Run, tournament, inline: bool, workers: int, address: str | None) -> Iterator[Outcome]:
     """The executor's outcomes for ``run``'s pending matches (no Ray start-up when none are pending)."""
     bots = tournament.bots
     if address:  # on a cluster the bots run with the job's copy of the project
         bots = {k: BotSpec(**{**v.__dict__, "cwd": "."}) for k, v in bots.items()}
     results_dir = str(run.journal.folder.resolve())
-    if not run.pending:
+    if not run.pending_count:
         return iter(())
     if inline:
         return execute_inline(run.next_batch, bots, results_dir)
     ray = init_ray(workers, address, str(tournament.root))
-    stall = max(s.wall_s for s in run.pending) + 30.0
+    stall = run.wall_s + 30.0
     if address:  # a cluster: the arena cannot restart it
         return execute_ray(ray, run.next_batch, bots, results_dir, workers, stall)
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from arena.errors import JournalError
+from arena.int_index import IntIndex
 from arena.record import MatchRecord
 from engine import ENGINE_VERSION
 from engine.errors import CardArenaError
@@ -239,6 +240,24 @@ class Journal:
                 f"{'were' if n != 1 else 'was'} played with other settings (changed: {'; '.join(changed)}), "
                 f"and one table cannot rate both: {self._remedy()}")
 
+    def _recorded_specs(self, specs) -> Iterator[tuple[Any, dict[str, Any]]]:
+        """``(spec, its record)`` for every recorded match of ``specs``, in the schedule's order. A
+        lazy schedule (:class:`arena.lazy_schedule.LazySchedule`) is looked up per recorded id
+        (only the recorded specs are built; the mismatches sorted into the schedule's order)."""
+        if not hasattr(specs, "position"):
+            for spec in specs:
+                rec = self.records.get(spec.match_id)
+                if rec is not None:
+                    yield spec, rec
+            return
+        bad: list[tuple[int, str]] = []
+        for mid, rec in self.records.items():
+            at = specs.locate(mid)
+            if at is not None and rec.get("fingerprint") != specs.fingerprint(*at):
+                bad.append((specs.position(mid), mid))
+        for _pos, mid in sorted(bad):
+            yield specs.get(mid), self.records[mid]
+
     def check_fingerprints(self, specs, fields_of) -> None:
         """Refuse to resume if an existing match's defining fields changed.
 
@@ -251,9 +270,8 @@ class Journal:
         first = None
         changed: list[str] = []
         bots: dict[str, list[str]] = {}
-        for spec in specs:
-            rec = self.records.get(spec.match_id)
-            if rec is None or rec.get("fingerprint") == spec.fingerprint:
+        for spec, rec in self._recorded_specs(specs):
+            if rec.get("fingerprint") == spec.fingerprint:
                 continue
             new = fields_of(spec)
             for bot, parts in bot_changes(rec, new).items():
@@ -467,32 +485,64 @@ def parse_line(path: Path, lineno: int, line: bytes, validate: bool = True) -> d
 class OnDisk(Mapping[str, dict[str, Any]]):
     """The journal's records as a read-only mapping ``match id -> record dict``, kept on disk.
 
-    Memory per record: its id and one byte offset (``array('q')``), not the record: a record
-    is parsed again from ``matches.jsonl`` when asked for (:meth:`__getitem__`), and
-    :meth:`items` streams the file in order. This is what keeps the driver flat on long runs.
+    Memory per record: its id (UTF-8, in one blob), one byte offset (``array('q')``) and its
+    id's 64-bit hash in an :class:`arena.int_index.IntIndex` (~70 bytes a record at 1M, not a
+    dict of strings at ~160), not the record: a record is parsed again from ``matches.jsonl``
+    when asked for (:meth:`__getitem__`), and :meth:`items` streams the file in order. This is
+    what keeps the driver flat on long runs. A hash shared by two ids is resolved by comparing
+    the ids.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._index: dict[str, int] = {}
+        self._ids = bytearray()
+        self._id_end = array("q")
         self._offsets = array("q")
+        self._by_hash = IntIndex()  # hash(id) -> its row
+        self._shared: dict[int, list[int]] = {}  # hash -> further rows with that hash (rare)
+
+    def _id(self, row: int) -> bytes:
+        return bytes(self._ids[self._id_end[row - 1] if row else 0:self._id_end[row]])
+
+    def _row(self, match_id: object) -> int:
+        """The row of ``match_id``, or -1."""
+        if not isinstance(match_id, str):
+            return -1
+        h = hash(match_id)
+        row = self._by_hash.get(h)
+        if row is None:
+            return -1
+        key = match_id.encode("utf-8", "surrogatepass")
+        if self._id(row) == key:
+            return row
+        return next((r for r in self._shared.get(h, ()) if self._id(r) == key), -1)
 
     def add(self, match_id: str, offset: int) -> None:
-        """Index one record written at byte ``offset`` of the file."""
-        self._index[match_id] = len(self._offsets)
+        """Index one record written at byte ``offset`` of the file (an id not indexed yet)."""
+        row = len(self._offsets)
+        h = hash(match_id)
+        if self._by_hash.get(h) is None:
+            self._by_hash[h] = row
+        else:
+            self._shared.setdefault(h, []).append(row)
+        self._ids += match_id.encode("utf-8", "surrogatepass")
+        self._id_end.append(len(self._ids))
         self._offsets.append(offset)
 
     def __contains__(self, match_id: object) -> bool:
-        return match_id in self._index
+        return self._row(match_id) >= 0
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._offsets)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
+        for row in range(len(self._offsets)):
+            yield self._id(row).decode("utf-8", "surrogatepass")
 
     def __getitem__(self, match_id: str) -> dict[str, Any]:
-        i = self._index[match_id]
+        i = self._row(match_id)
+        if i < 0:
+            raise KeyError(match_id)
         with open(self.path, "rb") as f:
             f.seek(self._offsets[i])
             return orjson.loads(f.readline())
@@ -501,8 +551,8 @@ class OnDisk(Mapping[str, dict[str, Any]]):
         """``(match id, record)`` in file order, streamed (a record indexed twice: its first line)."""
         for _lineno, offset, rec in _stream(self.path, validate=False):
             mid = str(rec.get("match_id"))
-            i = self._index.get(mid)
-            if i is not None and self._offsets[i] == offset:
+            i = self._row(mid)
+            if i >= 0 and self._offsets[i] == offset:
                 yield mid, rec
 
     def values(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]

@@ -9,8 +9,8 @@ new complete lines in ``matches.jsonl``. A chunk holds:
 * ``cols``: its records (first occurrence of each match id, file order) in columns
   (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
-* ``times``: per bot, the decision times of its inside rows (``array('d')``, as
-  :class:`arena.tables.Latency` collects them);
+* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`,
+  as :class:`arena.tables.Latency` collects them);
 * ``id_hash``: per row, its match id's :func:`id_hash` (repeated ids in new lines are found
   without hashing the cached ids again);
 * ``schedule_key``: the digest of the schedule its rows were classified with (and every
@@ -44,13 +44,15 @@ import numpy as np
 
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
+from arena.int_index import IntIndex
 from arena.journal import parse_line
-from arena.record import MatchRecord
+from arena.latency import DecisionTimes
+from arena.record import MatchRecord, id_hash
 from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 4  # 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6; 3 is scale8's)
+FORMAT = 5  # 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
 _BLOCK = 1 << 20
@@ -60,13 +62,6 @@ def _digest() -> Any:
     """The running hash of the journal's bytes: SHA-256 (hardware-accelerated on current CPUs,
     about twice blake2b's speed; hashing the prefix is most of an incremental read at 1M records)."""
     return hashlib.sha256()
-
-
-def id_hash(mid: str) -> int:
-    """A match id's 64-bit hash, the same in every process (unlike :func:`hash`): the cache keeps
-    them per chunk, so a read never hashes the cached ids again."""
-    return int.from_bytes(hashlib.blake2b(mid.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                          "little", signed=True)
 
 
 class _Seen:
@@ -79,7 +74,7 @@ class _Seen:
         self.cached, self.tail = cached, tail
         self.hashes = hashes
         self.sorted = np.sort(self.hashes)
-        self.new: set[int] = set()
+        self.new = IntIndex()  # the new ids' hashes (a set in ~16 bytes a hash, not ~64)
         self.new_hashes = array("q")
 
     def add(self, mid: str) -> bool:
@@ -92,7 +87,7 @@ class _Seen:
         if h in self.new and any(self.tail.match_id(int(i)) == mid for i in
                                  np.flatnonzero(np.frombuffer(self.new_hashes, dtype=np.int64) == h)):
             return False
-        self.new.add(h)
+        self.new[h] = 0
         self.new_hashes.append(h)
         return True
 
@@ -144,7 +139,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     cols = Columns()
     seen = _Seen(cached, cols, hashes)
     inside = bytearray()
-    times: dict[str, array] = {b: array("d") for b in bots}
+    times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
     end = offset
     lineno = first_line
     for line in journal:
@@ -241,7 +236,7 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, array], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, DecisionTimes], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
@@ -260,7 +255,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     folder = Path(folder)
     path = folder / "matches.jsonl"
     cpath = folder / NAME
-    times: dict[str, array] = {b: array("d") for b in bots}
+    times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
     try:
         journal = open(path, "rb")
     except FileNotFoundError:

@@ -175,3 +175,13 @@ class MatchRecord:
 def records_of(records: Sequence[Mapping[str, Any] | MatchRecord]) -> list[MatchRecord]:
     """``records`` as :class:`MatchRecord` values (dicts converted, records kept as they are)."""
     return [r if isinstance(r, MatchRecord) else MatchRecord.from_json(r) for r in records]
+
+
+def id_hash(mid: str) -> int:
+    """A match id's 64-bit hash, the same in every process (unlike :func:`hash`): the journal
+    cache keeps them per chunk, so a read never hashes the cached ids again; the tables'
+    counters key lineups by it."""
+    import hashlib
+
+    return int.from_bytes(hashlib.blake2b(mid.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little", signed=True)

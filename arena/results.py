@@ -126,6 +126,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     meta = load_meta(folder)
     bots = meta["bots"]
     records, outside, latency, prefixes = _read(folder, meta)
+    meta.pop(schedule_file.KEY, None)  # read: the compact schedule's strings (~60 MB at 1M) are not kept
     r = meta.get("ratings", {})
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
                      tau=r.get("tau", "default"), fixed=r.get("fixed", []), mu=r.get("mu", 25.0),

@@ -13,7 +13,7 @@ before.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,34 @@ def encode(schedule: Mapping[str, str]) -> dict[str, Any]:
         return {"schedule": dict(schedule)}
     ids = sorted(schedule, key=lambda s: s.encode("utf-8", "surrogatepass"))
     fps = [schedule[i] for i in ids]
+    if any("\n" in s for s in ids) or any("\n" in s for s in fps):
+        raise ValueError("a match id or fingerprint contains a newline")
+    return {KEY: {"format": 1, "count": len(ids), "ids": "\n".join(ids), "fingerprints": "\n".join(fps)}}
+
+
+def encode_sorted(pairs: Iterable[tuple[str, str]], count: int) -> dict[str, Any]:
+    """:func:`encode` of ``count`` ``(match id, fingerprint)`` pairs given in UTF-8 byte order of
+    the ids (:meth:`arena.lazy_schedule.LazySchedule.sorted_pairs`): the compact strings are
+    joined as the pairs stream (no dict of the schedule); pairs out of order or repeated ids are
+    sorted / checked by :func:`encode` instead.
+
+    :raises ValueError: as :func:`encode`.
+    """
+    if count < COMPACT_FROM:
+        return encode(dict(pairs))
+    ids: list[str] = []
+    fps: list[str] = []
+    last = b""
+    ordered = True
+    for mid, fp in pairs:
+        key = mid.encode("utf-8", "surrogatepass")
+        if ids and key <= last:
+            ordered = False
+        last = key
+        ids.append(mid)
+        fps.append(fp)
+    if not ordered:
+        return encode(dict(zip(ids, fps)))
     if any("\n" in s for s in ids) or any("\n" in s for s in fps):
         raise ValueError("a match id or fingerprint contains a newline")
     return {KEY: {"format": 1, "count": len(ids), "ids": "\n".join(ids), "fingerprints": "\n".join(fps)}}

@@ -13,15 +13,13 @@ start-up (:func:`arena.faults.first_fault`), one line each (:func:`fault_lines`)
 from __future__ import annotations
 
 import math
-from array import array
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from arena.faults import fault_line, first_fault
+from arena.latency import DecisionTimes, Latency, summary
 from arena.protocol import printable
 from arena.ratings import RatingResult
 from arena.record import MatchRecord
@@ -293,24 +291,6 @@ class LazyCrosstable(dict):
         return super().values()
 
 
-class Latency:
-    """Every decision time (ms) of each bot, one ``array('d')`` per bot (8 bytes a decision).
-
-    Fed while the journal streams (:meth:`add`), so the records need not keep their
-    ``move_ms`` (:meth:`arena.record.MatchRecord.from_json` with ``moves=False``).
-    """
-
-    def __init__(self, bots: Sequence[str]) -> None:
-        self.times: dict[str, array] = {b: array("d") for b in bots}
-
-    def add(self, seats: Sequence[str], move_ms: Sequence[Sequence[float]] | None) -> None:
-        """Add one record's decision times: ``move_ms[seat]`` for the bot in ``seats[seat]``."""
-        for seat, times in enumerate(move_ms or ()):
-            got = self.times.get(seats[seat]) if seat < len(seats) else None
-            if got is not None and times:
-                got.extend(times)
-
-
 def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
                 latency: Latency | None = None) -> dict[str, dict[str, Any]]:
     """Per bot: faults by class, move latency p50/p99 (ms) over all its decisions, and its
@@ -321,7 +301,7 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
         each record's ``move_ms``)."""
     faults = {b: dict.fromkeys(FAULT_CLASSES, 0) for b in bots}
     first: dict[str, dict[str, Any]] = {}
-    lat: dict[str, Any] = latency.times if latency is not None else {b: array("d") for b in bots}
+    lat: dict[str, DecisionTimes] = latency.times if latency is not None else {b: DecisionTimes() for b in bots}
     for rec in records:
         for f in rec.faults:
             b = f.bot
@@ -334,14 +314,7 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
                 sb = rec.seats[seat]
                 if sb in lat and times:
                     lat[sb].extend(times)
-    out = {}
-    for b in bots:
-        xs = np.frombuffer(lat[b], dtype=float) if b in lat and len(lat[b]) else None
-        out[b] = {"faults": faults[b], "moves": len(lat[b]) if b in lat else 0,
-                  "p50_ms": float(np.percentile(xs, 50)) if xs is not None else None,
-                  "p99_ms": float(np.percentile(xs, 99)) if xs is not None else None,
-                  "first_fault": first.get(b)}
-    return out
+    return {b: {"faults": faults[b], **summary(lat.get(b)), "first_fault": first.get(b)} for b in bots}
 
 
 def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[str, dict[str, Any]]:
@@ -349,14 +322,8 @@ def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[
     decision times (the same values)."""
     faults, firsts = tallies.fault_counts()
     first = {b: first_fault(rec, f) for b, (rec, f) in firsts.items()}
-    out = {}
-    for b in bots:
-        xs = np.frombuffer(latency.times[b], dtype=float) if b in latency.times and len(latency.times[b]) else None
-        p50, p99 = np.percentile(xs, [50, 99]).tolist() if xs is not None else (None, None)  # one partition
-        out[b] = {"faults": {**dict.fromkeys(FAULT_CLASSES, 0), **faults.get(b, {})},
-                  "moves": len(latency.times[b]) if b in latency.times else 0,
-                  "p50_ms": p50, "p99_ms": p99, "first_fault": first.get(b)}
-    return out
+    return {b: {"faults": {**dict.fromkeys(FAULT_CLASSES, 0), **faults.get(b, {})}, **summary(latency.times.get(b)),
+                "first_fault": first.get(b)} for b in bots}
 
 
 def fault_lines(rel: dict[str, dict[str, Any]]) -> list[str]:

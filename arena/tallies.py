@@ -35,8 +35,7 @@ import numpy as np
 
 from arena import stats
 from arena.batchfit import RankCodes, record_results
-from arena.journal_cache import id_hash
-from arena.record import MatchRecord
+from arena.record import MatchRecord, id_hash
 
 NAME = "checkpoint-tables.pkl"
 FORMAT = 3
@@ -142,7 +141,7 @@ class Tallies:
         self.lineup_other: dict[str, int] = {}  # lineups whose hash collides with another's
         self.blocks = _Index()  # lineup id << 32 | deal -> block
         self.block_lineup, self.block_deal = array("q"), array("q")
-        self.lineup_hash = array("q")  # per lineup id: :func:`arena.journal_cache.id_hash` of its name
+        self.lineup_hash = array("q")  # per lineup id: :func:`arena.record.id_hash` of its name
         self.slots = _Index()  # block << 32 | bot -> slot
         self.slot_bot, self.slot_block = array("q"), array("q")
         self.s_sum, self.s_n = array("d"), array("q")  # scores (credits)

@@ -141,7 +141,10 @@ def run_memory(deals: int, n_bots: int = 100) -> list[tuple[int, float]]:
     :class:`arena.driver.Run`, its batcher, fault ledger and journal) over ``lineups: all`` of
     ``n_bots`` bots on ``deals`` deals (2 players: ``n_bots·(n_bots−1)`` matches a deal), each
     match's result made up at once instead of played (no executor, no bot process): after the
-    schedule is built, then every tenth of the run."""
+    schedule is built and ``tournament.json`` written, then every tenth of the run; the last entry
+    is ``(-1, peak RSS)`` (``ru_maxrss``: the schedule's build and the compact entry included)."""
+    import resource
+
     import psutil
 
     from arena import config as cfg
@@ -177,7 +180,7 @@ def run_memory(deals: int, n_bots: int = 100) -> list[tuple[int, float]]:
         journal.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return out
+    return [*out, (-1, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)]
 
 
 RATINGS_ONLY = """
@@ -226,7 +229,8 @@ def main() -> None:
             if got.returncode:
                 raise SystemExit(got.stderr[-2000:])
             for n, mb in json.loads(got.stdout.strip().splitlines()[-1]):
-                print(f"cheap run, {deals} deals: {n:>8} matches recorded  RSS {mb:7.0f} MB", flush=True)
+                what = "peak" if n < 0 else f"{n:>8} matches recorded  RSS"
+                print(f"cheap run, {deals} deals: {what} {mb:7.0f} MB", flush=True)
         return
     if args.driver:
         for n, mb in driver_memory(args.driver, 10 * max(1, len(schedule_of(json.loads(

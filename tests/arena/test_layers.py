@@ -17,9 +17,10 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 #: batch -> executors/ray_setup -> driver) and tables (record -> journal -> ratings/stats ->
 #: tables -> render/report_html -> results -> progress); cli on the roof.
 FLOORS: dict[int, set[str]] = {
-    0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt", "schedule_file", "config_read"},
+    0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt", "schedule_file", "config_read",
+        "latency", "int_index"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast"},
-    2: {"faults", "journal_cache", "ratings", "replay", "strength", "tallies"},
+    2: {"faults", "journal_cache", "ratings", "replay", "strength", "tallies", "lazy_schedule"},
     3: {"match", "tables", "replay_html", "checkpoint", "adaptive"},
     4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim"},
     5: {"executors", "ray_setup", "results", "doctor"},

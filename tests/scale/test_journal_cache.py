@@ -10,10 +10,12 @@ import random
 from array import array
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from arena import journal_cache, tables
+from arena import journal_cache
 from arena.journal import iter_raw_records
+from arena.latency import DecisionTimes
 from arena.results import in_schedule, load_meta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,15 +28,16 @@ _spec.loader.exec_module(bench)
 def reference(folder: Path, meta: dict) -> tuple[list, int, dict]:
     """The full read the cache replaces (what arena.results read before it)."""
     ok = in_schedule(meta)
-    lat = tables.Latency(meta["bots"])
+    times: dict[str, array] = {b: array("d") for b in meta["bots"]}  # every decision, as before arena.latency
     inside, outside = [], 0
     for raw, rec in iter_raw_records(folder, moves=False):
         if ok(rec):
             inside.append(rec)
-            lat.add(rec.seats, raw.get("move_ms"))
+            for seat, ts in enumerate(raw.get("move_ms") or ()):
+                times[rec.seats[seat]].extend(ts)
         else:
             outside += 1
-    return inside, outside, lat.times
+    return inside, outside, times
 
 
 def check(folder: Path) -> dict:
@@ -42,7 +45,7 @@ def check(folder: Path) -> dict:
     got_in, got_out, got_t, info = journal_cache.read(folder, in_schedule(meta), meta["bots"])
     ref_in, ref_out, ref_t = reference(folder, meta)
     assert got_in == ref_in and got_out == ref_out
-    assert {b: t.tobytes() for b, t in got_t.items()} == {b: t.tobytes() for b, t in ref_t.items()}
+    assert {b: t.values().tobytes() for b, t in got_t.items()} == {b: np.sort(t).tobytes() for b, t in ref_t.items()}
     return info
 
 
@@ -145,4 +148,4 @@ def test_no_journal_yet(tmp_path):
     (folder / "matches.jsonl").unlink()
     meta = load_meta(folder)
     got = journal_cache.read(folder, in_schedule(meta), meta["bots"])
-    assert got[:2] == ([], 0) and all(isinstance(t, array) and not t for t in got[2].values())
+    assert got[:2] == ([], 0) and all(isinstance(t, DecisionTimes) and not len(t) for t in got[2].values())
