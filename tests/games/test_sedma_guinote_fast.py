@@ -16,7 +16,7 @@ import random
 import pytest
 
 from engine import registry
-from engine.games.sedma.infoset import shuffle_orders
+from engine.games.sedma.worlds import shuffle_orders
 from engine.search.ismcts import ISMCTS
 
 SEDMA_FIELDS = ("hands", "stock", "spos", "won", "leader", "cur", "phase", "sr", "winning", "trick", "ntricks",

@@ -1,4 +1,4 @@
-# C types for engine/games/sedma/infoset.py's sampler walk (Cython pure-Python mode, issue 19).
+# C types for engine/games/sedma/worlds.py (Cython pure-Python mode, issue 19).
 cimport cython
 
 cdef list _LUMP
