@@ -142,6 +142,73 @@ def _pick_sizes(times: Sequence[int], roles: Sequence[int]) -> list[int] | None:
     return out
 
 
+def draw_single(class_cards: list, loc_class: list, caps: list, rand: Any) -> list:
+    """:meth:`engine.sampling.Sampler.sample`'s draws when every location holds one card class.
+
+    Per location (in order) a partial Fisher–Yates step takes its ``caps[j]`` cards from the
+    pool of class ``loc_class[j]`` (the whole pool, no draw, when it takes all that is left),
+    then a Fisher–Yates shuffle orders them: exactly the sampler's ``rand()`` calls and cards
+    (no location is ``unordered`` and there are no hidden choices).
+
+    :param class_cards: per class its cards, in the sampler's pool order.
+    :param rand: the generator's ``random``.
+    :returns: per location its cards, as ``Sampler.sample(rng)[0]``.
+    """
+    buf = [0] * 102
+    off = [0, 0, 0, 0, 0, 0, 0, 0]
+    plen = [0, 0, 0, 0, 0, 0, 0, 0]
+    loc = [0] * 102
+    o = 0
+    for c in range(len(class_cards)):
+        cards = class_cards[c]
+        off[c] = o
+        plen[c] = len(cards)
+        for x in cards:
+            buf[o] = x
+            o += 1
+    out = []
+    for j in range(len(caps)):
+        c = loc_class[j]
+        k = caps[j]
+        n = plen[c]
+        o = off[c]
+        if k != n:
+            for t in range(k):
+                r = rand()
+                i = int(r * (n - t))
+                e = n - 1 - t
+                x = buf[o + i]
+                buf[o + i] = buf[o + e]
+                buf[o + e] = x
+        for t in range(k):
+            loc[t] = buf[o + n - k + t]
+        plen[c] = n - k
+        for t in range(k - 1, 0, -1):
+            r = rand()
+            i = int(r * (t + 1))
+            x = loc[i]
+            loc[i] = loc[t]
+            loc[t] = x
+        out.append([loc[t] for t in range(k)])
+    return out
+
+
+def place(base: list, loc_tokens: list, assignment: list) -> list:
+    """A copy of ``base`` with location ``j``'s cards written at the tokens ``loc_tokens[j]``, in order."""
+    tok = base[:]
+    for j in range(len(loc_tokens)):
+        ts = loc_tokens[j]
+        if ts:
+            cards = assignment[j]
+            for i in range(len(ts)):
+                tok[ts[i]] = cards[i]
+    return tok
+
+
+#: the mask of each card id
+_BIT = tuple(1 << i for i in range(A.NCARDS))
+
+
 class _Block:
     """One opponent's cards of one colour: dealt slots, draws, revealed cards, held locations."""
 
@@ -163,7 +230,7 @@ class _Block:
 
 #: stage 1's samplers: common locations and their sampler, per split colour its locations and
 #: variant samplers, the variant choosers
-_Stage1 = tuple[list[int], Sampler, list[tuple[list[int], list[Sampler]]], list[_Weighted]]
+_Stage1 = tuple[list[int], Sampler, list[tuple[list[int], list[Sampler]]], list[_Weighted], Any]
 
 
 class GargonInfoSet(InfoSet):
@@ -175,7 +242,7 @@ class GargonInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "first_start", "tok_colour", "tok_id", "init_hands", "init_piles",
                  "steps", "sel_face", "locs", "merged", "blocks", "obs_zero", "rev_zero", "_problem",
-                 "_stage1", "_lchoice")
+                 "_stage1", "_lchoice", "_direct")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -220,6 +287,9 @@ class GargonInfoSet(InfoSet):
         self.blocks = blocks
         self._stage1: _Stage1 | None = None
         self._lchoice: dict[int, Sampler] = {}
+        #: when no block needs arranging (no draws, no face-down cards): the deal's tokens
+        #: with the revealed cards written, and per location the tokens its cards go to
+        self._direct: Any = False   # False: not planned yet
         self._problem = SamplingProblem(
             cards=unseen,
             capacities=[x[3] for x in locs],
@@ -487,7 +557,11 @@ class GargonInfoSet(InfoSet):
             common_cards, [self.locs[j][3] for j in common_locs],
             [sum(1 << index[j] for j in by_colour_locs[A.COLOUR_OF[x]]) for x in common_cards],
             [self.locs[j][0] for j in common_locs]))
-        self._stage1 = (common_locs, common, split, choosers)
+        single = None
+        if (all(len(lc) == 1 for lc in common.loc_classes) and not common.problem.unordered
+                and not common.problem.choices and len(common.class_cards) <= 8):
+            single = (common.class_cards, [lc[0] for lc in common.loc_classes], list(common.problem.capacities))
+        self._stage1 = (common_locs, common, split, choosers, single)
         return self._stage1
 
     def sample(self, rng: random.Random) -> GargonState:
@@ -495,16 +569,19 @@ class GargonInfoSet(InfoSet):
         stage1 = self._stage1
         if stage1 is None:
             stage1 = self._build_stage1()
-        common_locs, common, split, choosers = stage1
+        common_locs, common, split, choosers, single = stage1
         assignment: list[list[int]] = [[] for _ in self.locs]
-        got, _ = common.sample(rng)
+        if single is not None:   # the same draws as common.sample, typed (infoset.pxd)
+            got = draw_single(single[0], single[1], single[2], rng.random)
+        else:
+            got, _ = common.sample(rng)
         for j, cards in zip(common_locs, got):
             assignment[j] = cards
         for (loc_of, samplers), chooser in zip(split, choosers):
             got, _ = samplers[chooser.draw(rng)].sample(rng)
             for j, cards in zip(loc_of, got):
                 assignment[j] = cards
-        return self.world(assignment, [], rng)
+        return self._world(assignment, rng)
 
     # ------------------------------------------------------------ worlds
 
@@ -521,15 +598,40 @@ class GargonInfoSet(InfoSet):
         :raises InconsistentObservationError: if a card lies in a location of another
             colour, or the replay is illegal.
         """
-        tok_id = self.tok_id[:]
-        for (name, colour, kind, cap, tokens), cards in zip(self.locs, assignment, strict=True):
+        for (name, colour, _, cap, _), cards in zip(self.locs, assignment, strict=True):
             if len(cards) != cap:
                 raise InconsistentObservationError(f"gargon: location {name} needs {cap} cards")
             for c in cards:
                 if A.COLOUR_OF[c] != colour:
                     raise InconsistentObservationError(f"gargon: card {A.FACE_STR[A.FACE_OF[c]]} cannot be in {name}")
+        return self._world(assignment, rng)
+
+    def _direct_plan(self) -> tuple[list[int], list[list[int]]] | None:
+        """:attr:`_direct` (``None`` when some block has draws, a face-down card or a merged location)."""
+        base = self.tok_id[:]
+        loc_tokens: list[list[int]] = [x[4] if x[2] == RUN else [] for x in self.locs]
+        for b in self.blocks:
+            if b.draws or b.table >= 0 or b.merged >= 0:
+                return None
+            k = len(b.revealed)
+            for t, (c, _) in zip(b.dealt, b.revealed):
+                base[t] = c
+            if b.hand >= 0:
+                loc_tokens[b.hand] = b.dealt[k:]
+        return base, loc_tokens
+
+    def _world(self, assignment: list[list[int]], rng: random.Random) -> GargonState:
+        """:meth:`world` of an assignment known to fit the locations (the sampler's)."""
+        direct = self._direct
+        if direct is False:
+            direct = self._direct = self._direct_plan()
+        if direct is not None:   # every card goes straight to its slot: no arrangement to draw
+            tok_id = place(direct[0], direct[1], assignment)
+            return self._state(tok_id, self.sel_face, rng)
+        tok_id = self.tok_id[:]
+        for (_, _, kind, _, tokens), cards in zip(self.locs, assignment):
             if kind == RUN:
-                for t, c in zip(tokens, cards, strict=True):
+                for t, c in zip(tokens, cards):
                     tok_id[t] = c
         sel_face = self.sel_face[:]
         for b in self.blocks:
@@ -558,11 +660,15 @@ class GargonInfoSet(InfoSet):
                 if b.hand >= 0:
                     held += assignment[b.hand]
             self._arrange(b, held, tok_id, rng)
+        return self._state(tok_id, sel_face, rng)
+
+    def _state(self, tok_id: list[int], sel_face: list[int], rng: random.Random) -> GargonState:
+        """The world of a complete deal ``tok_id`` (card id per token), the hand replayed."""
         hands = []
         for h in self.init_hands:
             m = 0
             for t in h:
-                m |= 1 << tok_id[t]
+                m |= _BIT[tok_id[t]]
             hands.append(m)
         piles = [[tok_id[t] for t in p] for p in self.init_piles]
         state = GargonState.from_deal(self.game, self.n, self.opts, hands, piles, self.first_start,

@@ -26,6 +26,8 @@ cdef void _split(object mask, int *words, int off)
 @cython.locals(c=cython.int, w=object)
 cdef object _join(int *words, int off)
 
+cdef bint _any(int *words, int off)
+
 @cython.locals(word=cython.int)
 cdef int _plan(int code, int key, bint start, unsigned short[:] plans) except -1
 
@@ -33,11 +35,11 @@ cdef int _plan(int code, int key, bint start, unsigned short[:] plans) except -1
                m=cython.int, done=cython.int, k=cython.int)
 cdef int _select(int *hc, int plan, bint can_pass, double r)
 
-@cython.locals(c=cython.int, b1=cython.int, b2=cython.int, s=cython.int, m=cython.int, hi=cython.int,
-               i=cython.int, battle=cython.int, top=cython.int)
 @cython.locals(c=cython.int, need=cython.int, m=cython.int)
 cdef bint _is_legal(int *hc, int plan, bint can_pass, int action)
 
+@cython.locals(c=cython.int, b1=cython.int, b2=cython.int, s=cython.int, m=cython.int, hi=cython.int,
+               i=cython.int, battle=cython.int, top=cython.int)
 cdef void _battles(int *played, int *stash, int *discard, int n)
 
 @cython.locals(lo=list, hi=list, i=cython.int, total=cython.int[5], c=cython.int, top=cython.int,

@@ -152,6 +152,11 @@ def _join(words: Any, off: int) -> int:
     return mask
 
 
+def _any(words: Any, off: int) -> bool:
+    """Whether one of the six words ``words[off:off + 6]`` is non-zero (a card set is not empty)."""
+    return (words[off] | words[off + 1] | words[off + 2] | words[off + 3] | words[off + 4] | words[off + 5]) != 0
+
+
 def _plan(code: int, key: int, start: bool, plans: Any) -> int:
     """The packed plan of a start player's selection ``code`` or a follower's ``key``."""
     if start:
@@ -475,7 +480,7 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
                 nrepl = 0
                 for i in range(n):
                     s = (start + i) % n
-                    if _join(played, 6 * s):
+                    if _any(played, 6 * s):
                         repl[nrepl] = s
                         nrepl += 1
                 repl_i = 0
@@ -500,7 +505,7 @@ def _play(st: Any, rand: Any, plans: Any, actions: Any, na: int) -> int:
             repl_i = 0
             repl_left = 0
             round_no += 1
-            if not replacement and not _join(hands, 6 * start):
+            if not replacement and not _any(hands, 6 * start):
                 phase = OVER_   # G-A20: the start player has no card
     if i_act != na and na >= 0:
         raise IllegalActionError("gargon", actions[i_act], reason="the match is over")

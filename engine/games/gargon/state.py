@@ -186,8 +186,7 @@ class GargonState(State):
         s.hist_len = 0
         s.hand_no = 0
         s._legal = None
-        s.snapshot = None
-        s.snapshot = s.clone()
+        s.snapshot = None   # taken by :meth:`hand_start` on first use (worlds rarely ask)
         return s
 
     def clone(self) -> GargonState:
@@ -506,9 +505,16 @@ class GargonState(State):
         return out
 
     def hand_start(self) -> GargonState:
-        """A copy of the state right after the deal (§4.2)."""
-        assert self.snapshot is not None, "from_deal takes the snapshot"
-        return self.snapshot.clone()
+        """A copy of the state right after the deal (§4.2), rebuilt from the kept deal on first use."""
+        snap = self.snapshot
+        if snap is None:
+            opts = {"amulets": self.amulets, "replacement": "played_count" if self.replacement else "none",
+                    "pass_draw": "choice_1_to_3" if self.pass_choice else "match_start_count"}
+            snap = GargonState.from_deal(self.game, self.n, opts, self.dealt, self.dealt_piles, self.first_start,
+                                         self.deal_seed, self.first_opt)
+            snap.snapshot = snap
+            self.snapshot = snap
+        return snap.clone()
 
     def world_key(self) -> Hashable:
         """Every card's location, the round and phase state, the deal and the actions so far."""
