@@ -41,7 +41,7 @@ ONLY_ENV = "CARDARENA_COMPILE_ONLY"
 STATUS_FILE = "_build_status.txt"
 
 _GAMES = ("agram", "argute", "cuckoo", "cuttle", "gargon", "guinote", "sedma", "whiskey_poker")
-_GAME_MODULES = ("state", "rollout", "rules", "legal", "infoset")
+_GAME_MODULES = ("state", "rollout", "rules", "legal", "infoset", "worlds")
 
 ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
 

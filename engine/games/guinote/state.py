@@ -44,7 +44,7 @@ class GuinoteState(SnapshotState):
 
     __slots__ = ("game", "n", "options", "target", "must_under", "deal_seed", "hand_no", "dealer",
                  "hands", "stock", "trump", "leader", "turn", "trick", "phase", "called", "win_called",
-                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "past")
+                 "tricks_done", "hand_pts", "scores", "last_winner", "winner", "history", "past", "dealt")
 
     def __init__(self, game: Game, n: int, options: dict[str, Any], deal_seed: int) -> None:
         self.game = game
@@ -69,7 +69,10 @@ class GuinoteState(SnapshotState):
         self.last_winner = -1
         self.winner = -1
         self.history: list[int] = []
-        self.start = None
+        self.start: GuinoteState | None = None
+        #: the deal's hands, stock, scores, last-trick winner, hand number, dealer and past
+        #: hands, for the snapshot built on first use (:meth:`_deal_snapshot`)
+        self.dealt: tuple = ()
         #: earlier hands: ``(dealer, side-0 points, side-1 points, last-trick winner)``
         self.past: tuple[tuple[int, int, int, int], ...] = ()
 
@@ -83,7 +86,8 @@ class GuinoteState(SnapshotState):
         self.set_deal(hands, [rest[0]] + rest[:0:-1])
 
     def set_deal(self, hands: list[int], stock: list[int]) -> None:
-        """Start the current hand from an explicit deal and snapshot it.
+        """Start the current hand from an explicit deal (its snapshot is built on first use,
+        :meth:`_deal_snapshot`; issue 19: most worlds of a search never need it).
 
         :param hands: per seat, a mask of its 6 cards.
         :param stock: ``stock[0]`` the face-up trump card, then face-down cards, last drawn first.
@@ -100,7 +104,38 @@ class GuinoteState(SnapshotState):
         self.tricks_done = 0
         self.hand_pts = [0, 0]
         self.history = []
-        self._snapshot()
+        self.start = None
+        self.dealt = (tuple(self.hands), tuple(self.stock), tuple(self.scores), self.last_winner,
+                      self.hand_no, self.dealer, self.past)
+
+    def _deal_snapshot(self) -> GuinoteState:
+        """The (shared, not copied) state right after the current hand's deal, built on first use.
+
+        ``dealt`` keeps what the hand's play and end change, so it is right after the hand too.
+        """
+        start = self.start
+        if start is None:
+            hands, stock, scores, last_winner, hand_no, dealer, past = self.dealt
+            start = self.clone()
+            start.hand_no = hand_no
+            start.dealer = dealer
+            start.past = past
+            start.hands = list(hands)
+            start.stock = list(stock)
+            start.scores = list(scores)
+            start.last_winner = last_winner
+            start.winner = -1
+            start.leader = start.turn = (dealer + 1) % self.n
+            start.trick = []
+            start.phase = PLAY
+            start.called = 0
+            start.win_called = False
+            start.tricks_done = 0
+            start.hand_pts = [0, 0]
+            start.history = []
+            start.start = start
+            self.start = start
+        return start
 
     # ------------------------------------------------------------ contract
 
@@ -153,6 +188,7 @@ class GuinoteState(SnapshotState):
         c.history = self.history[:]
         c.start = self.start
         c.past = self.past
+        c.dealt = self.dealt
         return c
 
     def world_key(self) -> tuple:

@@ -68,109 +68,17 @@ weighted draw above.
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any
 
-from engine.cards import mask_of
 from engine.core import InfoSet
 from engine.errors import InconsistentObservationError
 from engine.games.sedma.actions import END, deck_for, parse_action, parse_rank
 from engine.games.sedma.seats import RECV, SeatModel, vectors
 from engine.games.sedma.state import SedmaState, hand_rewards_from_points
-from engine.sampling import Sampler, SamplingProblem, randbelow
-
-#: ``copies << 12 | later lump copies << 6 | cards to draw`` (each below 64: a 32-card deck)
-#: -> cumulative hypergeometric weights ``C(copies, k) * C(later, rest - k)`` for ``k = lo..hi``
-#: (integers only: shared by every information set; the same draws as summing them per
-#: sample, issue 19).
-_LUMP: dict[int, list[int]] = {}
-
-
-def _lump_weights(c: int, total: int, rest: int, lo: int, hi: int) -> list[int]:
-    """Cumulative weights of drawing ``k = lo..hi`` of ``c`` copies when ``rest`` cards come from
-    ``c + total`` (multivariate hypergeometric, one rank at a time; :meth:`SedmaInfoSet._draw_hands`).
-    ``lo`` and ``hi`` follow from the other three (``max(0, rest - total)``, ``min(c, rest)``)."""
-    key = c << 12 | total << 6 | rest
-    got = _LUMP.get(key)
-    if got is None:
-        got = []
-        acc = 0
-        for i in range(lo, hi + 1):
-            acc += comb(c, i) * comb(total, rest - i)
-            got.append(acc)
-        _LUMP[key] = got
-    return got
-
-
-def draw_counts(steps: dict, plan: list, tracked: list, unseen_by_rank: list, rng: random.Random) -> list[list[int]]:
-    """The walk of :meth:`SedmaInfoSet._draw_hands` (module level so ``infoset.pxd`` can type it).
-
-    :param steps: the κ programme's ``(seat index, tracked counts) -> (cumulative weights,
-        (κ, next counts) options)``.
-    :param plan: per seat of the order, ``(ranks it played, hand size)``.
-    :param tracked: per seat index, the ranks a later seat played (the programme's state).
-    :param unseen_by_rank: unseen cards per rank (8 ranks).
-    :returns: per seat of the order, its unseen cards per rank.
-    """
-    left = list(unseen_by_rank)
-    rem = tuple([left[x] for x in tracked[0]])
-    out = []
-    getrandbits = rng.getrandbits
-    for j in range(len(plan)):
-        ranks, size = plan[j]
-        cum, opts = steps[(j, rem)]
-        nopt = len(opts)
-        k = 0 if nopt == 1 else bisect_right(cum, randbelow(rng, cum[nopt - 1]))
-        kappa, nxt = opts[k]
-        comp = [0] * 8
-        for i in range(len(ranks)):
-            comp[ranks[i]] = kappa[i]
-        here = tracked[j]
-        later = tracked[j + 1]
-        for i in range(len(later)):
-            x = later[i]
-            if x not in ranks:
-                comp[x] = rem[here.index(x)] - nxt[i]
-        rest = size - sum(comp)
-        if rest:
-            # the lump: a uniform set of ``rest`` cards among the unseen cards of the ranks no
-            # later seat played; its ranks one at a time, each count with probability
-            # C(copies, k) · C(copies of the later lump ranks, rest − k) / C(…, rest)
-            total = 0
-            for x in range(8):
-                if x not in here:
-                    total += left[x]
-            for x in range(8):
-                c = left[x]
-                if not c or x in here:
-                    continue
-                total -= c
-                lo = rest - total if rest > total else 0
-                hi = c if c < rest else rest
-                kk = lo
-                if hi > lo:
-                    ws = _lump_weights(c, total, rest, lo, hi)
-                    # randbelow(rng, ws[-1]) inlined: rng.randrange's own draws (the total is small)
-                    m = ws[hi - lo]
-                    bits = 0
-                    while m >> bits:
-                        bits += 1
-                    r = getrandbits(bits)
-                    while r >= m:
-                        r = getrandbits(bits)
-                    while r >= ws[kk - lo]:
-                        kk += 1
-                comp[x] += kk
-                rest -= kk
-                if not rest:
-                    break
-        for x in range(8):
-            left[x] -= comp[x]
-        out.append(comp)
-        rem = nxt
-    return out
+from engine.games.sedma.worlds import deal_of, draw_counts, shuffle_orders, split_hands
+from engine.sampling import Sampler, SamplingProblem
 
 
 class SedmaInfoSet(InfoSet):
@@ -185,7 +93,8 @@ class SedmaInfoSet(InfoSet):
 
     __slots__ = ("game", "n", "opts", "actions", "others", "played_ids", "own_recv", "schedule",
                  "unseen", "capacities", "past", "vp", "dealer", "hidx", "models", "_joint_memo",
-                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template")
+                 "_joint_steps", "_order", "_tracked", "_order_sampler", "_unseen_by_rank", "_copies", "_template", "_order_sizes",
+                 "_plan", "_split")
 
     def __init__(self, game: Any, observation: Mapping[str, Any]) -> None:
         super().__init__(observation)
@@ -230,6 +139,10 @@ class SedmaInfoSet(InfoSet):
         self._joint_steps: dict[tuple[int, tuple[int, ...]], tuple[list[int], list[tuple]]] = {}
         self._order_sampler: Sampler | None = None
         self._template: SedmaState | None = None
+        self._order_sizes = [self.models[s].size for s in order if self.models[s].receipts != 4]
+        self._order_sizes.append(left)
+        self._plan = [(self.models[s].ranks, self.models[s].size) for s in order]
+        self._split = [(sum(1 << x for x in self.models[s].ranks), self.models[s].receipts > 4) for s in order]
         start = tuple(ubr[x] for x in tracked[0])
         if self._joint(0, start) == 0:
             raise InconsistentObservationError("sedma: no deal of the unseen cards fits the seats' plays")
@@ -410,8 +323,7 @@ class SedmaInfoSet(InfoSet):
         later seat played, with multivariate hypergeometric probabilities (exact weighted
         draws, one rank at a time). The unseen cards left over form the stock.
         """
-        plan = [(self.models[s].ranks, self.models[s].size) for s in self._order]
-        return draw_counts(self._joint_steps, plan, self._tracked, self._unseen_by_rank, rng)
+        return draw_counts(self._joint_steps, self._plan, self._tracked, self._unseen_by_rank, rng)
 
     def _orders(self) -> Sampler:
         """Step 3's randomness: uniformly random orders of each other seat's hand slots and of
@@ -444,35 +356,9 @@ class SedmaInfoSet(InfoSet):
     def sample(self, rng: random.Random) -> SedmaState:
         """A world uniform over the physical deals consistent with the observation (module docstring)."""
         comps = self._draw_hands(rng)
-        orders, _ = self._orders().sample(rng)
-        queues = self._copies
-        heads = [0] * 8
-        hands: dict[int, list[int]] = {}
-        base = 0
-        j = 0
-        for s, comp in zip(self._order, comps):
-            model = self.models[s]
-            ranks = model.pos
-            mine: list[int] = []
-            other: list[int] = []
-            for x in range(8):
-                k = comp[x]
-                if k:
-                    h = heads[x]
-                    (mine if x in ranks else other).extend(queues[x][h:h + k])
-                    heads[x] = h + k
-            if model.receipts > 4:
-                if len(other) > 1:  # a uniform order of its other cards: the relative order of its first tokens
-                    n_other = len(other)
-                    other = [other[t - base] for t in orders[j] if t - base < n_other]
-                base += len(orders[j])
-                j += 1
-            hands[s] = mine + other
-        rest: list[int] = []
-        for x in range(8):
-            rest.extend(queues[x][heads[x]:])
-        if len(rest) > 1:
-            rest = [rest[t - base] for t in orders[-1]]
+        orders = shuffle_orders(self._order_sizes, rng)  # = self._orders().sample(rng)[0]
+        got, rest = split_hands(self._split, comps, self._copies, orders)
+        hands = dict(zip(self._order, got))
         return self._build(hands, rest, rng)
 
     # ------------------------------------------------------------ worlds
@@ -531,21 +417,7 @@ class SedmaInfoSet(InfoSet):
                     out.append(queues[sym][heads[sym]])
                     heads[sym] += 1
             recv[s] = out
-        hands = []
-        for s in range(n):
-            if len(recv[s]) < 4:
-                raise InconsistentObservationError(f"sedma: seat {s} would receive fewer than 4 cards")
-            hands.append(mask_of(recv[s][:4]))
-        ptr = [4] * n
-        stock = []
-        for s in self.schedule:
-            if ptr[s] >= len(recv[s]):
-                raise InconsistentObservationError(f"sedma: seat {s} draws more cards than it received")
-            stock.append(recv[s][ptr[s]])
-            ptr[s] += 1
-        if any(ptr[s] != len(recv[s]) for s in range(n)):
-            raise InconsistentObservationError("sedma: the cards received do not fill the draw schedule")
-        stock.extend(stock_rest)
+        hands, stock = deal_of(recv, self.schedule, stock_rest)
         template = self._template
         if template is None:  # the match's state before the deal, the same for every world
             template = SedmaState(self.game, n, self.opts, 0)
@@ -556,9 +428,7 @@ class SedmaInfoSet(InfoSet):
             if self.past:
                 template.last_rewards = hand_rewards_from_points(n, self.past[-1]["points"])
             self._template = template
-        st = template.clone()  # copies every field the constructor sets (issue 19: cheaper than it)
-        st.deal_seed = rng.getrandbits(63)
-        st._set_hand(hands, stock)
+        st = template.dealt_world(hands, stock, rng.getrandbits(63))
         for a in self.actions:
             st.apply(a)
         return st

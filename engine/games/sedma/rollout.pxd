@@ -2,13 +2,16 @@
 import cython
 
 cdef int PLAY_, DECIDE_, CONTINUE_, END_
-cdef unsigned long long ONE
+cdef unsigned long long ONE, POINT_
 cdef int BIT_INDEX[67]
 
 @cython.locals(cnt=cython.int)
 cdef int _count(unsigned long long m)
 
 cdef int _low(unsigned long long m)
+
+@cython.locals(points=list, s=cython.int)
+cdef list _hand_points(list won, int nsides, int last_side)
 
 @cython.locals(n=cython.int, stock=list, nstock=cython.int, spos=cython.int, leader=cython.int,
                cur=cython.int, phase=cython.int, sr=cython.int, winning=cython.int,

@@ -22,6 +22,7 @@ from engine.games.sedma import state as _s
 
 PLAY_, DECIDE_ = _s.PHASE_PLAY, _s.PHASE_DECIDE
 CONTINUE_, END_ = _a.CONTINUE, _a.END
+POINT_ = _a.POINT_MASK
 #: ``1 << i`` is ``ONE << i`` so that the compiled shift is 64-bit
 ONE = 1
 #: ``BIT_INDEX[(1 << i) % 67] == i``: 2 is a primitive root modulo 67, so the residues differ
@@ -40,18 +41,34 @@ def playout(state: Any, rng: random.Random, teams: list[list[int]], hand0: int,
     :param state: a :class:`~engine.games.sedma.state.SedmaState` (changed in place).
     :param teams: the sides, for :meth:`Outcome.rewards`.
     """
+    one_hand = not state.vp_mode and teams == _s.sides_for(state.n)
     while not state.terminal:
         if hand_rollouts and state.hidx != hand0:
             return state.hand_rewards()
-        if state.close_hand(_play_hand(state, rng.random)):
+        side = _play_hand(state, rng.random)
+        if hand_rollouts and one_hand:
+            # a one-hand match ends with this hand and its rewards are the hand's placing, what
+            # close_hand() would record (issue 19: the state is left unscored, to be discarded)
+            return list(_s.hand_rewards_from_points(state.n, _hand_points(state.won, state.nsides, side)))
+        if state.close_hand(side):
             break
         if hand_rollouts:
             return state.hand_rewards()
         state._deal()
-    if not state.vp_mode and teams == _s.sides_for(state.n):
+    if one_hand:
         # a one-hand match's outcome ranks are the hand's placing: the same rewards, cached
         return list(state.last_rewards)
     return state.outcome().rewards(teams)
+
+
+def _hand_points(won: list, nsides: int, last_side: int) -> list[int]:
+    """Each side's card points of a finished hand, 10 more for ``last_side`` (§2.5, as
+    :meth:`SedmaState.close_hand` scores them)."""
+    points = []
+    for s in range(nsides):
+        points.append(10 * _count(won[s] & POINT_))
+    points[last_side] += 10
+    return points
 
 
 def _count(m: int) -> int:

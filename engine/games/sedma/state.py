@@ -61,7 +61,7 @@ class SedmaState(SnapshotState):
         "game", "n", "side_of", "nsides", "vp_mode", "vp_target", "max_hands", "opts", "deal_seed",
         "deck", "full_mask", "hands", "stock", "spos", "won", "leader", "cur", "phase", "sr", "winning",
         "trick", "ntricks", "lastw", "dealer", "hidx", "vp", "past", "last_rewards", "terminal",
-        "hist",
+        "hist", "dealt",
     )
 
     def __init__(self, game, n: int, opts: dict[str, Any], deal_seed: int) -> None:
@@ -93,8 +93,10 @@ class SedmaState(SnapshotState):
         self.trick = 0
         self.ntricks = 0
         self.lastw = -1
-        self.start = None
+        self.start: SedmaState | None = None
         self.hist: list[int] = []
+        #: what the hand-start snapshot needs (:meth:`_set_hand`, :meth:`_deal_snapshot`)
+        self.dealt: tuple = ()
 
     # ------------------------------------------------------------ dealing
 
@@ -105,7 +107,12 @@ class SedmaState(SnapshotState):
         self._set_hand([mask_of(deck[4 * i:4 * i + 4]) for i in range(n)], deck[4 * n:])
 
     def _set_hand(self, hands: list[int], stock: list[int]) -> None:
-        """Install a freshly dealt hand (``hands`` masks, ``stock`` in draw order) and snapshot it."""
+        """Install a freshly dealt hand (``hands`` masks, ``stock`` in draw order).
+
+        The hand-start snapshot is built on first use (:meth:`_deal_snapshot`; issue 19: most
+        worlds of a search never need it)."""
+        self.dealt = (tuple(hands), self.dealer, self.hidx, tuple(self.vp), self.past, self.last_rewards)
+        self.start = None
         self.hands = hands
         self.stock = stock
         self.spos = 0
@@ -118,7 +125,37 @@ class SedmaState(SnapshotState):
         self.ntricks = 0
         self.lastw = -1
         self.hist = []
-        self._snapshot()
+
+    def _deal_snapshot(self) -> SedmaState:
+        """The (shared, not copied) state right after the current hand's deal, built on first use.
+
+        ``dealt`` keeps what the hand's end changes (the deal, dealer, hand index, VP, past
+        hands and last rewards), so it is right after the hand is scored too.
+        """
+        start = self.start
+        if start is None:
+            hands, dealer, hidx, vp, past, last_rewards = self.dealt
+            start = self.clone()
+            start.hands = list(hands)
+            start.dealer = dealer
+            start.hidx = hidx
+            start.vp = list(vp)
+            start.past = past
+            start.last_rewards = last_rewards
+            start.terminal = False
+            start.spos = 0
+            start.won = [0] * self.nsides
+            start.leader = start.cur = (dealer + 1) % self.n
+            start.phase = PHASE_PLAY
+            start.sr = -1
+            start.winning = -1
+            start.trick = 0
+            start.ntricks = 0
+            start.lastw = -1
+            start.hist = []
+            start.start = start
+            self.start = start
+        return start
 
     # ------------------------------------------------------------ contract
 
@@ -347,6 +384,46 @@ class SedmaState(SnapshotState):
         c.terminal = self.terminal
         c.start = self.start
         c.hist = self.hist[:]
+        c.dealt = self.dealt
+        return c
+
+    def dealt_world(self, hands: list[int], stock: list[int], deal_seed: int) -> SedmaState:
+        """A new state with this one's match (between hands) and ``hands``/``stock`` dealt
+        (:meth:`_set_hand`), dealing later hands from ``deal_seed``: one pass over the fields
+        instead of :meth:`clone` then :meth:`_set_hand` (issue 19, an information set's worlds)."""
+        c = SedmaState.__new__(SedmaState)
+        c.game = self.game
+        n = c.n = self.n
+        c.side_of = self.side_of
+        nsides = c.nsides = self.nsides
+        c.vp_mode = self.vp_mode
+        c.vp_target = self.vp_target
+        c.max_hands = self.max_hands
+        c.opts = self.opts
+        c.deal_seed = deal_seed
+        c.deck = self.deck
+        c.full_mask = self.full_mask
+        c.hands = hands
+        c.stock = stock
+        c.spos = 0
+        c.won = [0] * nsides
+        dealer = c.dealer = self.dealer
+        c.leader = c.cur = (dealer + 1) % n
+        c.phase = PHASE_PLAY
+        c.sr = -1
+        c.winning = -1
+        c.trick = 0
+        c.ntricks = 0
+        c.lastw = -1
+        hidx = c.hidx = self.hidx
+        vp = self.vp
+        c.vp = vp[:]
+        past = c.past = self.past
+        last_rewards = c.last_rewards = self.last_rewards
+        c.terminal = False
+        c.start = None
+        c.hist = []
+        c.dealt = (tuple(hands), dealer, hidx, tuple(vp), past, last_rewards)
         return c
 
     def world_key(self) -> Hashable:
