@@ -15,6 +15,7 @@ See ``docs/architecture.md``, ``docs/cluster.md``, ``tests/arena/test_tournament
 from __future__ import annotations
 
 import os
+import time
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper", "true")
@@ -110,6 +111,8 @@ class _Local:
     guard: Any = None
     procs: list[tuple[int, float]] = []
     workers: int = 1
+    #: when the instance was started (time.time()): older descendants are not its processes
+    started: float = 0.0
 
 
 def private_dir() -> str:
@@ -174,6 +177,7 @@ def start_local(ray: Any, workers: int) -> None:
     for _attempt in range(2):
         before = _subreaper()
         sigterm = signal.getsignal(signal.SIGTERM)
+        _Local.started = time.time()
         try:
             ray.init(address="local", num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
                      _temp_dir=os.path.join(private_dir(), "r"), configure_logging=False, log_to_driver=False,
@@ -259,13 +263,16 @@ if sys.argv[1] != "-":
 """
 
 
-def _children() -> list[tuple[int, float]]:
-    """``(pid, creation time)`` of every descendant of this process now."""
+def _children(live_only: bool = False) -> list[tuple[int, float]]:
+    """``(pid, creation time)`` of every descendant of this process now (``live_only``: not
+    zombies)."""
     import psutil
 
     out = []
     for c in psutil.Process().children(recursive=True):
         try:
+            if live_only and c.status() == psutil.STATUS_ZOMBIE:
+                continue
             out.append((c.pid, c.create_time()))
         except psutil.Error:
             continue
@@ -299,7 +306,11 @@ def _start_orphan_guard() -> None:
     import sys
 
     guard = _Local.guard
-    _Local.procs = [p for p in _children() if guard is None or p[0] != guard.pid]
+    # only what this instance started: an older descendant (another driver's raylet re-parented
+    # to this subreaper after a kill -9, often a zombie) would make local_alive() false at once
+    # and the restart loop forever (seen in CI: 75 instances in 8 minutes)
+    _Local.procs = [p for p in _children(live_only=True) if (guard is None or p[0] != guard.pid)
+                    and p[1] >= _Local.started - 1.0]
     if guard is not None or not _Local.procs:
         return
     items = [f"{pid}:{created}" for pid, created in _Local.procs]
