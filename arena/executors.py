@@ -99,6 +99,11 @@ def _infra_error(ray: Any, e: BaseException) -> bool:
     return isinstance(e, kinds) or not isinstance(e, exc.RayTaskError)
 
 
+#: restarts of the local Ray instance in one run before the run stops with an
+#: :class:`InfrastructureError` (a restart loop would never end otherwise)
+MAX_LOCAL_RESTARTS = 5
+
+
 def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots: dict[str, BotSpec],
                 results_dir: str, in_flight_max: int, stall_s: float,
                 alive: Callable[[], bool] | None = None, restart: Callable[[], Any] | None = None,
@@ -113,12 +118,14 @@ def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots
     (``infra``), ``restart()`` brings up a new instance (returns the ``ray`` module) and the
     run goes on there (an :class:`Outcome` with ``restarted`` says so).
 
-    :raises InfrastructureError: when Ray itself fails (not one task) and cannot be restarted.
+    :raises InfrastructureError: when Ray itself fails (not one task) and cannot be restarted,
+        or the local instance died more than :data:`MAX_LOCAL_RESTARTS` times.
     """
     task = _remote_batch(ray)
     in_flight: dict[Any, tuple[list[MatchSpec], float]] = {}
     exhausted = False
     checked = time.monotonic()
+    restarts = 0
     while True:
         broken = False
         try:
@@ -161,6 +168,9 @@ def execute_ray(ray: Any, batch_iter: Callable[[], list[MatchSpec] | None], bots
                 for batch, _t in in_flight.values():
                     yield Outcome(failed_batch=batch, error="the local Ray instance died", infra=True)
                 in_flight.clear()
+                restarts += 1
+                if restarts > MAX_LOCAL_RESTARTS:  # something keeps killing it: stop, nothing finished is lost
+                    raise InfrastructureError(f"the local Ray instance died {restarts} times in this run")
                 ray = restart()
                 task = _remote_batch(ray)
                 yield Outcome(restarted=True)
