@@ -80,7 +80,8 @@ def test_sandwich_agrees_with_the_block_bootstrap():
     boot = bf.fit(d, n_boot=400, method="bootstrap")
     sand = bf.fit(d, method="sandwich")
     assert sand.cov is not None and len(sand.boot) == 0 and boot.cov is None
-    np.testing.assert_array_equal(boot.theta, sand.theta)
+    # large fields round the fit to batchfit.GRID (one path rounded, the other not): equal to the grid
+    np.testing.assert_allclose(boot.theta, sand.theta, rtol=0, atol=1 / bf.GRID)
     iu = np.triu_indices(20, 1)
     ratio = sand.diff_sd()[iu] / boot.diff_sd()[iu]
     assert abs(np.median(ratio) - 1) < 0.10, np.median(ratio)

@@ -33,7 +33,6 @@ from engine.games.cuckoo.actions import (
     VALUE,
     Trace,
 )
-from engine.games.cuckoo.rollout import discard_knowers
 
 _STILL_IN = 1 << 30  # elimination "hand" of a seat still in (sorts above every real hand)
 #: hand_rewards per result pattern (0 not dealt in / 1 lost a life / 2 kept), bounded
@@ -219,8 +218,9 @@ class CuckooState(SnapshotState):
                     out = True
         if self.discard < 0:
             knowers = 0
-        elif knowers < 0:
-            knowers = discard_knowers(self.n, order, self.history)
+        elif knowers < 0:  # (rollouts pass the kernel's typed discard_knowers; state stays below rollout)
+            t = self.trace()
+            knowers = sum(1 << s for s in order if t.knows(s, t.discard))
         self.hands = self.hands + ((self.dealer, tuple(cards), self.cut_card, losers, void,
                                     self.discard, knowers),)
         self.hidx += 1

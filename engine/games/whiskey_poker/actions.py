@@ -13,7 +13,7 @@ Formatting is a table look-up; parsing is a dict look-up with a tolerant fallbac
 
 from __future__ import annotations
 
-from engine.cards import french_str, parse_french
+from engine.cards import cards_of, french_str, parse_french
 from engine.errors import ActionParseError
 
 CHECK, BET, CALL, RAISE, FOLD, EXCHANGE, KNOCK, PASS, STAND, TAKE_ALL = range(10)
@@ -82,3 +82,13 @@ def parse_action(text: str) -> int:
         except ActionParseError:
             pass
     raise ActionParseError(f"whiskey_poker: cannot parse {text!r}; expected {NOTATION}")
+
+
+#: the betting and exchange phases of a hand (rules "Play"), in order
+BET1, EX1, BET2, EX2, BET3, OVER = range(6)
+PHASE_NAMES = ("bet1", "exchange1", "bet2", "exchange2", "bet3", "over")
+
+
+def cards_text(mask: int) -> list[str]:
+    """The cards of a 52-bit ``mask`` as French strings (``"TH"``), in card order."""
+    return [french_str(c) for c in cards_of(mask)]

@@ -10,22 +10,13 @@ import copy
 from typing import Any
 
 from engine.games.whiskey_poker import actions as A
-from engine.games.whiskey_poker.state import (
-    BET1,
-    BET2,
-    BET3,
-    EX1,
-    EX2,
-    OVER,
-    PHASE_NAMES,
-    WhiskeyState,
-    _cards,
-)
+from engine.games.whiskey_poker.actions import BET1, BET2, BET3, EX1, EX2, OVER, PHASE_NAMES
+from engine.games.whiskey_poker.actions import cards_text as _cards
 
 __all__ = ["observe"]
 
 
-def observe(state: WhiskeyState, seat: int) -> dict[str, Any]:
+def observe(state: Any, seat: int) -> dict[str, Any]:
     """What ``seat`` has seen in ``state`` (rules §2.9; a dealt state, not pending); fields are
     listed in ``WhiskeyPoker.observation_doc``."""
     r = state.rules
@@ -67,7 +58,7 @@ def observe(state: WhiskeyState, seat: int) -> dict[str, Any]:
         "actions": [[p, A.format_action(a)] for p, a in zip(_actors(state), state.hist)],
     }
 
-def _actors(state: WhiskeyState) -> list[int]:
+def _actors(state: Any) -> list[int]:
     """The seat that took each action of ``hist`` (replayed from the hand start)."""
     s = state._deal_snapshot().clone()
     seats = []

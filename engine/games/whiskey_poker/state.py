@@ -20,17 +20,17 @@ import random
 from collections.abc import Hashable
 from typing import Any
 
-from engine.cards import cards_of, french_str
+from engine.cards import cards_of
 from engine.core import Outcome, SnapshotState, rank_rewards, ranks_from_results
 from engine.deal import shuffled
 from engine.errors import GameOverError
 from engine.games.whiskey_poker import actions as A
+from engine.games.whiskey_poker.actions import BET1, BET2, BET3, EX1, EX2, OVER, PHASE_NAMES  # noqa: F401
+from engine.games.whiskey_poker.actions import cards_text as _cards  # noqa: F401
 from engine.games.whiskey_poker.hands import strength
 
-BET1, EX1, BET2, EX2, BET3, OVER = range(6)
 #: a sampled world between hands: the next hand is dealt on first use (``WhiskeyState._realize``)
 PENDING = 6
-PHASE_NAMES = ("bet1", "exchange1", "bet2", "exchange2", "bet3", "over")
 _DECK = tuple(range(52))
 _BIT = tuple(1 << s for s in range(16))
 
@@ -64,10 +64,6 @@ class Rules:
         self.start_chips = options["start_chips"]
         self.last_standing = options["lowest_pays_end"] == "last_standing"
         self.max_loss = max(1, self.ante + self.cap * (2 * self.small + self.big))
-
-
-def _cards(mask: int) -> list[str]:
-    return [french_str(c) for c in cards_of(mask)]
 
 
 class WhiskeyState(SnapshotState):
