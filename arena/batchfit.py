@@ -31,6 +31,8 @@ replicate with multinomial block weights ``w_b`` moves the fit by ``H⁻¹ Σ_b 
 to first order, whose covariance is exactly that matrix (``Σ_b G_b`` = the ridge term ≈ 0).
 The intervals become normal ones; calibration by simulation: ``tests/ratings/test_sandwich.py``.
 The fit can start from a previous one (``beta0``: the checkpointed fit, :mod:`arena.strength`).
+
+(~650 lines: the fit, its bootstrap and sandwich share the design arrays; the rank-interval and P(stronger) summaries are the part to move out next.)
 """
 
 from __future__ import annotations

@@ -124,6 +124,8 @@ _TYPE_TAGS = {"int", "float", "str", "bool", "none", "list", "dict", "constraine
 
 
 def merge(base: dict, over: dict) -> dict:
+    """``over`` laid on ``base`` key by key, nested mappings merged the same way (a tournament's
+    keys over ``defaults:``); neither input is changed."""
     out = dict(base)
     for k, v in over.items():
         if isinstance(v, dict) and isinstance(out.get(k), dict):

@@ -12,6 +12,8 @@ options, clock, ...) is refused (:meth:`Journal.check_settings`), and so is a re
 recorded match's fingerprint changed (:meth:`Journal.check_fingerprints`). Records that fall
 outside the current schedule (deals lowered, a bot removed) stay in ``matches.jsonl`` but are
 not rated.
+
+(~620 lines: the writer, the reader and the on-disk id index share the file's format and locking; the index is the part to move out next.)
 """
 
 from __future__ import annotations

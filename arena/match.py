@@ -34,6 +34,8 @@ crashed, timed out, stalled or broke the protocol and sends it ``start`` with
 forfeited. A match over its wall budget is a ``timeout`` of the seat that took the most of
 the match's time when that is more than its share, else of the seat that was thinking, or
 ``aborted`` if none was (:meth:`_Match.wall_culprit`).
+
+(~630 lines: one match's state machine — handshake, clocks, faults, pacing, wall budget — kept in one class; the pacing helpers are the part to move out next.)
 """
 
 from __future__ import annotations

@@ -115,6 +115,7 @@ class CuckooState(SnapshotState):
 
     @cards.setter
     def cards(self, value: list[int]) -> None:
+        """Replace the per-seat cards (a pending next hand is dealt first, then overwritten)."""
         if self.pending:
             self._ready()
         self._cards = value

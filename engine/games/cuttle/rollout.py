@@ -16,6 +16,8 @@ targets ascending, as :func:`engine.games.cuttle.legal.compute_legal` sorts them
 discards, ordered by scuttle order, are sorted. One source: ``rollout.pxd`` beside this file
 types the kernel for Cython (a C class); without a build the same code runs as Python.
 Rules: docs/rules/cuttle.md §3.4-§3.8, as in :mod:`engine.games.cuttle.state`.
+
+(~600 lines: the kernel class and the replay that feeds it share its mask layout; they belong together.)
 """
 
 from __future__ import annotations

@@ -45,6 +45,8 @@ typed for Cython by ``rollout.pxd`` beside this file; without a build the same c
 Python); the showdown is the state's own, and with hand rollouts the next hand is not dealt
 (issue 19). Rules: docs/rules/whiskey_poker.md §2.3–§2.6 as in
 :mod:`engine.games.whiskey_poker.state`.
+
+(~600 lines: the policy and the kernel that must play it move for move stay together, so the equality the tests check lives in one file.)
 """
 
 from __future__ import annotations
