@@ -120,3 +120,16 @@ def test_rebuild_drops_a_tampered_cache(folder: Path) -> None:
     assert trusted.returncode == 0 and trusted.stdout != truth.stdout  # the tampered state shows
     again = arena("leaderboard", str(folder), "--format", "csv", "--rebuild")
     assert again.returncode == 0 and again.stdout == truth.stdout
+
+
+@pytest.mark.parametrize("actions", [5, [1, 2], "play 9d"])
+def test_replay_of_a_damaged_record_is_one_paragraph(folder: Path, actions: object) -> None:
+    lines = (folder / "matches.jsonl").read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["actions"] = actions
+    lines[0] = json.dumps(rec)
+    (folder / "matches.jsonl").write_text("\n".join(lines) + "\n")
+    out = arena("replay", str(folder), rec["match_id"])
+    assert out.returncode == 2, out.stderr
+    assert f"match {rec['match_id']}: its" in out.stderr and "cannot be replayed" in out.stderr
+    assert "Traceback" not in out.stderr
