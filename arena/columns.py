@@ -145,6 +145,31 @@ class Columns:
         """The match id of record ``i``."""
         return self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]].decode("utf-8", "surrogatepass")
 
+    def fingerprint(self, i: int) -> str:
+        """The fingerprint of record ``i``."""
+        return self.fp_bytes(i).decode("utf-8", "surrogatepass")
+
+    def id_bytes(self, i: int) -> bytes:
+        """The match id of record ``i`` as its UTF-8 bytes."""
+        return bytes(self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]])
+
+    def fp_bytes(self, i: int) -> bytes:
+        """The fingerprint of record ``i`` as its UTF-8 bytes."""
+        return bytes(self.fps[self.fp_end[i - 1] if i else 0:self.fp_end[i]])
+
+    def side_key(self, i: int) -> tuple:
+        """``(status code, game code, ranks bytes)`` of plain record ``i`` with ranks: what its side
+        ranks and digest tail depend on."""
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        at = int(self._rank_at[i])
+        return (self.status[i], self.game[i], self.ranks[at:at + b - a].tobytes())
+
+    def side_ranks(self, i: int) -> tuple:
+        """The side ranks of plain record ``i`` with ranks (as :meth:`MatchRecord.from_json`)."""
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        n = b - a
+        return _derived(self._tuple(3, self.ranks, int(self._rank_at[i]), n), teams_of(self.names[self.game[i]], n))[1]
+
     def _tuple(self, kind: int, col: array, at: int, n: int) -> tuple:
         """The shared tuple of ``col[at:at + n]`` read as ``kind`` (0 names, 1 float scores, 2 int
         scores, 3 ranks with their side ranks and rewards), memoized by its bytes."""
@@ -302,6 +327,102 @@ class RecordView(Sequence[MatchRecord]):
         start = np.concatenate(([0], end[:-1])) if len(end) else end
         return start[self.rows], np.frombuffer(self.cols.seats, dtype=np.int32), self.cols.names
 
+    # Column accessors (published in /work/notes/s7/columns_api.md for the replay and the counters).
+    # Each returns one value per record of the view (row k = ``self[k]``) unless said otherwise;
+    # integer dtypes may be narrow (int8/int16/int32): cast before arithmetic that could overflow.
+    # A record that is not :meth:`plain` is kept whole: read it as ``self[k]`` (a MatchRecord).
+
+    def plain(self) -> np.ndarray:
+        """Per record, whether its fields are in the columns (bool); False: read ``self[k]``."""
+        return _np(self.cols.shape, np.int8)[self.rows] >= 0
+
+    def players(self) -> np.ndarray:
+        """Per record, its number of seats (int64)."""
+        end = _np(self.cols.seat_end, np.int64)
+        return (end - np.concatenate(([0], end[:-1])).astype(end.dtype))[self.rows] if len(end) else \
+            np.zeros(len(self.rows), np.int64)
+
+    def seat_matrix(self, players: int) -> np.ndarray:
+        """``(records, players)`` bot codes (into :attr:`names`) of records all of ``players`` seats.
+
+        :raises ValueError: if a record of the view has another number of seats."""
+        start, codes, _names = self.seat_codes()
+        if len(self.rows) and bool((self.players() != players).any()):
+            raise ValueError(f"seat_matrix({players}): the view holds records of another player count")
+        return codes[start[:, None] + np.arange(players)[None, :]] if len(self.rows) else \
+            np.zeros((0, players), codes.dtype)
+
+    @property
+    def names(self) -> list[str]:
+        """The name table the codes index (bots, games, statuses, versions)."""
+        return self.cols.names
+
+    def code_of(self, name: str) -> int:
+        """The code of ``name`` in :attr:`names` (-1 if absent: no record uses it)."""
+        return self.cols._code.get(name, -1)
+
+    def has_ranks(self) -> np.ndarray:
+        """Per record, whether it is plain and has ranks (an outcome) in the columns (bool)."""
+        shape = _np(self.cols.shape, np.int8)[self.rows]
+        return (shape >= 0) & (shape & 1 != 0)
+
+    def rank_matrix(self, players: int) -> np.ndarray:
+        """``(records, players)`` seat ranks (0 = first) of records all of ``players`` seats; rows
+        without :meth:`has_ranks` are 0 (mask them).
+
+        :raises ValueError: as :meth:`seat_matrix`."""
+        if len(self.rows) and bool((self.players() != players).any()):
+            raise ValueError(f"rank_matrix({players}): the view holds records of another player count")
+        cols = self.cols
+        if not hasattr(cols, "_rank_at"):
+            cols.freeze()
+        has = self.has_ranks()
+        at = np.asarray(cols._rank_at, dtype=np.int64)[self.rows] if len(self.rows) else np.zeros(0, np.int64)
+        ranks = _np(cols.ranks, np.int64)
+        out = np.zeros((len(self.rows), players), dtype=ranks.dtype)
+        if len(ranks) and bool(has.any()):
+            out[has] = ranks[at[has, None] + np.arange(players)[None, :]]
+        return out
+
+    def status_codes(self) -> np.ndarray:
+        """Per record, its status as a code into :attr:`names` (``code_of("ok")`` etc.); a record
+        kept whole has its own status here too."""
+        return _np(self.cols.status, np.int32)[self.rows]
+
+    def game_codes(self) -> np.ndarray:
+        """Per record, its game as a code into :attr:`names`."""
+        return _np(self.cols.game, np.int32)[self.rows]
+
+    def id_hashes(self) -> np.ndarray | None:
+        """Per record, :func:`arena.record.id_hash` of its match id (int64), when the reader kept
+        them (:func:`arena.journal_cache.read` does); else None."""
+        h = getattr(self.cols, "id_hash", None)
+        return None if h is None else np.asarray(h, dtype=np.int64)[self.rows]
+
+    def match_id(self, k: int) -> str:
+        """The match id of record ``k`` (no record built)."""
+        return self.cols.match_id(int(self.rows[k]))
+
+    def fingerprint(self, k: int) -> str:
+        """The fingerprint of record ``k`` (no record built)."""
+        return self.cols.fingerprint(int(self.rows[k]))
+
+    def digest_bytes(self) -> Iterator[bytes]:
+        """Per record in order, ``f"{match_id}\\x1f{fingerprint}\\x1f{status}\\x1f{side_ranks}".encode()``
+        — the bytes :func:`arena.checkpoint._feed` hashes — without building the record."""
+        cols = self.cols
+        memo: dict[tuple, bytes] = {}
+        for i in self.rows.tolist():
+            if cols.shape[i] < 0 or not cols.shape[i] & 1:
+                rec = cols.record(i)
+                yield f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode()
+                continue
+            key = cols.side_key(i)
+            tail = memo.get(key)
+            if tail is None:
+                tail = memo[key] = f"\x1f{cols.names[key[0]]}\x1f{cols.side_ranks(i)}".encode()
+            yield cols.id_bytes(i) + b"\x1f" + cols.fp_bytes(i) + tail
+
     def replay_order(self, rate_forfeits: bool = False) -> RecordView:
         """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
         stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view.
@@ -384,6 +505,13 @@ def _has_nul(fixed: np.ndarray, n: np.ndarray) -> bool:
     cols = np.arange(fixed.shape[1])[None, :]
     return any(bool(((fixed[c:c + (1 << 16)] == 0) & (cols < n[c:c + (1 << 16), None])).any())
                for c in range(0, len(fixed), 1 << 16))
+
+
+def _np(col: Any, dtype: Any) -> np.ndarray:
+    """``col`` (an ``array`` or a numpy array) as a numpy array (no copy)."""
+    if isinstance(col, np.ndarray):
+        return col
+    return np.frombuffer(col, dtype=dtype) if len(col) else np.zeros(0, dtype)
 
 
 def view_of(records: Iterable[MatchRecord]) -> RecordView:
