@@ -62,11 +62,21 @@ class DecisionTimes:
         if len(self.buf) >= FOLD:
             self._fold()
 
+    def add_values(self, x: np.ndarray) -> None:
+        """Add the decision times ``x`` (ms, float64 array) at once (as :meth:`extend`)."""
+        self._fold()
+        self._fold_array(np.asarray(x, dtype=np.float64))
+
     def _fold(self) -> None:
         if not len(self.buf):
             return
         x = np.array(self.buf, dtype=np.float64)
         self.buf = array("d")
+        self._fold_array(x)
+
+    def _fold_array(self, x: np.ndarray) -> None:
+        if not len(x):
+            return
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.rint(x * _US)
             exact = ~np.signbit(x) & (k < 2.0 ** 32) & (k / _US == x)  # NaN: not exact
@@ -103,6 +113,24 @@ class DecisionTimes:
     def nbytes(self) -> int:
         """Bytes held by the arrays."""
         return len(self.buf) * 8 + self.us.nbytes + self.counts.nbytes + self.odd.nbytes
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(us uint32, counts int64, odd float64)``: the multiset (see the module docstring)."""
+        self._fold()
+        return self.us, self.counts, self.odd
+
+    @classmethod
+    def of_arrays(cls, us: np.ndarray, counts: np.ndarray, odd: np.ndarray) -> DecisionTimes:
+        """The times of :meth:`arrays` (``us`` sorted and distinct, ``counts`` ≥ 1).
+
+        :raises ValueError: if the arrays are not of that form (a damaged cache)."""
+        if len(us) != len(counts) or (len(us) and (bool((np.diff(us.astype(np.int64)) <= 0).any())
+                                                   or int(counts.min()) < 1)):
+            raise ValueError("decision times: microseconds not sorted and distinct, or counts below 1")
+        t = cls()
+        t.us, t.counts, t.odd = us, counts.astype(np.int64), odd
+        t.folded = int(t.counts.sum()) + len(odd)
+        return t
 
     def __getstate__(self) -> tuple[Any, ...]:
         self._fold()  # raw bytes: a few bytes of pickle overhead, not numpy's per array
