@@ -54,7 +54,7 @@ class Columns:
         #: per record, bit 0 ranks, bit 1 scores, bit 2 versions, bit 3 int scores, bit 4 int time
         self.shape = array("b")
         self.extra: dict[int, tuple | bytes] = {}  # record index -> the whole record's fields or journal line (not plain)
-        self._memo: dict[tuple[int, bytes], tuple] = {}  # see _tuple
+        self._memo: dict[tuple[int, str, bytes], tuple] = {}  # see _tuple
 
     # ------------------------------------------------------------------ building
 
@@ -202,6 +202,8 @@ class Columns:
         for name in _NARROW:
             col = getattr(self, name)
             setattr(self, name, _narrow(col))
+        self.scores = _narrow_scores(self.scores)
+        self._memo = {}  # its keys are bytes of the columns' item types, which may have changed
         shape = _np(self.shape)
         seats = np.diff(_np(self.seat_end).astype(np.int64), prepend=0)
         plain = shape >= 0
@@ -219,8 +221,8 @@ class Columns:
 
         :raises ValueError: naming the first inconsistency."""
         n = len(self.id_end)
-        for name in _NARROW + ("time", "shape"):
-            if getattr(self, name).typecode not in ("d" if name == "time" else "b" if name == "shape" else "bhiq"):
+        for name in _NARROW + ("time", "shape", "scores"):
+            if getattr(self, name).typecode not in {"time": "d", "shape": "b", "scores": "bhiqd"}.get(name, "bhiq"):
                 raise ValueError(f"column {name}: item type {getattr(self, name).typecode!r}")
         if any(len(getattr(self, c)) != n for c in ("fp_end", "game", "status", "deal", "rot", "time", "seat_end",
                                                     "shape")):
@@ -278,13 +280,13 @@ class Columns:
         """The shared tuple of ``col[at:at + n]`` read as ``kind`` (0 names, 1 float scores, 2 int
         scores, 3 ranks with their side ranks and rewards), memoized by its bytes."""
         raw = col[at:at + n]
-        key = (kind, raw.tobytes())
+        key = (kind, col.typecode, raw.tobytes())
         got = self._memo.get(key)
         if got is None:
             if kind == 0:
                 got = tuple([self.names[c] for c in raw])
             elif kind == 1:
-                got = _share(tuple(raw))
+                got = _share(tuple(raw) if col.typecode == "d" else tuple([float(x) for x in raw]))
             elif kind == 2:
                 got = _share(tuple(int(x) for x in raw))
             else:
@@ -371,7 +373,17 @@ def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
             _extend(out, name, remap[_np(getattr(p, name))] if len(getattr(p, name)) else np.zeros(0, np.int64))
         for name in ("deal", "rot", "ranks"):
             _extend(out, name, _np(getattr(p, name)))
-        for name in ("time", "scores", "shape"):
+        if not len(out.scores):
+            out.scores = array(p.scores.typecode)
+        if out.scores.typecode != p.scores.typecode and len(p.scores):
+            if "d" in (out.scores.typecode, p.scores.typecode):
+                out.scores = _widened(out.scores, "d") if len(out.scores) else array("d")
+                out.scores.extend(_widened(p.scores, "d"))
+            else:
+                _extend(out, "scores", _np(p.scores))
+        else:
+            out.scores.extend(p.scores)
+        for name in ("time", "shape"):
             getattr(out, name).extend(getattr(p, name))
         out.extra.update({base + i: row for i, row in p.extra.items()})
         if into_first:
@@ -646,6 +658,18 @@ def _narrow(col: array) -> array:
     a = np.frombuffer(col, dtype=col.typecode)
     tc = _code_for(int(a.min()), int(a.max()))
     return col if tc == col.typecode else array(tc, a.astype(tc).tobytes())
+
+
+def _narrow_scores(col: array) -> array:
+    """The scores column as narrow ints when every score is a whole number (not -0.0) that a
+    double holds exactly (:meth:`Columns.record` turns them back into the same floats or ints by
+    the record's shape bit 8); else ``col`` as doubles."""
+    if col.typecode != "d" or not len(col):
+        return col
+    a = np.frombuffer(col, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = bool((np.abs(a) < 1 << 53).all() and (a == np.rint(a)).all() and not np.signbit(a[a == 0]).any())
+    return _narrow(array("q", a.astype(np.int64).tobytes())) if whole else col
 
 
 def _widened(col: array, tc: str) -> array:
