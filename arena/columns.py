@@ -373,16 +373,16 @@ def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
             _extend(out, name, remap[_np(getattr(p, name))] if len(getattr(p, name)) else np.zeros(0, np.int64))
         for name in ("deal", "rot", "ranks"):
             _extend(out, name, _np(getattr(p, name)))
-        if not len(out.scores):
-            out.scores = array(p.scores.typecode)
-        if out.scores.typecode != p.scores.typecode and len(p.scores):
-            if "d" in (out.scores.typecode, p.scores.typecode):
-                out.scores = _widened(out.scores, "d") if len(out.scores) else array("d")
+        if len(p.scores):
+            if not len(out.scores):
+                out.scores = array(p.scores.typecode)
+            if out.scores.typecode == p.scores.typecode:
+                out.scores.extend(p.scores)
+            elif "d" in (out.scores.typecode, p.scores.typecode):
+                out.scores = _widened(out.scores, "d")
                 out.scores.extend(_widened(p.scores, "d"))
             else:
                 _extend(out, "scores", _np(p.scores))
-        else:
-            out.scores.extend(p.scores)
         for name in ("time", "shape"):
             getattr(out, name).extend(getattr(p, name))
         out.extra.update({base + i: row for i, row in p.extra.items()})
