@@ -140,7 +140,8 @@ def _encode(ch: dict[str, Any], f: Any) -> None:
         "times": times})
     h = hashlib.sha256()
     f.write(_CHUNK)
-    for piece in (struct.pack("<Q", len(meta)), meta, *views):
+    pieces: list[Any] = [struct.pack("<Q", len(meta)), meta, *views]
+    for piece in pieces:
         h.update(piece)
         f.write(piece)
     f.write(h.digest())
@@ -302,6 +303,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
         """Classify the block, fold its times, keep its columns."""
         nonlocal part, flags
         if by_blob:
+            assert isinstance(schedule, CompactSchedule)
             flags = bytearray(schedule.holds(part.ids, part.id_end, part.fps, part.fp_end).tobytes())
         tl.fold(np.frombuffer(flags, np.uint8) if flags else np.zeros(0, np.uint8), per_bot)
         inside.extend(flags)

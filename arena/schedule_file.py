@@ -141,16 +141,16 @@ class CompactSchedule(Mapping[str, str]):
         if not n:
             return np.zeros(0, np.uint8)
         sid, sfp = self._fixed_form()
-        if sid is None or b"\0" in ids or b"\0" in fps:  # a NUL: fixed-width strings would drop it
+        if sid is None or sfp is None or b"\0" in ids or b"\0" in fps:  # a NUL: fixed-width strings would drop it
             cut_i, cut_f = [0, *id_end], [0, *fp_end]
             return np.fromiter((self.get(bytes(ids[a:b]).decode("utf-8", "surrogatepass"))
                                 == bytes(fps[c:d]).decode("utf-8", "surrogatepass")
                                 for a, b, c, d in zip(cut_i, cut_i[1:], cut_f, cut_f[1:])), np.uint8, n)
         qid, long_id = _fixed(ids, id_end, sid.dtype.itemsize)
         qfp, long_fp = _fixed(fps, fp_end, sfp.dtype.itemsize)
-        at = np.minimum(np.searchsorted(sid, qid), len(sid) - 1) if len(sid) else np.zeros(n, np.int64)
         if not len(sid):
             return np.zeros(n, np.uint8)
+        at = np.minimum(np.searchsorted(sid, qid), len(sid) - 1)
         return ((sid[at] == qid) & (sfp[at] == qfp) & ~long_id & ~long_fp).astype(np.uint8)
 
     def _fixed_form(self) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -165,8 +165,7 @@ class CompactSchedule(Mapping[str, str]):
             else:
                 ends = [np.append(b.start[1:] - 1, b.size).astype(np.int64) if len(b) else np.zeros(0, np.int64)
                         for b in (self._ids, self._fps)]
-                wi = int(np.diff(np.concatenate(([-1], ends[0])) - 0).max()) if len(ends[0]) else 1
-                wf = int(np.diff(np.concatenate(([-1], ends[1]))).max()) if len(ends[1]) else 1
+                wi, wf = (int(np.diff(np.concatenate(([-1], e))).max()) - 1 if len(e) else 1 for e in ends)
                 sid = _fixed(ids, ends[0], max(wi, 1), sep=1)[0]
                 sfp = _fixed(fps, ends[1], max(wf, 1), sep=1)[0]
                 got = (sid, sfp) if not len(sid) or bool((sid[1:] > sid[:-1]).all()) else (None, None)
