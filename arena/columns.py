@@ -3,8 +3,10 @@
 :class:`Columns` holds a run of typed records (:class:`arena.record.MatchRecord`) as arrays —
 match ids and fingerprints as one UTF-8 blob each with offsets, seats as small ints into one
 name table (bots, games, statuses, versions interned once), ranks and scores flat per seat,
-deal index, rotation, status and time per record — about 130 bytes a two-player record
-instead of ~650 as an object. Records that do not fit the plain layout (faults, unusual
+deal index, rotation, status and time per record, each in the narrowest integer type its
+values fit — about 100 bytes a two-player record (ids and fingerprints 55 of them) instead of
+~650 as an object. The reader appends journal lines' dicts directly (:meth:`Columns.append_raw`,
+no record built). Records that do not fit the plain layout (faults, unusual
 types) are kept whole in a sparse side table, so every record round-trips **equal** to the
 one :meth:`MatchRecord.from_json` built (lineup, teams, side ranks and rewards are derived
 again the same way).
@@ -31,7 +33,9 @@ from engine.core import rank_rewards
 class Columns:
     """Records as columns, appended one by one (:meth:`append`), then read by index (:meth:`record`).
 
-    Pickles compactly (arrays and bytes): the journal cache stores its chunks this way.
+    Integer columns are stored in the narrowest item type their values fit (:meth:`freeze`; scores
+    as narrow ints when all are whole numbers), so a two-player record takes ~100 bytes; the
+    journal cache writes the arrays raw (:mod:`arena.journal_cache`, no pickle).
     """
 
     def __init__(self) -> None:

@@ -1,33 +1,42 @@
 """The journal's typed prefix checkpointed next to it, so a table reads only the new lines (issue 18).
 
-``<folder>/checkpoint-journal.pkl`` is a sequence of pickled **chunks**, one per call that found
-new complete lines in ``matches.jsonl``. A chunk holds:
+``<folder>/checkpoint-journal.bin`` (format 6; no pickle anywhere: loading a results folder
+someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
+**chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
+``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
+and SHA-256 of meta and arrays. It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
 * ``digest``: SHA-256 (its first 128 bits) of the journal's bytes ``[0, end)`` — a running
   hash, so a chunk vouches for the whole prefix before it;
-* ``cols``: its records (first occurrence of each match id, file order) in columns
-  (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
+* its records (first occurrence of each match id, file order) as the arrays of
+  :class:`arena.columns.Columns` (narrow item types; records kept whole as their journal lines,
+  parsed again by ``orjson`` when read), checked for consistency when loaded (:meth:`Columns.check`);
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
-* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`,
-  as :class:`arena.tables.Latency` collects them);
+* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`
+  as its three arrays);
 * ``id_hash``: per row, its match id's :func:`id_hash` (repeated ids in new lines are found
-  without hashing the cached ids again);
+  without hashing the cached ids again; :meth:`RecordView.id_hashes`);
 * ``schedule_key``: the digest of the schedule its rows were classified with (and every
   earlier chunk's rows checked against).
 
 :func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
-chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
-the change on), then parses only the bytes after the last valid chunk and appends one chunk for
-them. The records, the inside/outside split and the decision times equal a full read's **bit for
-bit** (same parse, same order). The cached split is used as it is when the schedule is the one
-the last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
+chunks whose digests match: any edit of the prefix — in place, same size, same ids — changes the
+SHA-256 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
+replaced likewise); it then parses only the bytes after the last valid chunk, in blocks of
+:data:`_ROWS` records straight into columns (no record object for a plain line; the schedule
+and the decision times applied per block with numpy), and appends one chunk for them. The
+records, the inside/outside split and the decision times equal a full read's **bit for bit**
+(same values, same order). The cached split is used as it is when the schedule is the one the
+last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
 cached rows are classified again from their ids and fingerprints at once (:func:`classify`), and
 if that moves a cached record (``tournament.json`` changed), the cache is dropped and the
 journal read whole.
 
-It is a cache: deleting it costs time only; an unreadable or cut one is truncated to its valid
-chunks (a writer killed mid-write leaves at most a partial last chunk).
+It is a cache: deleting it costs time only; an unreadable, damaged (checksum), inconsistent or cut
+one is truncated to its valid chunks (a writer killed mid-write leaves at most a partial last
+chunk); the pickled cache of format <= 5 (``checkpoint-journal.pkl``) is never read and is removed
+when the new one is written.
 """
 
 from __future__ import annotations
