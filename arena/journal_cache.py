@@ -140,7 +140,7 @@ def _encode(ch: dict[str, Any], f: Any) -> None:
     times = []
     for bot, t in ch["times"].items():
         us, counts, odd = t.arrays()
-        arrays += [("us", "I", us.astype(np.uint32)), ("counts", "q", counts), ("odd", "d", odd)]
+        arrays += [("us", "I", us.astype(np.uint32)), ("counts", "I" if counts.dtype == np.uint32 else "q", counts), ("odd", "d", odd)]
         times.append(bot)
     views = [memoryview(x).cast("B") for _, _, x in arrays]
     spec = [[n, tc, len(v) // np.dtype(tc).itemsize] for (n, tc, _), v in zip(arrays, views)]
@@ -202,10 +202,15 @@ def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None
     times = {}
     for k, bot in enumerate(meta["times"]):
         times[str(bot)] = DecisionTimes.of_arrays(np.frombuffer(got["us"][k], np.uint32).copy(),
-                                                  np.frombuffer(got["counts"][k], np.int64),
+                                                  _np_of(got["counts"][k]),
                                                   np.frombuffer(got["odd"][k], np.float64))
     return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")},
             "cols": cols, "inside": inside, "id_hash": hashes, "times": times}
+
+
+def _np_of(a: array) -> np.ndarray:
+    """An ``array`` as numpy (no copy), of its own item type."""
+    return np.frombuffer(a, dtype=a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
 def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:

@@ -289,3 +289,33 @@ def test_compact_schedule_holds_equals_get():
         fe.append(len(fps))
     got = cs.holds(ids, ie, fps, fe)
     assert got.tolist() == [int(cs.get(a) == b) for a, b in pairs] and 0 < got.sum() < len(pairs)
+
+
+def test_decision_times_with_huge_counts_round_trip_through_a_chunk(tmp_path):
+    import io
+
+    from arena.columns import Columns
+    from arena.latency import DecisionTimes
+
+    cols, rng = Columns(), random.Random(1)
+    for i in range(40):  # plain and kept-whole records (the latter as their journal lines)
+        raw = raw_record(rng, i)
+        line = orjson.dumps(raw)
+        if cols.append_raw(raw, line) is None:
+            cols.append_whole(MatchRecord.from_json(raw, moves=False), line)
+    cols.freeze()
+    assert 0 < len(cols.extra) < len(cols)
+    big = DecisionTimes.of_arrays(np.array([5, 9], np.uint32), np.array([2**33, 3], np.int64), np.array([0.0005]))
+    small = DecisionTimes()
+    small.extend([0.1, 0.2, 0.2, 0.0001, float("nan")])
+    assert big.counts.dtype == np.int64 and small.arrays()[1].dtype == np.uint32
+    ch = {"start": 0, "end": 10, "digest": "0" * 32, "lines": 1, "schedule_key": None, "cols": cols,
+          "inside": b"\x01" * 40, "id_hash": np.arange(40, dtype=np.int64).tobytes(), "times": {"alpha": big, "beta": small}}
+    f = io.BytesIO()
+    journal_cache._encode(ch, f)
+    f.seek(0)
+    back = journal_cache._read_chunk(f)
+    assert back is not None and back["times"]["beta"] == small
+    assert [a.tolist() for a in back["times"]["alpha"].arrays()] == [a.tolist() for a in big.arrays()]
+    assert len(back["times"]["alpha"]) == 2**33 + 4 and back["times"]["alpha"].counts.dtype == np.int64
+    assert all(same(a, b) for a, b in zip(RecordView(back["cols"]), RecordView(cols))) and len(back["cols"]) == 40
