@@ -170,7 +170,8 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
         for name, tc, count in meta["arrays"]:
             if tc not in _TYPES or not isinstance(count, int) or count < 0:
                 return None
-            a = array(tc, [0]) * count  # one allocation, read into (no bytes object in between)
+            # one allocation each, read into (no bytes object in between); bytes as a bytearray
+            a: Any = bytearray(count) if tc == "B" else array(tc, [0]) * count
             view = memoryview(a).cast("B")
             if f.readinto(view) != len(view):
                 return None  # cut
@@ -188,16 +189,16 @@ def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None
     cols = Columns()
     cols.names = [str(n) for n in meta["names"]]
     cols._code = {n: i for i, n in enumerate(cols.names)}
-    cols.ids, cols.fps = bytearray(got["ids"][0]), bytearray(got["fps"][0])
+    cols.ids, cols.fps = got["ids"][0], got["fps"][0]  # bytearrays as read (no copy)
     for n in _ARRAYS:
         setattr(cols, n, got[n][0])
-    blob, at = got["extra"][0].tobytes(), 0
+    blob, at = bytes(got["extra"][0]), 0
     for i, size in meta["extra"]:
         cols.extra[int(i)] = blob[at:at + size]
         at += size
     cols.check()
-    inside, hashes = got["inside"][0].tobytes(), got["id_hash"][0].tobytes()
-    if len(inside) != len(cols) or len(hashes) != 8 * len(cols) or at != len(blob) or meta["rows"] != len(cols):
+    inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
+    if len(inside) != len(cols) or len(hashes) != len(cols) or at != len(blob) or meta["rows"] != len(cols):
         return None
     times = {}
     for k, bot in enumerate(meta["times"]):
@@ -458,7 +459,9 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None):
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
-        hashes = np.frombuffer(b"".join(ch.pop("id_hash") for ch in chunks), dtype=np.int64)
+        parts = [np.frombuffer(ch.pop("id_hash"), dtype=np.int64) for ch in chunks]
+        hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        del parts
         for ch in chunks:
             for b, ts in ch.pop("times").items():
                 if b in times:
