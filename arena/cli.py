@@ -193,15 +193,19 @@ def leaderboard(
                                                       "under ./results)")] = None,
     format: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | md")] = "table",
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="delete the folder's checkpoints and caches first: "
+                                          "the tables from matches.jsonl alone (a folder from elsewhere)")] = False,
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
     from arena import render
-    from arena.results import export, outside_note, standings
+    from arena.results import drop_caches, export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
     if folder is None:
         folder = _only_results_folder(Path("results"))
+    if rebuild:
+        drop_caches(folder)
     st = standings(folder, history=write)
     if write:
         export(folder, st)

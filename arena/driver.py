@@ -45,6 +45,7 @@ from arena.journal import Journal, record_of, unwritable
 from arena.lazy_schedule import LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
+from arena.results_folder import refuse_links
 from arena.schedule import (
     bot_commands,
     build_schedule,
@@ -114,6 +115,7 @@ def prepare(tournament, results_root: str | Path,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
     """
     folder = Path(results_root) / tournament.name
+    refuse_links(folder)
     journal = Journal(folder)
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))

@@ -17,26 +17,47 @@ from typing import Any
 
 import numpy as np
 
-from arena import journal_cache, render, schedule_file, tables, tallies
+from arena import journal_cache, render, results_folder, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
 from arena.strength import fit_info, save_fit_info, strength_of_contests
 from arena.tables import Standings
 
-__all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
+__all__ = ["Standings", "drop_caches", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
-    """``tournament.json`` of a results folder.
+    """``tournament.json`` of a results folder, checked (:mod:`arena.results_folder`).
 
-    :raises ArenaError: if the folder is not a tournament's results folder.
+    :raises ArenaError: if the folder is not a tournament's results folder, holds a symbolic
+        link, or its ``tournament.json`` is damaged.
     """
     path = Path(folder) / "tournament.json"
     if not path.exists():
         raise ArenaError(f"{folder}: not a results folder (no tournament.json); "
                          "give results/<tournament> as written by `arena run`")
-    return json.loads(path.read_text())
+    results_folder.refuse_links(folder)
+    return results_folder.read_meta(path)
+
+
+def drop_caches(folder: str | Path) -> list[str]:
+    """Delete ``folder``'s checkpoints and caches (``checkpoint*``: the journal cache, the replay's,
+    the counters' and the fit's), so the next tables are computed from ``matches.jsonl`` alone —
+    what to do with a results folder someone else wrote (a cache is trusted when its journal
+    prefix matches: docs/security.md). Returns the names deleted.
+
+    :raises ArenaError: if the folder is not a results folder, holds a link, or a file cannot be deleted.
+    """
+    load_meta(folder)  # a results folder, without links
+    gone = []
+    for f in sorted(Path(folder).glob("checkpoint*")):
+        try:
+            f.unlink()
+        except OSError as e:
+            raise ArenaError(f"cannot delete the cache {f}: {e.strerror or e}; delete it by hand") from e
+        gone.append(f.name)
+    return gone
 
 
 def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
