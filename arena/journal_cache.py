@@ -163,13 +163,18 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
             return None
         head = f.read(8)
         h = hashlib.sha256(head)
-        meta_b = f.read(struct.unpack("<Q", head)[0]) if len(head) == 8 else b""
+        size = os.fstat(f.fileno()).st_size
+        n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+        if n > size - f.tell():
+            return None  # a length beyond the file: cut or not ours
+        meta_b = f.read(n)
         h.update(meta_b)
         meta = orjson.loads(meta_b)
         got: dict[str, list] = {}
         for name, tc, count in meta["arrays"]:
-            if tc not in _TYPES or not isinstance(count, int) or count < 0:
-                return None
+            if tc not in _TYPES or not isinstance(count, int) or count < 0 \
+                    or count * np.dtype(tc).itemsize > size - f.tell():
+                return None  # an unknown type, or more bytes than the file holds (never allocated)
             # one allocation each, read into (no bytes object in between); bytes as a bytearray
             a: Any = bytearray(count) if tc == "B" else array(tc, [0]) * count
             view = memoryview(a).cast("B")
@@ -180,7 +185,8 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
         if f.read(32) != h.digest():
             return None
         return _decode(meta, got)
-    except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, struct.error, orjson.JSONDecodeError):
+    except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
+            struct.error):  # orjson.JSONDecodeError is a ValueError
         return None
 
 

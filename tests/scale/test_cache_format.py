@@ -208,6 +208,13 @@ def test_a_consistently_signed_but_inconsistent_chunk_is_rejected(tmp_path):
     rewrite_first_chunk(folder / journal_cache.NAME, ends_backwards)
     assert agree(folder, ok)["cached"] == 0
 
+    def huge_count(meta, arrays, spec):  # 80 GB declared: refused before anything is allocated
+        for a in meta["arrays"]:
+            if a[0] == "time":
+                a[2] = 10**10
+    rewrite_first_chunk(folder / journal_cache.NAME, huge_count)
+    assert agree(folder, ok)["cached"] == 0
+
     def unpicklable_type(meta, arrays, spec):
         for a in meta["arrays"]:
             if a[0] == "deal":
