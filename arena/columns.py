@@ -203,9 +203,9 @@ class Columns:
 
     def freeze(self) -> None:
         """Index the per-seat columns (called once the appends are done; :meth:`record` needs it)."""
-        for name in _NARROW:
+        for name, tc in _INTS.items():  # narrow, or in the item type other modules read it as
             col = getattr(self, name)
-            setattr(self, name, _narrow(col))
+            setattr(self, name, _narrow(col) if name in NARROW else _widened(col, _wider(col.typecode, tc)))
         self.scores = _narrow_scores(self.scores)
         self._memo = {}  # its keys are bytes of the columns' item types, which may have changed
         shape = _np(self.shape)
@@ -225,7 +225,7 @@ class Columns:
 
         :raises ValueError: naming the first inconsistency."""
         n = len(self.id_end)
-        for name in _NARROW + ("time", "shape", "scores"):
+        for name in (*_INTS, "time", "shape", "scores"):
             if getattr(self, name).typecode not in {"time": "d", "shape": "b", "scores": "bhiqd"}.get(name, "bhiq"):
                 raise ValueError(f"column {name}: item type {getattr(self, name).typecode!r}")
         if any(len(getattr(self, c)) != n for c in ("fp_end", "game", "status", "deal", "rot", "time", "seat_end",
@@ -646,7 +646,14 @@ def _np(col: array) -> np.ndarray:
 
 
 #: the integer columns stored in the narrowest item type their values fit (:meth:`Columns.freeze`)
-_NARROW = ("id_end", "fp_end", "seat_end", "game", "status", "deal", "rot", "seats", "ranks", "versions")
+_INTS = {"id_end": "q", "fp_end": "q", "seat_end": "q", "game": "i", "status": "i", "deal": "q", "rot": "q",
+         "seats": "i", "ranks": "q", "versions": "i"}
+#: the integer columns stored narrow. The others keep the item type of ``_INTS``, because the
+#: replay's and the counters' column paths (branches scale10, scale11) read them with
+#: ``np.frombuffer(cols.<name>, dtype=<that type>)``; once they read ``arena.columns._np(col)``
+#: (the column's own type) every name of ``_INTS`` can be added (tests/scale/test_cache_format.py
+#: checks all of them narrow)
+NARROW: frozenset[str] = frozenset({"rot", "versions"})
 _WIDTHS = (("b", 1 << 7), ("h", 1 << 15), ("i", 1 << 31), ("q", 1 << 63))
 
 

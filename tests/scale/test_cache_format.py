@@ -90,7 +90,11 @@ def _compact(schedule: dict) -> dict:
 @pytest.mark.parametrize("rows", [1, 7, 64, 1 << 16])
 @pytest.mark.parametrize("kind", ["plain", "compact", "none"])
 def test_block_parse_equals_the_old_reader(tmp_path, monkeypatch, rows, kind):
+    from arena import columns
+
     monkeypatch.setattr(journal_cache, "_ROWS", rows)
+    if rows == 7:  # every integer column narrow too (what columns.NARROW may become)
+        monkeypatch.setattr(columns, "NARROW", frozenset(columns._INTS))
     rng = random.Random(rows * 7 + len(kind))
     raws = odd_raws(rows, 300)
     meta = meta_of(raws, kind, rng)
@@ -233,7 +237,12 @@ def test_an_edit_in_place_of_the_cached_prefix_is_detected(tmp_path):
     assert agree(folder, ok)["cached"] == 0
 
 
-def test_narrow_columns_round_trip_and_are_small():
+@pytest.mark.parametrize("narrow", ["default", "all"])
+def test_narrow_columns_round_trip_and_are_small(monkeypatch, narrow):
+    from arena import columns
+
+    if narrow == "all":
+        monkeypatch.setattr(columns, "NARROW", frozenset(columns._INTS))
     rng = random.Random(3)
     recs = []
     for i in range(3000):
@@ -244,10 +253,17 @@ def test_narrow_columns_round_trip_and_are_small():
         r["match_id"] = f"club/{'+'.join(sorted(r['seats']))}/d{i:05d}/r00"
         recs.append(MatchRecord.from_json(r, moves=False))
     cols = view_of(recs).cols
-    assert cols.scores.typecode == "b" and cols.ranks.typecode == "b" and cols.seats.typecode == "b"
-    assert cols.deal.typecode == "h"
+    assert cols.scores.typecode == "b" and cols.rot.typecode == "b" and cols.versions.typecode == "b"
+    if narrow == "all":
+        assert cols.ranks.typecode == "b" and cols.seats.typecode == "b" and cols.deal.typecode == "h"
+        assert cols.nbytes() / len(recs) < 75, cols.nbytes() / len(recs)
+    else:  # the item types the replay's and the counters' column paths read (np.frombuffer with a dtype)
+        assert (cols.ranks.typecode, cols.seats.typecode, cols.deal.typecode, cols.game.typecode,
+                cols.seat_end.typecode, cols.id_end.typecode) == ("q", "i", "q", "i", "q", "q")
+        assert cols.nbytes() / len(recs) < 115, cols.nbytes() / len(recs)
     assert all(same(a, b) for a, b in zip(RecordView(cols), recs))
-    assert cols.nbytes() / len(recs) < 75, cols.nbytes() / len(recs)
+    wide = columns.concat([cols, view_of(recs[:5]).cols])  # concat keeps or widens, never breaks
+    assert all(same(a, b) for a, b in zip(RecordView(wide), recs + recs[:5]))
 
 
 def test_column_accessors_agree_with_the_records():
@@ -299,8 +315,6 @@ def test_compact_schedule_holds_equals_get():
 
 
 def test_decision_times_with_huge_counts_round_trip_through_a_chunk(tmp_path):
-    import io
-
     from arena.columns import Columns
     from arena.latency import DecisionTimes
 
@@ -318,11 +332,25 @@ def test_decision_times_with_huge_counts_round_trip_through_a_chunk(tmp_path):
     assert big.counts.dtype == np.int64 and small.arrays()[1].dtype == np.uint32
     ch = {"start": 0, "end": 10, "digest": "0" * 32, "lines": 1, "schedule_key": None, "cols": cols,
           "inside": b"\x01" * 40, "id_hash": np.arange(40, dtype=np.int64).tobytes(), "times": {"alpha": big, "beta": small}}
-    f = io.BytesIO()
-    journal_cache._encode(ch, f)
-    f.seek(0)
-    back = journal_cache._read_chunk(f)
+    with open(tmp_path / "chunk", "wb") as f:
+        journal_cache._encode(ch, f)
+    with open(tmp_path / "chunk", "rb") as f:
+        back = journal_cache._read_chunk(f)
     assert back is not None and back["times"]["beta"] == small
     assert [a.tolist() for a in back["times"]["alpha"].arrays()] == [a.tolist() for a in big.arrays()]
     assert len(back["times"]["alpha"]) == 2**33 + 4 and back["times"]["alpha"].counts.dtype == np.int64
     assert all(same(a, b) for a, b in zip(RecordView(back["cols"]), RecordView(cols))) and len(back["cols"]) == 40
+
+
+def test_a_cache_written_narrow_loads_in_the_item_types_the_other_modules_read(tmp_path, monkeypatch):
+    from arena import columns
+
+    monkeypatch.setattr(columns, "NARROW", frozenset(columns._INTS))
+    folder, ok = journal_with_cache(tmp_path)
+    monkeypatch.setattr(columns, "NARROW", frozenset({"rot", "versions"}))
+    got, _out, _t, info = journal_cache.read(folder, ok, BOTS)
+    assert info["parsed"] == 0
+    cols = got.cols
+    assert (cols.ranks.typecode, cols.seats.typecode, cols.status.typecode, cols.seat_end.typecode) == \
+        ("q", "i", "i", "q")
+    agree(folder, ok)
