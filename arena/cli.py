@@ -117,6 +117,11 @@ def run(
             warn(f"{m.name}: {n} match{'es' if n != 1 else ''} could not be played (the infrastructure failed "
                  f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
                  "recorded: run the same command again to play them")
+        if summary.replayed:
+            n = summary.replayed
+            warn(f"{m.name}: {n} match{'es were' if n != 1 else ' was'} played again after an infrastructure "
+                 f"failure (a lost node, worker or raylet); nothing recorded was lost or played twice "
+                 f"({summary.folder}/attempts.jsonl)")
         if quiet:
             if summary.sandbox == "none":
                 _print_sandbox(console, summary)
@@ -222,7 +227,7 @@ def leaderboard(
     else:
         meta = st.meta
         console.print(render.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
-                                               f"{meta.get('players', '?')} players, {len(st.records)} matches"))
+                                               f"{meta.get('players', '?')} players, {render.matches_text(st)}"))
         for line in render.notes_lines(st):
             console.print(line, markup=False, highlight=False)
         if st.outside:
@@ -322,7 +327,11 @@ def doctor(
 
         only = ([game] if game else []) + cmd  # `--config FILE [BOT ...]`: typer gives the first as GAME
         clock = Clock(move_ms=move_ms) if move_ms != 1000 else None  # else each tournament's own clock
-        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None)
+        def progress(k: int, total: int, name: str, passed: bool, seconds: float) -> None:
+            err_console.print(f"[{k}/{total}] {name}: {'pass' if passed else 'FAIL'} ({seconds:.1f} s)",
+                              markup=False, highlight=False)
+
+        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None, on_bot=progress)
         console.print(table)
         raise typer.Exit(0 if ok else 1)
     if game is None:

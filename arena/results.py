@@ -132,6 +132,15 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
     return inside, outside, latency, prefixes
 
 
+def _scheduled(meta: dict[str, Any]) -> int | None:
+    """The number of matches ``tournament.json`` schedules (None if it records no schedule)."""
+    try:
+        schedule = schedule_file.schedule_of(meta)
+    except ValueError:
+        return None
+    return None if schedule is None else len(schedule)
+
+
 def standings(folder: str | Path, history: bool = True) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table.
 
@@ -147,6 +156,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     meta = load_meta(folder)
     bots = meta["bots"]
     records, outside, latency, prefixes = _read(folder, meta)
+    meta["scheduled"] = _scheduled(meta)
     meta.pop(schedule_file.KEY, None)  # read: the compact schedule's strings (~60 MB at 1M) are not kept
     r = meta.get("ratings", {})
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),
