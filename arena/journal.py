@@ -439,6 +439,10 @@ def recorded_settings(folder: str | Path) -> dict[str, Any] | None:
     return settings if isinstance(settings, dict) else None
 
 
+#: the statuses a record can have (arena run writes them; DESIGN "Journal")
+STATUSES = ("ok", "forfeit", "aborted", "disabled")
+
+
 def _malformed(rec: Any) -> str | None:
     """Why a decoded journal line is not a match record (None if it is one)."""
     if not isinstance(rec, dict):
@@ -446,11 +450,18 @@ def _malformed(rec: Any) -> str | None:
     for key, kind in (("match_id", str), ("game", str), ("seats", list), ("deal_index", int), ("rotation", int)):
         if not isinstance(rec.get(key), kind):
             return f"key {key!r} missing or not a {kind.__name__}"
+    if rec["deal_index"] < 0 or rec["rotation"] < 0:
+        return "a negative 'deal_index' or 'rotation'"
+    if rec.get("status", "ok") not in STATUSES:
+        return f"status {rec.get('status')!r} is none of {', '.join(STATUSES)}"
     out = rec.get("outcome")
     if rec.get("status") != "aborted":
-        if not (isinstance(out, dict) and isinstance(out.get("ranks"), list)
-                and len(out["ranks"]) == len(rec["seats"])):
+        n = len(rec["seats"])
+        if not (isinstance(out, dict) and isinstance(out.get("ranks"), list) and len(out["ranks"]) == n):
             return "key 'outcome' missing or without one rank per seat"
+        ranks = out["ranks"]
+        if n and not (all(type(r) is int for r in ranks) and 0 <= min(ranks) and max(ranks) < n):
+            return f"ranks {ranks[:8]!r} are not whole numbers from 0 (first) to {n - 1}"
     return None
 
 

@@ -63,6 +63,8 @@ from arena.schedule_file import CompactSchedule
 from engine.errors import CardArenaError
 
 NAME = "checkpoint-journal.bin"
+#: the longest journal line read (bytes); a record is a few KB (its stderr excerpts are capped)
+MAX_LINE = 64 << 20
 #: the cache's name up to format 5 (pickles): removed when the new one is written
 OLD_NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
@@ -332,8 +334,11 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
         parts.append(part)
         part, flags = Columns(), bytearray()
 
-    for line in journal:
+    while line := journal.readline(MAX_LINE):
         if not line.endswith(b"\n"):
+            if len(line) == MAX_LINE:
+                raise JournalError(f"{path}: line {lineno + 1} is longer than {MAX_LINE:,} bytes (a record is a few "
+                                   "KB): the file is damaged or not a journal; move it aside or cut the line")
             break
         lineno += 1
         end += len(line)
@@ -351,15 +356,18 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
                 rec = MatchRecord.from_json(raw, moves=False)
                 if seats is None:
                     part.append_whole(rec, line)
+            if not by_blob:
+                if by_dict:
+                    fp = schedule.get(mid)  # type: ignore[union-attr]
+                    flags.append(fp is not None and fp == str(raw.get("fingerprint", "")))
+                else:
+                    flags.append(bool(ok(rec)))  # type: ignore[arg-type]
+            tl.add(len(part) - 1, raw["seats"], raw.get("move_ms"))
         except CardArenaError as e:  # an unknown game, a player count the game does not have
             raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
-        if not by_blob:
-            if by_dict:
-                fp = schedule.get(mid)  # type: ignore[union-attr]
-                flags.append(fp is not None and fp == str(raw.get("fingerprint", "")))
-            else:
-                flags.append(bool(ok(rec)))  # type: ignore[arg-type]
-        tl.add(len(part) - 1, raw["seats"], raw.get("move_ms"))
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, IndexError) as e:
+            raise JournalError(f"{path}: line {lineno}: a field is not of the type `arena run` writes "
+                               f"({type(e).__name__}: {e}); move the file aside or fix the line") from e
         if len(part) >= _ROWS:
             close()
     if len(part) or not parts:
@@ -453,6 +461,9 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     path = folder / "matches.jsonl"
     cpath = folder / NAME
     times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
+    if path.exists() and not path.is_file():  # a FIFO would block for ever, a device never end
+        raise JournalError(f"{path} is not a regular file; a results folder's journal is the file `arena run` "
+                           "writes: move it aside")
     try:
         journal = open(path, "rb")
     except FileNotFoundError:

@@ -133,3 +133,42 @@ def test_replay_of_a_damaged_record_is_one_paragraph(folder: Path, actions: obje
     assert out.returncode == 2, out.stderr
     assert f"match {rec['match_id']}: its" in out.stderr and "cannot be replayed" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("edit, words", [
+    ({"outcome": {"ranks": ["0", 0, 1]}}, "are not whole numbers from 0 (first) to 2"),
+    ({"outcome": {"ranks": [-1, 0, 1]}}, "are not whole numbers from 0 (first) to 2"),
+    ({"outcome": {"ranks": [10**30, 0, 1]}}, "are not whole numbers from 0 (first) to 2"),
+    ({"seats": [1, 2, 3]}, "a field is not of the type `arena run` writes"),
+    ({"faults": "x"}, "a field is not of the type `arena run` writes"),
+    ({"move_ms": "x"}, "a field is not of the type `arena run` writes"),
+    ({"deal_index": -1}, "a negative 'deal_index' or 'rotation'"),
+    ({"status": "won"}, "status 'won' is none of ok, forfeit, aborted, disabled"),
+])
+def test_a_hostile_record_is_one_paragraph_naming_its_line(folder: Path, edit: dict, words: str) -> None:
+    lines = (folder / "matches.jsonl").read_text().splitlines()
+    rec = json.loads(lines[2])
+    rec.update(edit)
+    lines[2] = json.dumps(rec)
+    (folder / "matches.jsonl").write_text("\n".join(lines) + "\n")
+    out = arena("leaderboard", str(folder))
+    assert out.returncode == 2, out.stderr
+    assert "matches.jsonl: line 3: " in out.stderr and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_endless_line_and_a_fifo_are_refused(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import journal_cache
+    from arena.errors import JournalError
+    from arena.results import load_meta, standings
+
+    monkeypatch.setattr(journal_cache, "MAX_LINE", 4096)
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(b'{"match_id": "' + b"x" * 10_000 + b'"}\n')
+    n = len((folder / "matches.jsonl").read_bytes().splitlines())
+    with pytest.raises(JournalError, match=rf"line {n} is longer than 4,096 bytes"):
+        standings(folder)
+    (folder / "matches.jsonl").unlink()
+    os.mkfifo(folder / "matches.jsonl")
+    load_meta(folder)
+    out = arena("leaderboard", str(folder))  # would block for ever on open()
+    assert out.returncode == 2 and "is not a regular file" in out.stderr
