@@ -75,6 +75,12 @@ class FastRate:
         self._margins: dict[int, float] = {}
         #: :meth:`pair` applies: the package's float backend (its ``cdf``/``pdf`` inlined there)
         self.scalar = self.usable and env.cdf is backends.cdf and env.pdf is backends.pdf
+        self._margin2 = 0.
+        if self.scalar:
+            try:
+                self._margin2 = self.margin(2)
+            except Exception:  # the package raises it in env.rate: the general path does
+                self.scalar = False
 
     def margin(self, size: int) -> float:
         """``trueskill.calc_draw_margin`` for ``size`` players in two adjacent teams (cached)."""
@@ -214,7 +220,7 @@ class FastRate:
         b_sp = 1. / (0 + 1. ** 2 / dpi)
         b_st = b_sp * mu2
         bp, bt = (0 - 0) + b_sp, (0 - 0) + b_st
-        margin = self.margin(2)
+        margin = self._margin2
         # the difference factor down (_sum of (a, b) with coefficients (1, -1), zero messages)
         dpi, dtau = ap - 0., at - 0.
         mu = 0 + 1. * (dpi and dtau / dpi)
@@ -291,31 +297,32 @@ class FastRate:
         npi = 1. / pi_inv
         bp, bt = (bp - 0.) + npi, (bt - 0.) + npi * mu
         # _team_up of each: the sum up to the perf var, the likelihood up, the new rating
-        out = []
-        for tp, tt, sp, st, pp, pt, lp, lt, rpi, rtau in ((ap, at, a_sp, a_st, a_pp, a_pt, a_lp, a_lt, a_rpi, a_rtau),
-                                                          (bp, bt, b_sp, b_st, b_pp, b_pt, b_lp, b_lt, b_rpi, b_rtau)):
-            pi_inv = 0
-            mu = 0
-            dpi, dtau = tp - sp, tt - st
-            mu += 1. * (dpi and dtau / dpi)
-            try:
-                pi_inv += 1. ** 2 / dpi
-            except ZeroDivisionError:
-                pi_inv = INF_
-            npi = 1. / pi_inv
-            ntau = npi * mu
-            pp, pt = (pp - 0.) + npi, (pt - 0.) + ntau
-            mpi, mtau = pp - lp, pt - lt
-            k = 1. / (1. + beta2 * mpi)
-            vpi, vtau = (rpi - 0) + k * mpi, (rtau - 0) + k * mtau
-            mu = float(vpi and vtau / vpi)
-            sigma = float(_sqrt(1 / vpi) if vpi else INF_)
-            if sigma == 0:
-                raise ValueError("sigma**2 should be greater than 0")
-            pi = sigma ** -2
-            out.append(pi)
-            out.append(pi * mu)
-        return out[0], out[1], out[2], out[3]
+        return self._up(ap, at, a_sp, a_st, a_pp, a_pt, a_lp, a_lt, a_rpi, a_rtau) + \
+            self._up(bp, bt, b_sp, b_st, b_pp, b_pt, b_lp, b_lt, b_rpi, b_rtau)
+
+    def _up(self, tp: float, tt: float, sp: float, st: float, pp: float, pt: float, lp: float, lt: float,
+            rpi: float, rtau: float) -> tuple[float, float]:
+        """:meth:`_team_up` of a one-player team: the new rating's ``(pi, tau)``."""
+        pi_inv: float = 0
+        mu: float = 0
+        dpi, dtau = tp - sp, tt - st
+        mu += 1. * (dpi and dtau / dpi)
+        try:
+            pi_inv += 1. ** 2 / dpi
+        except ZeroDivisionError:
+            pi_inv = INF
+        npi = 1. / pi_inv
+        ntau = npi * mu
+        pp, pt = (pp - 0.) + npi, (pt - 0.) + ntau
+        mpi, mtau = pp - lp, pt - lt
+        k = 1. / (1. + self.beta2 * mpi)
+        vpi, vtau = (rpi - 0) + k * mpi, (rtau - 0) + k * mtau
+        mu = float(vpi and vtau / vpi)
+        sigma = float(_sqrt(1 / vpi) if vpi else INF)
+        if sigma == 0:
+            raise ValueError("sigma**2 should be greater than 0")
+        pi = sigma ** -2
+        return pi, pi * mu
 
     def _team_down(self, group: Sequence[trueskill.Rating]) -> tuple[list[list[float]], float, float]:
         """A team's prior, likelihood and sum factors down: ``(state, team pi, team tau)``.
