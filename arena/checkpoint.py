@@ -79,8 +79,7 @@ class _Chain:
 
 
 def _feed(h: _Chain, rec: MatchRecord) -> None:
-    h.d = hashlib.blake2b(h.d + f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode(),
-                          digest_size=16).digest()
+    h.d = hashlib.blake2b(h.d + replay_columns.record_bytes(rec), digest_size=16).digest()
 
 
 def _ties(records: Sequence[MatchRecord]) -> tuple[int, int]:
@@ -276,7 +275,7 @@ def _play(rater: Rater, rated: Sequence[MatchRecord], start: int, marks: Sequenc
     :class:`arena.columns.RecordView` is replayed from its columns (:mod:`arena.replay_columns`:
     the same values, no record built for the usual ones)."""
     if isinstance(rated, RecordView):
-        replay_columns.play(rater, rated, start, marks, h, snaps, history, offset, counts)
+        replay_columns.play(rater, rated, start, marks, h, snaps, history, _state, offset, counts)
         return
     for i in range(start, len(rated)):
         rec = rated[i]

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from arena.columns import RecordView
-from arena.ratings import Rater
 from arena.record import MatchRecord, teams_of
 
 #: records gathered from the columns at a time
@@ -130,13 +129,19 @@ def ties(view: RecordView, stop: int | None = None) -> tuple[int, int]:
     return tied, pairs
 
 
-def play(rater: Rater, view: RecordView, start: int, marks: Any, h: Any, snaps: dict[int, dict[str, Any]],
-         history: Any, offset: int = 0, counts: list[int] | None = None) -> None:
-    """:func:`arena.checkpoint._play` of ``view`` (rated records in replay order) from the columns:
-    replay ``view[start:]``, feed the chained digest ``h``, snapshot at ``marks`` (positions from
-    ``offset``), append the moves to ``history`` (if not None), add the tie counts to ``counts``."""
-    from arena.checkpoint import _feed, _state
+def record_bytes(rec: MatchRecord) -> bytes:
+    """What the chained prefix digest takes of a record (:func:`arena.checkpoint._feed`): match id,
+    fingerprint, status and side ranks, ``\x1f``-separated (the same bytes the columns give)."""
+    return f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode()
 
+
+def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: dict[int, dict[str, Any]],
+         history: Any, snapshot: Any, offset: int = 0, counts: list[int] | None = None) -> None:
+    """:func:`arena.checkpoint._play` of ``view`` (rated records in replay order) from the columns:
+    replay ``view[start:]`` with ``rater`` (:class:`arena.ratings.Rater`), feed the chained digest
+    ``h`` (``h.d``: the digest bytes), store ``{"n", "digest", **snapshot(rater)}`` in ``snaps`` at
+    ``marks`` (positions from ``offset``), append the moves to ``history`` (if not None), add the
+    tie counts to ``counts``."""
     cols = view.cols
     names, ids, fps = cols.names, cols.ids, cols.fps
     marks = set(marks)
@@ -152,7 +157,7 @@ def play(rater: Rater, view: RecordView, start: int, marks: Any, h: Any, snaps: 
         keys = list(zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist()))
         for k, (fa, a, b, i0, i1, f0, f1, key) in enumerate(zip(fast, sl.a.tolist(), sl.b.tolist(), sl.i0.tolist(),
                                                                   sl.i1.tolist(), sl.f0.tolist(), sl.f1.tolist(), keys)):
-            moved = {} if history is not None else None
+            moved: dict[str, tuple[float, float]] | None = {} if history is not None else None
             if fa:
                 _, ra, rb = key
                 pair(names[a], names[b], ra, rb, moved)
@@ -169,23 +174,18 @@ def play(rater: Rater, view: RecordView, start: int, marks: Any, h: Any, snaps: 
                 got = record(rec)
                 if moved is not None:
                     moved.update(got)
-                h.d = d
-                _feed(h, rec)
-                d = h.d
+                d = blake2b(d + record_bytes(rec), digest_size=16).digest()
             if history is not None:
                 history.append(moved)
             pos = offset + lo + k + 1
             if pos in marks:
-                h.d = d
-                snaps[pos] = {"n": pos, "digest": h.hexdigest(), **_state(rater)}
+                snaps[pos] = {"n": pos, "digest": d.hex(), **snapshot(rater)}
         h.d = d
 
 
 def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
-    """Feed ``view[:stop]`` into the chained digest ``h`` (:func:`arena.checkpoint._feed`'s bytes,
-    from the columns) and return the hex digest after each position in ``at`` (1-based)."""
-    from arena.checkpoint import _feed
-
+    """Feed ``view[:stop]`` into the chained digest ``h`` (:func:`record_bytes`, from the columns)
+    and return the hex digest after each position in ``at`` (1-based)."""
     cols = view.cols
     names, ids, fps = cols.names, cols.ids, cols.fps
     want = set(at)
@@ -204,9 +204,7 @@ def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
                     tail = tails[key] = _SEP + names[key[0]].encode() + _SEP + str(key[1:]).encode()
                 d = blake2b(d + ids[i0:i1] + _SEP + fps[f0:f1] + tail, digest_size=16).digest()
             else:
-                h.d = d
-                _feed(h, cols.record(int(sl.rows[k])))
-                d = h.d
+                d = blake2b(d + record_bytes(cols.record(int(sl.rows[k]))), digest_size=16).digest()
             if lo + k + 1 in want:
                 out[lo + k + 1] = d.hex()
         h.d = d
