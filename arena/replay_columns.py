@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.columns import RecordView
+from arena.columns import RecordView, _np
 from arena.record import MatchRecord, teams_of
 
 #: records gathered from the columns at a time
@@ -54,15 +54,16 @@ class _Slice:
         rows = view.rows[lo:hi]
         self.rows = rows
         m = len(rows)
-        shape = np.frombuffer(cols.shape, dtype=np.int8)[rows]
-        status = np.frombuffer(cols.status, dtype=np.int32)[rows]
-        game = np.frombuffer(cols.game, dtype=np.int32)[rows]
-        end = np.frombuffer(cols.seat_end, dtype=np.int64)
-        s_hi = end[rows]
-        s_lo = np.where(rows > 0, end[np.maximum(rows - 1, 0)], 0)
+        # every column in its own item type (arena.columns narrows them), widened where it is used
+        shape = _np(cols.shape)[rows]
+        status = _np(cols.status)[rows].astype(np.int64)
+        game = _np(cols.game)[rows].astype(np.int64)
+        end = _np(cols.seat_end)
+        s_hi = end[rows].astype(np.int64)
+        s_lo = np.where(rows > 0, end[np.maximum(rows - 1, 0)], 0).astype(np.int64)
         nseat = s_hi - s_lo
-        seats = np.frombuffer(cols.seats, dtype=np.int32)
-        ranks = np.frombuffer(cols.ranks, dtype=np.int64)
+        seats = _np(cols.seats)
+        ranks = _np(cols.ranks)
         rank_at = np.asarray(cols._rank_at, dtype=np.int64)[rows] if len(rows) else np.zeros(0, np.int64)
         ok = cols._code.get("ok", -2)
         plain = (shape >= 0) & (shape & 1 != 0)
@@ -82,14 +83,14 @@ class _Slice:
                 if teams is None or not all(teams):
                     continue
                 sel = np.flatnonzero(cand & (game == g) & (nseat == n))
-                side = np.stack([ranks[rank_at[sel] + t[0]] for t in teams], axis=1)
+                side = np.stack([ranks[rank_at[sel] + t[0]].astype(np.int64) for t in teams], axis=1)
                 srt = np.sort(side, axis=1)
                 self.tied += int((srt[:, 1:] == srt[:, :-1]).sum())
                 self.pairs += len(sel) * (len(teams) - 1)
                 self.counted[sel] = True
                 if len(teams) != 2:
                     continue
-                first = [seats[s_lo[sel] + t[0]] for t in teams]
+                first = [seats[s_lo[sel] + t[0]].astype(np.int64) for t in teams]
                 single = np.ones(len(sel), dtype=bool)
                 for t, f in zip(teams, first):
                     for s in t[1:]:
@@ -98,12 +99,11 @@ class _Slice:
                 self.fast[pick] = True
                 self.a[pick], self.b[pick] = first[0][single], first[1][single]
                 self.ra[pick], self.rb[pick] = side[single, 0], side[single, 1]
-        idend = np.frombuffer(cols.id_end, dtype=np.int64)
-        fpend = np.frombuffer(cols.fp_end, dtype=np.int64)
+        idend, fpend = _np(cols.id_end), _np(cols.fp_end)
         prev = np.maximum(rows - 1, 0)
-        self.i1, self.f1 = idend[rows], fpend[rows]
-        self.i0 = np.where(rows > 0, idend[prev], 0)
-        self.f0 = np.where(rows > 0, fpend[prev], 0)
+        self.i1, self.f1 = idend[rows].astype(np.int64), fpend[rows].astype(np.int64)
+        self.i0 = np.where(rows > 0, idend[prev], 0).astype(np.int64)
+        self.f0 = np.where(rows > 0, fpend[prev], 0).astype(np.int64)
         self.status = status
 
 

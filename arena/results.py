@@ -145,7 +145,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table.
 
     Only the records of the tournament's schedule are rated (:func:`rated_records`). The
-    journal is read from its cached typed prefix plus the new lines (``checkpoint-journal.pkl``,
+    journal is read from its cached typed prefix plus the new lines (``checkpoint-journal.bin``,
     :mod:`arena.journal_cache`); the replay resumes from ``folder/checkpoint.json``
     (:mod:`arena.checkpoint`) when ``history``
     is False (the tables only; the report's rating plots need the full history); the batch

@@ -274,7 +274,8 @@ def main() -> None:
         # the same update without the journal's cached prefix (every line parsed again, as before it)
         for name, data in saved.items():
             (folder / name).write_bytes(data)
-        (folder / "checkpoint-journal.pkl").unlink(missing_ok=True)
+        for name in ("checkpoint-journal.pkl", "checkpoint-journal.bin"):  # the journal cache, format <= 5 / 6
+            (folder / name).unlink(missing_ok=True)
         old = run(folder)
         print(f"{n + extra:>9} {'+1% no jcache':>12} {old['wall_s']:8.2f} {old['cpu_s']:8.2f} "
               f"{1e6 * old['cpu_s'] / (n + extra):11.0f} {old['rss_mb']:12.0f}", flush=True)
