@@ -40,6 +40,8 @@ from typing import Any
 
 import trueskill
 
+from arena import replay_columns
+from arena.columns import RecordView
 from arena.ratings import Rater, RatingResult
 from arena.record import MatchRecord
 
@@ -77,8 +79,7 @@ class _Chain:
 
 
 def _feed(h: _Chain, rec: MatchRecord) -> None:
-    h.d = hashlib.blake2b(h.d + f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode(),
-                          digest_size=16).digest()
+    h.d = hashlib.blake2b(h.d + replay_columns.record_bytes(rec), digest_size=16).digest()
 
 
 def _ties(records: Sequence[MatchRecord]) -> tuple[int, int]:
@@ -195,7 +196,7 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
              else sorted((r for r in records if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
     counts: list[int] | None = None
     if draw_probability == "auto":
-        tied, pairs = _ties(rated)
+        tied, pairs = _ties_of(rated)
         dp = _auto(tied, pairs)
     else:  # the tie counts (kept for a later ``auto``) are taken during the replay: one pass
         dp, counts = float(draw_probability), [0, 0]
@@ -210,17 +211,14 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     h = _Chain()
     if old is not None and old.get("key") == key:
         stored = {int(s["n"]): s for s in old.get("snapshots", [])}
-        best, best_h = 0, h.copy()
-        for i, rec in enumerate(rated):
-            if i + 1 > max(stored, default=0):
-                break
-            _feed(h, rec)
-            s = stored.get(i + 1)
-            if s is not None and s["digest"] == h.hexdigest():
-                best, best_h = i + 1, h.copy()
+        best = 0
+        got = _digests(rated, h, min(n, max(stored, default=0)), stored)
+        for m, d in got.items():
+            if stored[m]["digest"] == d:
+                best = max(best, m)
         if best:
             _restore(rater, stored[best])
-            start, h = best, best_h
+            start, h = best, _Chain(got[best])
             for m in marks:  # earlier snapshots still valid: keep them
                 if m <= best and m in stored and m > 0:
                     snaps[m] = stored[m]
@@ -236,7 +234,7 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
             result.history = SampledHistory(n, [int(x) for x in sample_points(n)])  # type: ignore[assignment]
     _play(rater, rated, start, marks, h, snaps, result.history if history else None, counts=counts)
     if counts is not None:
-        tied, pairs = _ties(rated[:start]) if start else (0, 0)  # the records not replayed
+        tied, pairs = _ties_of(rated, start) if start else (0, 0)  # the records not replayed
         tied, pairs = tied + counts[0], pairs + counts[1]
     if folder is not None:
         jr = None
@@ -250,12 +248,35 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
     return result
 
 
+def _ties_of(rated: Sequence[MatchRecord], stop: int | None = None) -> tuple[int, int]:
+    """:func:`_ties` of ``rated[:stop]`` (from the columns for a :class:`arena.columns.RecordView`)."""
+    if isinstance(rated, RecordView):
+        return replay_columns.ties(rated, stop)
+    return _ties(rated if stop is None else rated[:stop])
+
+
+def _digests(rated: Sequence[MatchRecord], h: _Chain, stop: int, at: Any) -> dict[int, str]:
+    """The chained digests of ``rated[:stop]`` fed into ``h`` at the positions ``at`` (1-based)."""
+    if isinstance(rated, RecordView):
+        return replay_columns.chain(rated, h, stop, at)
+    want, out = set(at), {}
+    for i in range(stop):
+        _feed(h, rated[i])
+        if i + 1 in want:
+            out[i + 1] = h.hexdigest()
+    return out
+
+
 def _play(rater: Rater, rated: Sequence[MatchRecord], start: int, marks: Sequence[int], h: _Chain,
           snaps: dict[int, dict[str, Any]], history: Any, offset: int = 0, counts: list[int] | None = None) -> None:
     """Replay ``rated[start:]``, feeding the prefix digest and taking snapshots at ``marks``
     (positions counted from ``offset``: the records before ``rated[0]``); ``counts``, if given,
-    gets :func:`_ties`' ``[tied, pairs]`` of the replayed records added (each record is built once:
-    a :class:`arena.columns.RecordView` builds it on every access)."""
+    gets :func:`_ties`' ``[tied, pairs]`` of the replayed records added. A
+    :class:`arena.columns.RecordView` is replayed from its columns (:mod:`arena.replay_columns`:
+    the same values, no record built for the usual ones)."""
+    if isinstance(rated, RecordView):
+        replay_columns.play(rater, rated, start, marks, h, snaps, history, _state, offset, counts)
+        return
     for i in range(start, len(rated)):
         rec = rated[i]
         if counts is not None and rec.played:
@@ -282,11 +303,13 @@ def _append_only(folder: str | Path | None, old: dict[str, Any], records: Sequen
     count = jr.get("count")
     if valid.get((jr.get("end"), jr.get("digest"))) != count or not isinstance(count, int) or count > len(records):
         return None
-    new = sorted((r for r in records[count:] if r.rated(rate_forfeits)), key=MatchRecord.replay_key)
+    tail = records[count:]
+    new: Sequence[MatchRecord] = (tail.replay_order(rate_forfeits) if isinstance(tail, RecordView)
+                                  else sorted((r for r in tail if r.rated(rate_forfeits)), key=MatchRecord.replay_key))
     last = tuple(jr["last_key"]) if jr.get("last_key") else None
-    if new and last is not None and new[0].replay_key() < last:
+    if len(new) and last is not None and new[0].replay_key() < last:
         return None  # a new record inside the replayed order: the general path
-    dt, dpairs = _ties(new)
+    dt, dpairs = _ties_of(new)
     tied, pairs = jr["tied"] + dt, jr["pairs"] + dpairs
     dp = _auto(tied, pairs) if draw_probability == "auto" else float(draw_probability)
     rater = Rater(dp, tau, fixed, mu, sigma)
@@ -309,7 +332,7 @@ def _append_only(folder: str | Path | None, old: dict[str, Any], records: Sequen
     jr = None
     if journal[-1][2] == len(records):
         jr = {"end": journal[-1][0], "digest": journal[-1][1], "count": len(records), "tied": tied, "pairs": pairs,
-              "rated": n, "last_key": list(new[-1].replay_key()) if new else (list(last) if last else None)}
+              "rated": n, "last_key": list(new[-1].replay_key()) if len(new) else (list(last) if last else None)}
     save(folder, {"format": FORMAT, "key": key, "resumed_from": n_old, "journal": jr,
                   "snapshots": [snaps[m] for m in sorted(snaps)]})
     result = RatingResult({b: (r.mu, r.sigma) for b, r in rater.cur.items()}, draw_probability=rater.dp)

@@ -35,6 +35,8 @@ import trueskill
 from arena.record import MatchRecord
 from arena.trueskill_fast import FastRate
 
+_new = object.__new__
+
 
 def played(records: Iterable[MatchRecord]) -> list[MatchRecord]:
     """The records whose ranks come from play (``ok``): the evidence for ``draw_probability: auto``.
@@ -140,6 +142,48 @@ class Rater:
                 cur[b] = r
                 moved[b] = (mu, sigma)
         return moved
+
+    def pair(self, a: str, b: str, rank_a: int, rank_b: int, moved: dict[str, tuple[float, float]] | None = None) -> None:
+        """:meth:`update` of ``[[a], [b]]`` with ranks ``[rank_a, rank_b]`` (one bot a side), by
+        :meth:`FastRate.pair` on floats: the same ratings and the same moves, bit for bit.
+
+        :param moved: if given, gets the ``{bot: (mu, sigma)}`` that :meth:`update` returns.
+        Anything :meth:`FastRate.pair` does not finish (an upset for the mpmath fallback, another
+        backend) goes through :meth:`update` itself.
+        """
+        cur = self.cur
+        ra = cur.get(a)
+        if ra is None:
+            ra = self.rating(a)
+        rb = cur.get(b)
+        if rb is None:
+            rb = self.rating(b)
+        fast = self._fast
+        try:
+            if not fast.scalar:
+                raise ValueError("not the float backend")
+            if rank_b < rank_a:
+                pb, tb, pa, ta = fast.pair(rb.pi, rb.tau, ra.pi, ra.tau, False)
+            else:
+                pa, ta, pb, tb = fast.pair(ra.pi, ra.tau, rb.pi, rb.tau, rank_a == rank_b)
+        except Exception:
+            got = self.update(((a,), (b,)), (rank_a, rank_b))
+            if moved is not None:
+                moved.update(got)
+            return
+        fixed, isfinite, new, Rating = self.fixed, math.isfinite, _new, trueskill.Rating
+        for bot, pi, tau in ((a, pa, ta), (b, pb, tb)):
+            if bot in fixed:
+                continue
+            mu = pi and tau / pi  # Gaussian.mu and .sigma of the new rating
+            sigma = math.sqrt(1 / pi) if pi else math.inf
+            if not (isfinite(mu) and isfinite(sigma)):
+                continue
+            r = new(Rating)
+            r.pi, r.tau = pi, tau
+            cur[bot] = r
+            if moved is not None:
+                moved[bot] = (mu, sigma)
 
     def record(self, rec: MatchRecord) -> dict[str, tuple[float, float]]:
         """Rate one journal record (the caller decides whether it is rated, :meth:`MatchRecord.rated`).

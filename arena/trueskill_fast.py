@@ -25,12 +25,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import trueskill
+from trueskill import backends
 
 INF = float("inf")
 #: the package's default ``min_delta`` of ``env.rate`` (``trueskill.DELTA``)
 MIN_DELTA = trueskill.DELTA
 _new = object.__new__
 _sqrt = math.sqrt
+_exp = math.exp
+#: ``trueskill.backends.cdf``'s ``sigma * math.sqrt(2)`` and ``pdf``'s ``1 / math.sqrt(2 * math.pi) * abs(sigma)``
+#: at the package's defaults ``mu=0, sigma=1`` (the same floats: ``1 * x`` is ``x``)
+_SQRT2 = 1 * math.sqrt(2)
+_PDF_C = 1 / math.sqrt(2 * math.pi) * abs(1)
 
 
 def _sum(vp: Sequence[float], vt: Sequence[float], mp: Sequence[float], mt: Sequence[float],
@@ -67,6 +73,14 @@ class FastRate:
         self.beta2 = env.beta ** 2
         self.dyn2 = env.tau ** 2
         self._margins: dict[int, float] = {}
+        #: :meth:`pair` applies: the package's float backend (its ``cdf``/``pdf`` inlined there)
+        self.scalar = self.usable and env.cdf is backends.cdf and env.pdf is backends.pdf
+        self._margin2 = 0.
+        if self.scalar:
+            try:
+                self._margin2 = self.margin(2)
+            except Exception:  # the package raises it in env.rate: the general path does
+                self.scalar = False
 
     def margin(self, size: int) -> float:
         """``trueskill.calc_draw_margin`` for ``size`` players in two adjacent teams (cached)."""
@@ -161,6 +175,154 @@ class FastRate:
         npi, ntau = _sum((ap, dp), (at, dt), (ml_p, mdd_p), (ml_t, mdd_t), (1., -1.))
         bp, bt = (bp - mr_p) + npi, (bt - mr_t) + ntau
         return self._team_up(sa, ap, at), self._team_up(sb, bp, bt)
+
+    def pair(self, pa: float, ta: float, pb: float, tb: float, tie: bool) -> tuple[float, float, float, float]:
+        """``env.rate([(a,), (b,)], ranks=[0, 0 if tie else 1])`` on the ratings' ``(pi, tau)``: the new
+        ``(pi_a, tau_a, pi_b, tau_b)`` — :meth:`_two` for one player a team with every step inlined
+        (the same operations in the same order, the package's ``cdf``/``pdf``/``erfc`` written out),
+        so the same floats as :meth:`rate`. Only when :attr:`scalar` is true.
+
+        :raises: any error :meth:`rate` would hand to the package (``FloatingPointError`` on an
+            extreme upset, ``ValueError``, ``ZeroDivisionError`` …): the caller then takes the
+            general path (:meth:`rate`), which decides as the package does.
+        """
+        dyn2, beta2, INF_ = self.dyn2, self.beta2, INF
+        # _team_down of each team: prior (with dynamics), likelihood, the one-player sum
+        mu = pa and ta / pa
+        sig = _sqrt(1 / pa) if pa else INF_
+        s = _sqrt(sig ** 2 + dyn2)
+        if s == 0:
+            raise ValueError("sigma**2 should be greater than 0")
+        a_rpi = s ** -2
+        a_rtau = a_rpi * mu
+        mpi, mtau = a_rpi - 0, a_rtau - 0
+        k = 1. / (1. + beta2 * mpi)
+        a_lp, a_lt = k * mpi, k * mtau          # the likelihood's message to the perf var
+        a_pp, a_pt = (0 - 0) + a_lp, (0 - 0) + a_lt  # the perf var
+        dpi, dtau = a_pp - 0., a_pt - 0.
+        mu2 = 0 + 1. * (dpi and dtau / dpi)
+        a_sp = 1. / (0 + 1. ** 2 / dpi)         # the sum's message to the team var (a zero dpi raises)
+        a_st = a_sp * mu2
+        ap, at = (0 - 0) + a_sp, (0 - 0) + a_st
+        mu = pb and tb / pb
+        sig = _sqrt(1 / pb) if pb else INF_
+        s = _sqrt(sig ** 2 + dyn2)
+        if s == 0:
+            raise ValueError("sigma**2 should be greater than 0")
+        b_rpi = s ** -2
+        b_rtau = b_rpi * mu
+        mpi, mtau = b_rpi - 0, b_rtau - 0
+        k = 1. / (1. + beta2 * mpi)
+        b_lp, b_lt = k * mpi, k * mtau
+        b_pp, b_pt = (0 - 0) + b_lp, (0 - 0) + b_lt
+        dpi, dtau = b_pp - 0., b_pt - 0.
+        mu2 = 0 + 1. * (dpi and dtau / dpi)
+        b_sp = 1. / (0 + 1. ** 2 / dpi)
+        b_st = b_sp * mu2
+        bp, bt = (0 - 0) + b_sp, (0 - 0) + b_st
+        margin = self._margin2
+        # the difference factor down (_sum of (a, b) with coefficients (1, -1), zero messages)
+        dpi, dtau = ap - 0., at - 0.
+        mu = 0 + 1. * (dpi and dtau / dpi)
+        pi_inv = 0 + 1. ** 2 / dpi
+        dpi, dtau = bp - 0., bt - 0.
+        mu += -1. * (dpi and dtau / dpi)
+        pi_inv += (-1.) ** 2 / dpi
+        npi = 1. / pi_inv
+        ntau = npi * mu
+        dp = dt = mdd_p = mdd_t = mtd_p = mtd_t = 0.
+        for _ in range(10):
+            dp, dt = (dp - mdd_p) + npi, (dt - mdd_t) + ntau
+            mdd_p, mdd_t = npi, ntau
+            dpi, dtau = dp - mtd_p, dt - mtd_t
+            sqrt_pi = _sqrt(dpi)
+            diff, dm = dtau / sqrt_pi, margin * sqrt_pi
+            if tie:
+                v, w = self._vw_draw(diff, dm)
+            else:  # _vw_win with the package's cdf (erfc) and pdf at mu=0, sigma=1
+                x = diff - dm
+                y = -(x - 0) / _SQRT2
+                z = abs(y)
+                t = 1. / (1. + z / 2.)
+                r = t * _exp(-z * z - 1.26551223 + t * (1.00002368 + t * (
+                    0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+                        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                            -0.82215223 + t * 0.17087277)))))))))
+                denom = 0.5 * (2. - r if y < 0 else r)
+                v = (_PDF_C * _exp(-(((x - 0) / abs(1)) ** 2 / 2)) / denom) if denom else -x
+                w = v * (v + x)
+                if not 0 < w < 1:
+                    raise FloatingPointError("Cannot calculate correctly, set backend to \"mpmath\"")
+            denom = (1. - w)
+            pi, tau = dpi / denom, (dtau + sqrt_pi * v) / denom
+            mtd_p, mtd_t = (pi + mtd_p) - dp, (tau + mtd_t) - dt
+            pi_delta = abs(dp - pi)
+            delta = 0. if pi_delta == INF_ else max(abs(dt - tau), _sqrt(pi_delta))
+            dp, dt = pi, tau
+            if delta <= MIN_DELTA:
+                break
+        # the difference factor up to a (_sum of (d, b), coefficients (1, 1), b's message 0)
+        pi_inv = 0
+        dpi, dtau = dp - mdd_p, dt - mdd_t
+        mu = 0 + 1. * (dpi and dtau / dpi)
+        try:
+            pi_inv += 1. ** 2 / dpi
+        except ZeroDivisionError:
+            pi_inv = INF_
+        dpi, dtau = bp - 0., bt - 0.
+        mu += 1. * (dpi and dtau / dpi)
+        if pi_inv != INF_:
+            try:
+                pi_inv += 1. ** 2 / dpi
+            except ZeroDivisionError:
+                pi_inv = INF_
+        ml_p = 1. / pi_inv
+        ml_t = ml_p * mu
+        ap, at = (ap - 0.) + ml_p, (at - 0.) + ml_t
+        # ... and to b (_sum of (a, d), coefficients (1, -1))
+        pi_inv = 0
+        dpi, dtau = ap - ml_p, at - ml_t
+        mu = 0 + 1. * (dpi and dtau / dpi)
+        try:
+            pi_inv += 1. ** 2 / dpi
+        except ZeroDivisionError:
+            pi_inv = INF_
+        dpi, dtau = dp - mdd_p, dt - mdd_t
+        mu += -1. * (dpi and dtau / dpi)
+        if pi_inv != INF_:
+            try:
+                pi_inv += (-1.) ** 2 / dpi
+            except ZeroDivisionError:
+                pi_inv = INF_
+        npi = 1. / pi_inv
+        bp, bt = (bp - 0.) + npi, (bt - 0.) + npi * mu
+        # _team_up of each: the sum up to the perf var, the likelihood up, the new rating
+        return self._up(ap, at, a_sp, a_st, a_pp, a_pt, a_lp, a_lt, a_rpi, a_rtau) + \
+            self._up(bp, bt, b_sp, b_st, b_pp, b_pt, b_lp, b_lt, b_rpi, b_rtau)
+
+    def _up(self, tp: float, tt: float, sp: float, st: float, pp: float, pt: float, lp: float, lt: float,
+            rpi: float, rtau: float) -> tuple[float, float]:
+        """:meth:`_team_up` of a one-player team: the new rating's ``(pi, tau)``."""
+        pi_inv: float = 0
+        mu: float = 0
+        dpi, dtau = tp - sp, tt - st
+        mu += 1. * (dpi and dtau / dpi)
+        try:
+            pi_inv += 1. ** 2 / dpi
+        except ZeroDivisionError:
+            pi_inv = INF
+        npi = 1. / pi_inv
+        ntau = npi * mu
+        pp, pt = (pp - 0.) + npi, (pt - 0.) + ntau
+        mpi, mtau = pp - lp, pt - lt
+        k = 1. / (1. + self.beta2 * mpi)
+        vpi, vtau = (rpi - 0) + k * mpi, (rtau - 0) + k * mtau
+        mu = float(vpi and vtau / vpi)
+        sigma = float(_sqrt(1 / vpi) if vpi else INF)
+        if sigma == 0:
+            raise ValueError("sigma**2 should be greater than 0")
+        pi = sigma ** -2
+        return pi, pi * mu
 
     def _team_down(self, group: Sequence[trueskill.Rating]) -> tuple[list[list[float]], float, float]:
         """A team's prior, likelihood and sum factors down: ``(state, team pi, team tau)``.
