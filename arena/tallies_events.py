@@ -153,6 +153,11 @@ class _Codes(dict):
         for x in items:
             self(x)
 
+    def fill(self, items: list[Any]) -> None:
+        """Number distinct ``items`` (none numbered yet) in order."""
+        self.update(zip(items, range(len(self.table), len(self.table) + len(items))))
+        self.table.extend(items)
+
     def __call__(self, x: Any) -> int:
         c = self.get(x)
         if c is None:
@@ -243,7 +248,7 @@ def events_of(records: Sequence[MatchRecord], lo: int, hi: int, fld: set[str], r
     ev.e_rec = np.concatenate([ck, np.array([x[0] for x in py.e], np.int64)])[o]
     ev.e_bot = np.concatenate([b.s.ravel(), np.array([x[1] for x in py.e], np.int64)])[o]
     ev.e_x = np.concatenate([b.rewards.ravel(), np.array([x[2] for x in py.e], np.float64)])[o]
-    ev.pairs = np.unique(np.concatenate([b.pairs, np.array(py.pairs, np.int64).reshape(-1, 2)]), axis=0)
+    ev.pairs = np.concatenate([b.pairs, np.unique(np.array(py.pairs, np.int64).reshape(-1, 2), axis=0)])
     _results(ev, b, py)
     ev.lineup_names, ev.r_shapes, ev.r_pats = lineups.table, shapes.table, pats.table
     ev.register = _register(b, py, names.table)
@@ -333,24 +338,43 @@ def _bulk(view: Any, lo: int, hi: int, names: _Codes, lineups: _Codes, shapes: _
     span_lo, span_hi, fixed, clean = _lineups(cols, rows[k])
     keep = distinct & clean
     k, s, fixed = k[keep], s[keep], fixed[keep]
-    rest = np.setdiff1d(np.arange(len(rows)), k)
+    plain = np.zeros(len(rows), bool)
+    plain[k] = True
+    rest = np.flatnonzero(~plain)
     ranks = np.frombuffer(cols.ranks, np.int64)[cols._rank_at[rows[k], None] + np.arange(p)]
-    u, inv = np.unique(ranks, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    u, inv = _unique_rows(ranks)
     side = [t[0] for t in teams]
     rew = np.array([rank_rewards(list(r), teams) for r in u.tolist()], np.float64).reshape(len(u), p)
     pat = np.array([pats(tuple(int(r[i]) for i in side)) for r in u.tolist()], np.int64)
     width = fixed.shape[1]
     if width:
         lu, linv = np.unique(fixed.view(f"S{width}").ravel(), return_inverse=True)
-        lcode = np.array([lineups(x.decode("utf-8", "surrogatepass")) for x in lu.tolist()], np.int64)[linv.ravel()]
+        raw = lu.tolist()
+        lineups.fill([x.decode("utf-8", "surrogatepass") for x in raw])  # the first lineups of the chunk
+        lineups.raw = raw  # type: ignore[attr-defined]
+        lcode = linv.ravel().astype(np.int64)
     else:
         lcode = np.full(len(k), lineups(""), np.int64)
     pairs = np.concatenate([s[:, [a, b]] for a in range(p) for b in range(p) if a != b])
+    m = max(len(names.table), 1)
+    pairs = np.unique(pairs[:, 0] * m + pairs[:, 1])
+    pairs = np.stack([pairs // m, pairs % m], axis=1)
     infield = np.array([n in fld for n in names.table], bool)
     rated = infield[s].all(axis=1)
     return _Bulk(k, rest, s, ranks, rew[inv], lcode, np.frombuffer(cols.deal, np.int64)[rows[k]],
-                 np.unique(pairs, axis=0), k[rated], pat[inv][rated], s[rated][:, side], shapes((p, 1)))
+                 pairs, k[rated], pat[inv][rated], s[rated][:, side], shapes((p, 1)))
+
+
+def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(a, axis=0, return_inverse=True)`` of a small-valued int matrix, by one int key a row."""
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    base = hi - lo + 1
+    if a.size == 0 or base ** a.shape[1] >= 1 << 62:
+        u, inv = np.unique(a, axis=0, return_inverse=True)
+        return u, inv.ravel()
+    key = ((a - lo) * base ** np.arange(a.shape[1] - 1, -1, -1)).sum(axis=1)
+    uk, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    return a[first], inv.ravel()
 
 
 def _lineups(cols: Any, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
