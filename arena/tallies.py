@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -311,6 +312,22 @@ class Tallies:
         self.fit_block_src.extend(new)  # type: ignore[attr-defined]
         self.c_block.extend(f)  # type: ignore[attr-defined]
 
+    def _check(self) -> None:
+        """:raises ValueError: if the columns' lengths disagree (a checkpoint of another layout)."""
+        n = {name: len(getattr(self, name)) for name in _COLS}
+        groups = (("matches", "wins", "rank_sum", "forfeits", "fin_faults"), ("block_lineup", "block_deal"),
+                  ("slot_bot", "slot_block", "s_sum", "s_n", "e_sum", "e_sq", "e_n"), ("c_shape", "c_rank", "c_block"))
+        sizes = [math.prod(s) for s in self.shapes]
+        ok = (all(len({n[c] for c in g}) == 1 for g in groups) and n["matches"] == len(self.names) == len(self.faults)
+              and n["lineup_off"] == n["lineup_hash"] + 1 and int(self.lineup_off.v[-1]) == len(self.lineup_blob)
+              and self.met.shape == (len(self.field),) * 2 and len(self.slots) == n["slot_bot"]
+              and len(self.blocks) == n["block_lineup"] and len(self.fit_blocks) == n["fit_block_src"]
+              and (not n["c_shape"] or 0 <= int(self.c_shape.v.min()) <= int(self.c_shape.v.max()) < len(sizes))  # type: ignore
+              and n["c_flat"] == int(np.dot(np.bincount(self.c_shape.v.astype(np.int64),  # type: ignore[attr-defined]
+                                                        minlength=len(sizes)), np.array(sizes, np.int64))))
+        if not ok:
+            raise ValueError("the counters' sizes disagree")
+
     @staticmethod
     def _code(table: list, item: Any) -> int:
         if item not in table:
@@ -515,10 +532,7 @@ class Tallies:
             setattr(t, name, _Col(dtype, a))
         for name in _INDEXES:
             setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int64)))
-        n = len(t.names)
-        if (t.met.shape != (len(t.field),) * 2 or len(t.faults) != n or len(t.matches) != n  # type: ignore[arg-type]
-                or len(t.lineup_off) != len(t.lineup_hash) + 1):  # type: ignore[arg-type]
-            raise ValueError("the counters' sizes disagree")
+        t._check()
         return t
 
 
