@@ -334,7 +334,11 @@ def _info_dense(d: Design, w: np.ndarray, p: np.ndarray, lam: float) -> np.ndarr
         stage = np.repeat(np.arange(s1 - s0), d.width)
         xp = sp.csr_matrix((pc, (stage, np.arange(r1 - r0))), shape=(s1 - s0, r1 - r0)) @ xc
         _outer_add(h2, xp, w[s0:s1], n_p)
-    return (h1 - h2).reshape(n_p, n_p) + lam * np.eye(n_p)
+    h1 -= h2  # in place: (h1 − h2) + λI entry for entry (no −0.0 arises: the sums start at +0.0)
+    del h2
+    h = h1.reshape(n_p, n_p)
+    h[np.diag_indices(n_p)] += lam
+    return h
 
 
 #: a Hessian with more stored entries than this fraction is solved dense (LAPACK), else sparse
