@@ -35,7 +35,7 @@ forfeited. A match over its wall budget is a ``timeout`` of the seat that took t
 the match's time when that is more than its share, else of the seat that was thinking, or
 ``aborted`` if none was (:meth:`_Match.wall_culprit`).
 
-(~630 lines: one match's state machine — handshake, clocks, faults, pacing, wall budget — kept in one class; the pacing helpers are the part to move out next.)
+The seats' processes live in :class:`arena.seat_pool.SeatPool`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from arena.errors import (
     ProtocolError,
 )
 from arena.faults import forfeit_outcome, replacement_action
-from arena.process import STDERR_DRAIN_S, BotProcess, Hub, new_workdir, preflight, remove_workdir
+from arena.process import STDERR_DRAIN_S
 from arena.protocol import (
     action_id,
     encode_act,
@@ -65,7 +65,8 @@ from arena.protocol import (
     parse_action,
     parse_ready,
 )
-from arena.specs import BotSpec, Fault, Limits, MatchResult, MatchSpec
+from arena.seat_pool import SeatPool
+from arena.specs import BotSpec, Fault, MatchResult, MatchSpec
 from engine import registry
 from engine.core import State
 from engine.seeds import h64
@@ -87,120 +88,6 @@ class WallBudgetExceeded(Exception):
     def __init__(self, seat: int | None) -> None:
         super().__init__(seat)
         self.seat = seat
-
-
-class SeatPool:
-    """The bot processes of the seats of one lineup and rotation (one per seat).
-
-    A process stays alive across the matches of a batch; it is replaced after a fault,
-    and closed after every match for ``fresh_process`` bots.
-
-    :param bots: the bot of each seat.
-    :param limits: process limits.
-    :param hub: the selector the processes are registered with.
-    :param check: run :func:`arena.process.preflight` first (commands and scripts exist,
-        the sandbox starts, ``bot_user`` can run every bot).
-    :ivar stderr_text: per seat, stderr captured from processes retired during the
-        current match (collected by :meth:`take_stderr`).
-    :raises BotSetupError: when the pre-flight check fails (nothing was started).
-    """
-
-    def __init__(self, bots: Sequence[BotSpec], limits: Limits, hub: Hub | None = None,
-                 check: bool = True) -> None:
-        if check:
-            preflight(bots, limits)
-        self.bots = list(bots)
-        self.limits = limits
-        self.hub = hub or Hub()
-        self.procs: list[BotProcess | None] = [None] * len(bots)
-        self.stderr_text: list[list[str]] = [[] for _ in bots]
-        self.spawns = 0
-
-    def get(self, seat: int) -> BotProcess:
-        """The live process of ``seat`` (spawned if there is none or it has exited).
-
-        :raises BotCrashed: if the command cannot be started.
-        """
-        proc = self.procs[seat]
-        if proc is not None and proc.alive() and not proc.eof and proc.violation is None:
-            return proc
-        if proc is not None:
-            self.retire(seat)
-        return self.spawn(seat)
-
-    def spawn(self, seat: int) -> BotProcess:
-        """A new process for ``seat`` (the old one is retired first)."""
-        if self.procs[seat] is not None:
-            self.retire(seat)
-        workdir = new_workdir(self.bots[seat].name)
-        try:
-            proc = BotProcess(self.bots[seat], self.limits, workdir, seat)
-        except BotFault as e:
-            remove_workdir(workdir)
-            e.process = None  # type: ignore[attr-defined]
-            e.seat = seat  # type: ignore[attr-defined]
-            raise
-        self.hub.add(proc)
-        self.procs[seat] = proc
-        self.spawns += 1
-        return proc
-
-    def retire(self, seat: int) -> None:
-        """Kill the process of ``seat`` (keeping its stderr) and delete its working directory."""
-        proc = self.procs[seat]
-        if proc is None:
-            return
-        self.procs[seat] = None
-        proc.kill()
-        self.stderr_text[seat].append(proc.stderr.take())
-        remove_workdir(proc.workdir)
-
-    def take_stderr(self, seat: int) -> str:
-        """Everything the seat's processes wrote to stderr since the last call (head+tail capped)."""
-        parts = self.stderr_text[seat]
-        proc = self.procs[seat]
-        if proc is not None:
-            self.hub.pump(0)
-            parts.append(proc.stderr.take())
-        self.stderr_text[seat] = []
-        return "".join(p for p in parts if p)
-
-    def after_match(self) -> None:
-        """Close ``fresh_process`` bots; recycle processes near their CPU-time limit."""
-        cpu = self.limits.cpu_s
-        for seat, proc in enumerate(self.procs):
-            if proc is None:
-                continue
-            if self.bots[seat].fresh_process:
-                self._close(seat, 0.2)
-            elif cpu and proc.cpu_seconds() > 0.5 * cpu:
-                self._close(seat, 0.2)
-
-    def _close(self, seat: int, wait_s: float) -> int | None:
-        proc = self.procs[seat]
-        if proc is None:
-            return None
-        self.hub.remove(proc)
-        rc = proc.close(wait_s)
-        self.procs[seat] = None
-        self.stderr_text[seat].append(proc.stderr.take())
-        remove_workdir(proc.workdir)
-        return rc
-
-    def close(self, wait_s: float = 1.0) -> list[int | None]:
-        """Close every process: stdin first (bots exit on EOF), then wait, then kill.
-
-        :returns: per seat, the exit code of a bot that exited by itself, else None.
-        """
-        for proc in self.procs:
-            if proc is not None:
-                try:
-                    if proc.proc.stdin is not None:
-                        proc.proc.stdin.close()
-                except OSError:
-                    pass
-        deadline = time.monotonic() + wait_s
-        return [self._close(seat, max(0.0, deadline - time.monotonic())) for seat in range(len(self.procs))]
 
 
 class _Forfeit(Exception):

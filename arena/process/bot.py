@@ -67,6 +67,8 @@ STDERR_DRAIN_S = 0.5
 TICK_S = 0.1
 #: time between SIGTERM and SIGKILL of a bot's group, seconds.
 TERM_GRACE_S = 0.2
+#: seconds a sandboxed bot that closed its stdout is given to exit (then its exit code is the fault)
+EXIT_WAIT_S = 0.5
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -258,7 +260,17 @@ class BotProcess:
                     f"bot {self.name!r} used {mb:.0f} MiB resident memory (memfd files included); "
                     f"the limit is {limit} MiB" + self._shm_note()))
         if self.mode != "none" and not self.fresh and self.stdout_closed():
+            if self._exits_within(EXIT_WAIT_S):  # an exiting bot closes its stdout first
+                raise self._tag(BotCrashed(f"bot {self.name!r} {self.describe_exit()}"))
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
+
+    def _exits_within(self, wait_s: float) -> bool:
+        """Whether the leader exits within ``wait_s`` seconds (reaped if it does)."""
+        try:
+            self.returncode = self.proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def _shm_note(self) -> str:
         mb = self._shm.bytes / 2**20

@@ -52,6 +52,7 @@ Python); the showdown is the state's own, and with hand rollouts the next hand i
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 from typing import Any
 
 from engine.games.whiskey_poker import actions as A
@@ -190,7 +191,7 @@ CALL2F_ = tuple(x for row in _CALL2 for x in row)
 RAISEF_ = tuple(x for row in _RAISE for x in row)
 #: ``_DRAWS`` flattened: the pairs of 5-rank mask ``u`` are ``DRAW_NEED_[i], DRAW_DROP_[i]`` for
 #: ``DRAW_AT_[u] <= i < DRAW_AT_[u + 1]``, in ``_DRAWS[u]``'s order
-DRAW_AT_ = tuple(sum(len(_DRAWS.get(v, ())) for v in range(u)) for u in range(8193))
+DRAW_AT_ = tuple(accumulate((len(_DRAWS.get(u, ())) for u in range(8192)), initial=0))
 DRAW_NEED_ = tuple(nd[0] for u in range(8192) for nd in _DRAWS.get(u, ())) + (0,) * 62
 DRAW_DROP_ = tuple(nd[1] for u in range(8192) for nd in _DRAWS.get(u, ())) + (0,) * 62
 
