@@ -320,7 +320,8 @@ def reliability(records: Sequence[MatchRecord], bots: Sequence[str],
 def reliability_of(tallies: Any, bots: Sequence[str], latency: Latency) -> dict[str, dict[str, Any]]:
     """:func:`reliability` from the counters of an :class:`arena.tallies.Tallies` and the
     decision times (the same values)."""
-    faults, first = tallies.fault_counts()
+    faults, firsts = tallies.fault_counts()
+    first = {b: first_fault(rec, f) for b, (rec, f) in firsts.items()}
     return {b: {"faults": {**dict.fromkeys(FAULT_CLASSES, 0), **faults.get(b, {})}, **summary(latency.times.get(b)),
                 "first_fault": first.get(b)} for b in bots}
 

@@ -39,9 +39,8 @@ from typing import Any
 import numpy as np
 
 from arena import stats
-from arena.batchfit import RankCodes
-from arena.faults import first_fault
-from arena.record import MatchRecord
+from arena.batchfit import RankCodes, record_results
+from arena.record import MatchRecord, RecordFault
 from arena.tallies_events import Events, Sorted, credits, events_of, number
 
 __all__ = ["HASH_ORDER_FROM", "NAME", "Tallies", "credits", "tallies"]
@@ -117,7 +116,7 @@ class Tallies:
         self.names: list[str] = []
         self.index: dict[str, int] = {}
         self.faults: list[dict[str, int]] = []
-        self.first: dict[int, tuple[str, dict[str, Any]]] = {}  # bot -> (class, first_fault summary)
+        self.first: dict[int, tuple[MatchRecord, RecordFault]] = {}  # bot -> its first fault, its record
         self.count = 0  #: records added
         self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
         for name, dtype in _COLS.items():
@@ -153,8 +152,10 @@ class Tallies:
         :func:`arena.tables.duplicate_efficiency`, :func:`arena.tables.mixing` and
         :func:`arena.strength.strength`); returns ``self``."""
         recs: Any = records if isinstance(records, Sequence) else list(records)
+        rf = self.rate_forfeits
         for lo in range(0, len(recs), CHUNK):
-            self._apply(events_of(recs, lo, min(len(recs), lo + CHUNK), set(self.field), self.rate_forfeits))
+            self._apply(events_of(recs, lo, min(len(recs), lo + CHUNK), set(self.field),
+                                  lambda r: record_results(r, rf)))
         return self
 
     def _apply(self, ev: Events) -> None:
@@ -193,8 +194,8 @@ class Tallies:
             i = self.index[str(f.bot)]
             self.faults[i][f.cls] = self.faults[i].get(f.cls, 0) + 1
             old = self.first.get(i)
-            if old is None or (old[0] == "disabled" and f.cls != "disabled"):
-                self.first[i] = (f.cls, first_fault(rec, f))  # :func:`arena.faults.first_fault` of it
+            if old is None or (old[1].cls == "disabled" and f.cls != "disabled"):
+                self.first[i] = (rec, f)  # :func:`arena.faults.first_fault` of it, for the tables
         if not rec.finished:
             return
         for f in faults:
@@ -363,12 +364,11 @@ class Tallies:
                       "mean_rank": rs[i] / k if k else float("nan"), "win_rate": win[i] / k if k else float("nan")}
         return out
 
-    def fault_counts(self) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, Any]]]:
-        """``(faults by class per name, the first fault's summary per name)``
-        (:func:`arena.faults.first_fault`; names with faults only; a ``disabled`` first fault
-        only if it has no other)."""
+    def fault_counts(self) -> tuple[dict[str, dict[str, int]], dict[str, tuple[MatchRecord, Any]]]:
+        """``(faults by class per name, (record, fault) of its first fault per name)`` (names with
+        faults only; a ``disabled`` first fault only if it has no other)."""
         return ({self.names[i]: f for i, f in enumerate(self.faults) if f},
-                {self.names[i]: f for i, (_cls, f) in self.first.items()})
+                {self.names[i]: f for i, f in self.first.items()})
 
     def efficiency(self) -> dict[str, Any]:
         """:func:`arena.tables.duplicate_efficiency` from the counters (sums of the complete
@@ -486,7 +486,7 @@ class Tallies:
         """Every counter as a numpy array and the small ones in one JSON header (``head``,
         UTF-8 bytes): what :meth:`from_arrays` reads back (no pickle)."""
         small = {"field": self.field, "rate_forfeits": self.rate_forfeits, "names": self.names,
-                 "faults": self.faults, "first": [[i, c, f] for i, (c, f) in self.first.items()],
+                 "faults": self.faults, "first": [[i, _record_json(r), _fault_json(f)] for i, (r, f) in self.first.items()],
                  "count": self.count, "lineup_other": self.lineup_other,
                  "met_extra": {a: sorted(bs) for a, bs in self.met_extra.items()},
                  "shapes": [list(s) for s in self.shapes], "rank_pats": [list(p) for p in self.rank_pats]}
@@ -517,7 +517,7 @@ class Tallies:
         t.field, t.rate_forfeits, t.names = list(small["field"]), bool(small["rate_forfeits"]), list(small["names"])
         t.index = {b: i for i, b in enumerate(t.names)}
         t.faults = [{str(k): int(v) for k, v in f.items()} for f in small["faults"]]
-        t.first = {int(i): (str(c), dict(f)) for i, c, f in small["first"]}
+        t.first = {int(i): (_record_of(r), RecordFault(**f)) for i, r, f in small["first"]}
         t.count, t.resumed_from = int(small["count"]), 0
         t.lineup_other = {str(k): int(v) for k, v in small["lineup_other"].items()}
         t.met_extra = {str(a): set(bs) for a, bs in small["met_extra"].items()}
@@ -534,6 +534,31 @@ class Tallies:
             setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int64)))
         t._check()
         return t
+
+
+def _fault_json(f: RecordFault) -> dict[str, Any]:
+    return {"seat": f.seat, "bot": f.bot, "cls": f.cls, "move": f.move, "detail": f.detail,
+            "stderr_tail": f.stderr_tail}
+
+
+_KEPT = ("match_id", "lineup", "game", "deal_index", "rotation", "seats", "status", "ranks", "scores", "bot_versions",
+         "time_ms", "fingerprint", "teams", "side_ranks", "rewards")
+
+
+def _record_json(r: MatchRecord) -> dict[str, Any]:
+    """A first fault's record for the checkpoint's JSON (its decision times left out)."""
+    out = {k: getattr(r, k) for k in _KEPT}
+    out["faults"] = [_fault_json(f) for f in r.faults]
+    return out
+
+
+def _record_of(j: dict[str, Any]) -> MatchRecord:
+    """:func:`_record_json` read back (lists as tuples; what :func:`arena.faults.first_fault` reads equal)."""
+    def tup(x: Any) -> Any:
+        return tuple(tup(y) for y in x) if isinstance(x, list) else x
+
+    kw = {k: tup(j[k]) for k in _KEPT}
+    return MatchRecord(**kw, faults=tuple(RecordFault(**f) for f in j["faults"]), move_ms=())
 
 
 def release_heap() -> None:

@@ -14,14 +14,12 @@ appearance with sorted key arrays instead of a dict per key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from arena.batchfit import record_results
-from arena.columns import is_view
 from arena.record import MatchRecord, teams_of
 from engine.core import rank_rewards
 
@@ -177,7 +175,7 @@ class _Py:
         self.r: list[tuple[int, int, int, list[int]]] = []
 
     def add(self, k: int, rec: MatchRecord, ev: Events, names: _Codes, lineups: _Codes, shapes: _Codes,
-            pats: _Codes, fld: set[str], rate_forfeits: bool) -> None:
+            pats: _Codes, fld: set[str], results: Callable[[MatchRecord], Iterable[Any]]) -> None:
         """Record ``k``'s events."""
         faults = [f for f in rec.faults if f.bot is not None]  # an arena-side fault names no bot
         sub = 0
@@ -205,7 +203,7 @@ class _Py:
                     self.e.append((k, names(b), float(rewards[seat])))
         met = [names(b) for b in dict.fromkeys(rec.seats)]
         self.pairs.extend((a, b) for a in met for b in met if a != b)
-        for sides, rk in record_results(rec, rate_forfeits):
+        for sides, rk in results(rec):
             flat = [b for s in sides for b in s]
             if all(b in fld for b in flat):
                 shape = (len(sides), len(sides[0]) if sides else 0)
@@ -218,11 +216,13 @@ def _merge(k_a: np.ndarray, k_b: Sequence[int]) -> np.ndarray:
     return np.argsort(np.concatenate([k_a, np.asarray(k_b, np.int64)]), kind="stable")
 
 
-def events_of(records: Sequence[MatchRecord], lo: int, hi: int, fld: set[str], rate_forfeits: bool) -> Events:
+def events_of(records: Sequence[MatchRecord], lo: int, hi: int, fld: set[str],
+              results: Callable[[MatchRecord], Iterable[Any]]) -> Events:
     """The :class:`Events` of ``records[lo:hi]`` (``fld``: the field's names: only their results
-    go to the batch fit)."""
+    go to the batch fit; ``results``: the batch fit's results of one record,
+    :func:`arena.batchfit.record_results`; a plain ``ok`` record's are its sides by their ranks)."""
     n = hi - lo
-    view = is_view(records)
+    view = hasattr(records, "cols") and hasattr(records, "rows")  # an arena.columns.RecordView
     names = _Codes(records.cols.names if view else ())  # type: ignore[attr-defined]
     ev = Events(n, names.table, lineup=np.full(n, -1, np.int64), deal=np.zeros(n, np.int64))
     lineups, shapes, pats = _Codes(), _Codes(), _Codes()
@@ -231,7 +231,7 @@ def events_of(records: Sequence[MatchRecord], lo: int, hi: int, fld: set[str], r
     rest = range(n) if bulk is None else bulk.rest.tolist()
     for k in rest:
         rec = records.cols.record(int(records.rows[lo + k])) if view else records[lo + k]  # type: ignore
-        py.add(k, rec, ev, names, lineups, shapes, pats, fld, rate_forfeits)
+        py.add(k, rec, ev, names, lineups, shapes, pats, fld, results)
     b = bulk or _Bulk.empty()
     if len(b.k):
         ev.lineup[b.k] = b.lineup
