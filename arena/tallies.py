@@ -51,8 +51,8 @@ FORMAT = 4
 _SHIFT = 32  # slot key: block << _SHIFT | bot; block key: lineup << _SHIFT | deal
 #: from this many fit blocks on, :meth:`Tallies.contests` orders the blocks by their lineups' hashes
 HASH_ORDER_FROM = 20_000
-#: records added per chunk (the temporaries of one chunk: ~100 bytes a record)
-CHUNK = 1 << 18
+#: records added per chunk (the temporaries of one chunk: ~500 bytes a record)
+CHUNK = 1 << 16
 
 
 class _Col:
@@ -304,8 +304,12 @@ class Tallies:
         """The batch fit's results of the chunk (field bots only), in file order."""
         if not len(ev.r_rec):
             return
-        shape_of = np.array([self._code(self.shapes, s) for s in ev.r_shapes], dtype=np.int8)
-        rank_of = np.array([self.rank_pats.setdefault(p, len(self.rank_pats)) for p in ev.r_pats], dtype=np.int32)
+        shape_of = np.zeros(len(ev.r_shapes), np.int8)
+        for c in _first_seen(ev.r_shape):  # new shapes and rank patterns numbered in file order
+            shape_of[c] = self._code(self.shapes, ev.r_shapes[c])
+        rank_of = np.zeros(len(ev.r_pats), np.int32)
+        for c in _first_seen(ev.r_pat):
+            rank_of[c] = self.rank_pats.setdefault(ev.r_pats[c], len(self.rank_pats))
         self.c_shape.extend(shape_of[ev.r_shape])  # type: ignore[attr-defined]
         self.c_rank.extend(rank_of[ev.r_pat])  # type: ignore[attr-defined]
         self.c_flat.extend(gid[ev.r_flat])  # type: ignore[attr-defined]
@@ -534,6 +538,12 @@ class Tallies:
             setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int64)))
         t._check()
         return t
+
+
+def _first_seen(codes: np.ndarray) -> list[int]:
+    """The distinct values of ``codes`` in order of first appearance."""
+    u, first = np.unique(codes, return_index=True)
+    return u[np.argsort(first, kind="stable")].tolist()
 
 
 def _fault_json(f: RecordFault) -> dict[str, Any]:
