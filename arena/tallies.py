@@ -47,7 +47,7 @@ __all__ = ["HASH_ORDER_FROM", "NAME", "Tallies", "credits", "tallies"]
 
 NAME = "checkpoint-tables.npz"
 OLD_NAME = "checkpoint-tables.pkl"  #: format 3 and before (pickles): deleted, never read
-FORMAT = 4
+FORMAT = 5
 _SHIFT = 32  # slot key: block << _SHIFT | bot; block key: lineup << _SHIFT | deal
 #: from this many fit blocks on, :meth:`Tallies.contests` orders the blocks by their lineups' hashes
 HASH_ORDER_FROM = 20_000
