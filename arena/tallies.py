@@ -110,6 +110,28 @@ class Tallies:
     :param rate_forfeits: whether forfeits are rated (the batch fit's results).
     """
 
+    matches: _Col
+    wins: _Col
+    rank_sum: _Col
+    forfeits: _Col
+    fin_faults: _Col
+    lineup_hash: _Col
+    lineup_off: _Col
+    block_lineup: _Col
+    block_deal: _Col
+    slot_bot: _Col
+    slot_block: _Col
+    s_sum: _Col
+    s_n: _Col
+    e_sum: _Col
+    e_sq: _Col
+    e_n: _Col
+    c_flat: _Col
+    c_shape: _Col
+    c_rank: _Col
+    c_block: _Col
+    fit_block_src: _Col
+
     def __init__(self, bots: Sequence[str], rate_forfeits: bool = False) -> None:
         self.field = list(bots)
         self.rate_forfeits = bool(rate_forfeits)
@@ -121,7 +143,7 @@ class Tallies:
         self.resumed_from = 0  #: records taken from the checkpoint (:func:`tallies`)
         for name, dtype in _COLS.items():
             setattr(self, name, _Col(dtype))
-        self.lineup_off.extend([0])  # type: ignore[attr-defined]
+        self.lineup_off.extend([0])
         self.lineup_blob = bytearray()  # the lineups' names, UTF-8, in id order (offsets lineup_off)
         self.lineup_other: dict[str, int] = {}  # lineups whose hash collides with another's
         self.lineups, self.blocks, self.slots, self.fit_blocks = Sorted(), Sorted(), Sorted(), Sorted()
@@ -139,7 +161,7 @@ class Tallies:
             i = self.index[b] = len(self.names)
             self.names.append(b)
             self.faults.append({})
-            for col in (self.matches, self.wins, self.rank_sum, self.forfeits, self.fin_faults):  # type: ignore
+            for col in (self.matches, self.wins, self.rank_sum, self.forfeits, self.fin_faults):
                 col.grow(len(self.names))
         return i
 
@@ -169,20 +191,20 @@ class Tallies:
         fin = np.flatnonzero(ev.lineup >= 0)
         lid = self._lineups(ev.lineup_names, ev.lineup[fin])
         block = np.full(ev.n, -1, np.int64)
-        n_old = len(self.block_lineup)  # type: ignore[arg-type]
+        n_old = len(self.block_lineup)
         block[fin], new = number(lid << _SHIFT | ev.deal[fin], self.blocks, n_old)
         if len(new):  # each new block's lineup and deal, from its records
-            self.block_lineup.grow(n_old + len(new))  # type: ignore[attr-defined]
-            self.block_deal.grow(n_old + len(new))  # type: ignore[attr-defined]
+            self.block_lineup.grow(n_old + len(new))
+            self.block_deal.grow(n_old + len(new))
             b = block[fin]
             fresh = b >= n_old
-            self.block_lineup.v[b[fresh]] = lid[fresh]  # type: ignore[attr-defined]
-            self.block_deal.v[b[fresh]] = ev.deal[fin][fresh]  # type: ignore[attr-defined]
+            self.block_lineup.v[b[fresh]] = lid[fresh]
+            self.block_deal.v[b[fresh]] = ev.deal[fin][fresh]
         nb = len(self.names)
         cb, eb = gid[ev.c_bot], gid[ev.e_bot]
-        self.matches.v[:] += np.bincount(cb, minlength=nb)  # type: ignore[attr-defined]
-        self.wins.v[:] += np.bincount(cb, ev.c_win, minlength=nb).astype(np.int64)  # type: ignore[attr-defined]
-        np.add.at(self.rank_sum.v, cb, ev.c_rank.astype(np.float64))  # type: ignore[attr-defined]
+        self.matches.v[:] += np.bincount(cb, minlength=nb)
+        self.wins.v[:] += np.bincount(cb, ev.c_win, minlength=nb).astype(np.int64)
+        np.add.at(self.rank_sum.v, cb, ev.c_rank.astype(np.float64))
         self._slots(block, cb, eb, ev)
         self._meet(ev, gid)
         self._contests(ev, gid, block)
@@ -199,13 +221,13 @@ class Tallies:
         if not rec.finished:
             return
         for f in faults:
-            self.fin_faults.v[self.index[str(f.bot)]] += 1  # type: ignore[attr-defined]
+            self.fin_faults.v[self.index[str(f.bot)]] += 1
         if rec.status == "forfeit":
             for fb in {str(f.bot) for f in faults}:
-                self.forfeits.v[self.index[fb]] += 1  # type: ignore[attr-defined]
+                self.forfeits.v[self.index[fb]] += 1
 
     def _lineup_name(self, lid: int) -> str:
-        off = self.lineup_off.v  # type: ignore[attr-defined]
+        off = self.lineup_off.v
         return bytes(self.lineup_blob[int(off[lid]):int(off[lid + 1])]).decode("utf-8", "surrogatepass")
 
     def _lineups(self, names: list[str], codes: np.ndarray) -> np.ndarray:
@@ -221,13 +243,13 @@ class Tallies:
         found = self.lineups.find(hashes)
         fi = np.flatnonzero(found >= 0)
         new = np.flatnonzero(found < 0)
-        blob, off = self.lineup_blob, self.lineup_off.v  # type: ignore[attr-defined]
+        blob, off = self.lineup_blob, self.lineup_off.v
         same = all(blob[off[f]:off[f + 1]] == enc[i] for i, f in zip(fi.tolist(), found[fi].tolist()))
         lid_of = np.empty(len(names), np.int64)
         if self.lineup_other or not same or len(np.unique(hashes[new])) != len(new):
             lid_of[used] = self._lineups_by_name(enc, hashes, found)  # a hash shared by two lineups
             return lid_of[codes]
-        n_l = len(self.lineup_hash)  # type: ignore[arg-type]
+        n_l = len(self.lineup_hash)
         lid = found.copy()
         lid[new] = n_l + np.arange(len(new))
         self._new_lineups([enc[i] for i in new.tolist()], hashes[new])
@@ -237,9 +259,9 @@ class Tallies:
 
     def _new_lineups(self, enc: list[bytes], hashes: np.ndarray) -> None:
         """Append lineups (their UTF-8 names and hashes) as the next ids."""
-        self.lineup_hash.extend(hashes)  # type: ignore[attr-defined]
+        self.lineup_hash.extend(hashes)
         lens = np.fromiter((len(x) for x in enc), np.int64, len(enc))
-        self.lineup_off.extend(self.lineup_off.v[-1] + np.cumsum(lens))  # type: ignore[attr-defined]
+        self.lineup_off.extend(self.lineup_off.v[-1] + np.cumsum(lens))
         self.lineup_blob += b"".join(enc)
 
     def _lineups_by_name(self, enc: list[bytes], hashes: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -250,14 +272,14 @@ class Tallies:
         for j, (e, h, f) in enumerate(zip(enc, hashes.tolist(), found.tolist())):
             name = e.decode("utf-8", "surrogatepass")
             other = self.lineup_other.get(name)
-            off = self.lineup_off.v  # type: ignore[attr-defined]
+            off = self.lineup_off.v
             if other is not None:
                 out[j] = other
                 continue
             if f >= 0 and self.lineup_blob[off[f]:off[f + 1]] == e:
                 out[j] = f
                 continue
-            out[j] = n_l = len(self.lineup_hash)  # type: ignore[arg-type]
+            out[j] = n_l = len(self.lineup_hash)
             if f < 0 and h not in fresh:
                 fresh.add(h)
                 new_h.append(h)
@@ -275,20 +297,20 @@ class Tallies:
         ek = (block[ev.e_rec] << _SHIFT) | eb
         order = np.argsort(np.concatenate([ev.c_rec * 2, ev.e_rec * 2 + 1]), kind="stable")
         keys = np.concatenate([ck, ek])[order]
-        got, new = number(keys, self.slots, len(self.slot_bot))  # type: ignore[arg-type]
+        got, new = number(keys, self.slots, len(self.slot_bot))
         slot = np.empty(len(keys), np.int64)
         slot[order] = got
         cs, es = slot[:len(ck)], slot[len(ck):]
-        self.slot_bot.extend(new & ((1 << _SHIFT) - 1))  # type: ignore[attr-defined]
-        self.slot_block.extend(new >> _SHIFT)  # type: ignore[attr-defined]
-        n = len(self.slot_bot)  # type: ignore[arg-type]
+        self.slot_bot.extend(new & ((1 << _SHIFT) - 1))
+        self.slot_block.extend(new >> _SHIFT)
+        n = len(self.slot_bot)
         for name in ("s_sum", "s_n", "e_sum", "e_sq", "e_n"):
             getattr(self, name).grow(n)
-        np.add.at(self.s_sum.v, cs, ev.c_score)  # type: ignore[attr-defined]
-        self.s_n.v[:] += np.bincount(cs, minlength=n).astype(np.int32)  # type: ignore[attr-defined]
-        np.add.at(self.e_sum.v, es, ev.e_x)  # type: ignore[attr-defined]
-        np.add.at(self.e_sq.v, es, ev.e_x * ev.e_x)  # type: ignore[attr-defined]
-        self.e_n.v[:] += np.bincount(es, minlength=n).astype(np.int32)  # type: ignore[attr-defined]
+        np.add.at(self.s_sum.v, cs, ev.c_score)
+        self.s_n.v[:] += np.bincount(cs, minlength=n).astype(np.int32)
+        np.add.at(self.e_sum.v, es, ev.e_x)
+        np.add.at(self.e_sq.v, es, ev.e_x * ev.e_x)
+        self.e_n.v[:] += np.bincount(es, minlength=n).astype(np.int32)
 
     def _meet(self, ev: Events, gid: np.ndarray) -> None:
         """The pairs of the field that met (and of other names, by name)."""
@@ -310,12 +332,12 @@ class Tallies:
         rank_of = np.zeros(len(ev.r_pats), np.int32)
         for c in _first_seen(ev.r_pat):
             rank_of[c] = self.rank_pats.setdefault(ev.r_pats[c], len(self.rank_pats))
-        self.c_shape.extend(shape_of[ev.r_shape])  # type: ignore[attr-defined]
-        self.c_rank.extend(rank_of[ev.r_pat])  # type: ignore[attr-defined]
-        self.c_flat.extend(gid[ev.r_flat])  # type: ignore[attr-defined]
-        f, new = number(block[ev.r_rec], self.fit_blocks, len(self.fit_block_src))  # type: ignore[arg-type]
-        self.fit_block_src.extend(new)  # type: ignore[attr-defined]
-        self.c_block.extend(f)  # type: ignore[attr-defined]
+        self.c_shape.extend(shape_of[ev.r_shape])
+        self.c_rank.extend(rank_of[ev.r_pat])
+        self.c_flat.extend(gid[ev.r_flat])
+        f, new = number(block[ev.r_rec], self.fit_blocks, len(self.fit_block_src))
+        self.fit_block_src.extend(new)
+        self.c_block.extend(f)
 
     def _check(self) -> None:
         """:raises ValueError: if the columns' lengths disagree (a checkpoint of another layout)."""
@@ -327,8 +349,8 @@ class Tallies:
               and n["lineup_off"] == n["lineup_hash"] + 1 and int(self.lineup_off.v[-1]) == len(self.lineup_blob)
               and self.met.shape == (len(self.field),) * 2 and len(self.slots) == n["slot_bot"]
               and len(self.blocks) == n["block_lineup"] and len(self.fit_blocks) == n["fit_block_src"]
-              and (not n["c_shape"] or 0 <= int(self.c_shape.v.min()) <= int(self.c_shape.v.max()) < len(sizes))  # type: ignore
-              and n["c_flat"] == int(np.dot(np.bincount(self.c_shape.v.astype(np.int64),  # type: ignore[attr-defined]
+              and (not n["c_shape"] or 0 <= int(self.c_shape.v.min()) <= int(self.c_shape.v.max()) < len(sizes))
+              and n["c_flat"] == int(np.dot(np.bincount(self.c_shape.v.astype(np.int64),
                                                         minlength=len(sizes)), np.array(sizes, np.int64))))
         if not ok:
             raise ValueError("the counters' sizes disagree")
@@ -347,7 +369,7 @@ class Tallies:
         bootstrap's (:func:`arena.stats.bootstrap_ci`) below :data:`arena.stats.T_FROM` blocks,
         else :func:`arena.stats.block_t_cis`."""
         n = len(self.names)
-        sb, ss, sn = self.slot_bot.v, self.s_sum.v, self.s_n.v  # type: ignore[attr-defined]
+        sb, ss, sn = self.slot_bot.v, self.s_sum.v, self.s_n.v
         has = sn > 0
         m, lo, hi, nb = stats.block_t_cis(sb[has], ss[has], sn[has], n)
         small = np.flatnonzero((nb > 0) & (nb < stats.T_FROM))
@@ -359,8 +381,8 @@ class Tallies:
                 sel = order[cut[j]:cut[j + 1]]
                 m[j], lo[j], hi[j] = _bootstrap(ss[sel], sn[sel], seed=len(self.names[j]))
         out = {}
-        mat, win, rs = self.matches.v.tolist(), self.wins.v.tolist(), self.rank_sum.v.tolist()  # type: ignore
-        ff, fo = self.fin_faults.v.tolist(), self.forfeits.v.tolist()  # type: ignore[attr-defined]
+        mat, win, rs = self.matches.v.tolist(), self.wins.v.tolist(), self.rank_sum.v.tolist()
+        ff, fo = self.fin_faults.v.tolist(), self.forfeits.v.tolist()
         for i, b in enumerate(self.names):
             k = mat[i]
             out[b] = {"matches": k, "wins": win[i], "rank_sum": rs[i], "faults": ff[i], "forfeits": fo[i],
@@ -377,21 +399,21 @@ class Tallies:
     def efficiency(self) -> dict[str, Any]:
         """:func:`arena.tables.duplicate_efficiency` from the counters (sums of the complete
         blocks' rewards and squares per (bot, lineup) group)."""
-        en = self.e_n.v  # type: ignore[attr-defined]
+        en = self.e_n.v
         k = int(en.max()) if len(en) else 0
         out: dict[str, Any] = {"factor": float("nan"), "blocks": 0, "bot_blocks": 0, "block_size": k,
                                "var_single": float("nan"), "var_block_mean": float("nan")}
         if k == 0:
             return out
         full = np.flatnonzero(en == k)
-        bot = self.slot_bot.v[full].astype(np.int64)  # type: ignore[attr-defined]
-        block = self.slot_block.v[full].astype(np.int64)  # type: ignore[attr-defined]
-        lineup = self.block_lineup.v[block].astype(np.int64)  # type: ignore[attr-defined]
-        _, grp, size = np.unique(bot * (len(self.lineup_hash) + 1) + lineup, return_inverse=True,  # type: ignore
+        bot = self.slot_bot.v[full].astype(np.int64)
+        block = self.slot_block.v[full].astype(np.int64)
+        lineup = self.block_lineup.v[block].astype(np.int64)
+        _, grp, size = np.unique(bot * (len(self.lineup_hash) + 1) + lineup, return_inverse=True,
                                  return_counts=True)
         keep = size[grp] >= 2  # groups with 2+ complete blocks
         grp, block = grp[keep], block[keep]
-        s, q = self.e_sum.v[full][keep], self.e_sq.v[full][keep]  # type: ignore[attr-defined]
+        s, q = self.e_sum.v[full][keep], self.e_sq.v[full][keep]
         out["blocks"] = len(np.unique(block))
         out["bot_blocks"] = n_block = len(grp)
         n_g = np.bincount(grp, minlength=len(size)).astype(float)
@@ -430,17 +452,17 @@ class Tallies:
         :data:`HASH_ORDER_FROM` blocks on the lineups are ordered by their names' 64-bit hashes
         instead of the names (numpy, no Python sort of every block: the same independence of
         the journal's order; the names are used if two lineups' hashes collide)."""
-        n_fit = len(self.fit_block_src)  # type: ignore[arg-type]
-        src = self.fit_block_src.v.astype(np.int64)  # type: ignore[attr-defined]
-        lid = self.block_lineup.v[src].astype(np.int64)  # type: ignore[attr-defined]
-        deal = self.block_deal.v[src]  # type: ignore[attr-defined]
+        n_fit = len(self.fit_block_src)
+        src = self.fit_block_src.v.astype(np.int64)
+        lid = self.block_lineup.v[src].astype(np.int64)
+        deal = self.block_deal.v[src]
         new = np.empty(n_fit, dtype=np.int64)
         if n_fit >= HASH_ORDER_FROM:
-            lh = self.lineup_hash.v  # type: ignore[attr-defined]
+            lh = self.lineup_hash.v
             if len(np.unique(lh)) == len(lh):
                 new[np.lexsort((deal, lh[lid]))] = np.arange(n_fit)
                 return new
-        names = [self._lineup_name(i) for i in range(len(self.lineup_hash))]  # type: ignore[arg-type]
+        names = [self._lineup_name(i) for i in range(len(self.lineup_hash))]
         keys = list(zip([names[i] for i in lid.tolist()], deal.tolist()))
         new[sorted(range(n_fit), key=keys.__getitem__)] = np.arange(n_fit)
         return new
@@ -454,13 +476,13 @@ class Tallies:
         journal holds the records in (a rerun from a shuffled journal, an incremental update,
         a full rebuild)."""
         pats = list(self.rank_pats)
-        c_rank = self.c_rank.v.astype(np.int64)  # type: ignore[attr-defined]
+        c_rank = self.c_rank.v.astype(np.int64)
         canon = {p: i for i, p in enumerate(sorted(pats))}
         rank_c = np.array([canon[p] for p in pats], dtype=np.int64)[c_rank] if pats else np.zeros(0, np.int64)
-        block = self._block_order()[self.c_block.v] if len(self.c_block) else np.zeros(0, np.int64)  # type: ignore
-        c_shape = self.c_shape.v  # type: ignore[attr-defined]
+        block = self._block_order()[self.c_block.v] if len(self.c_block) else np.zeros(0, np.int64)
+        c_shape = self.c_shape.v
         used = np.unique(c_shape).tolist()
-        flat_all = self.c_flat.v  # type: ignore[attr-defined]
+        flat_all = self.c_flat.v
         if len(used) <= 1:
             k, size = self.shapes[used[0]] if used else (2, 1)
             flat = flat_all.reshape(len(rank_c), k * size)
@@ -478,7 +500,7 @@ class Tallies:
             perm = np.array([x[3] for x in rows], dtype=np.int64)
             sides = [x[1] for x in rows]
             ranks = [list(x[2]) for x in rows]
-        return sides, ranks, block[perm], len(self.fit_block_src)  # type: ignore[arg-type]
+        return sides, ranks, block[perm], len(self.fit_block_src)
 
     # ---------------------------------------------------------------- checkpoint form
     def trim(self) -> None:
@@ -503,7 +525,7 @@ class Tallies:
 
     def dump(self, f: Any) -> None:
         """Write :meth:`arrays` to the open binary file ``f`` (``numpy.savez``: no pickle)."""
-        np.savez(f, **self.arrays())
+        np.savez(f, **self.arrays())  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, f: Any) -> Tallies:
@@ -646,7 +668,7 @@ def _save(folder: Path, head: dict[str, Any], t: Tallies) -> None:
     tmp = folder / (NAME + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            np.savez(f, head=np.frombuffer(json.dumps(head).encode(), np.uint8), **t.arrays())
+            np.savez(f, head=np.frombuffer(json.dumps(head).encode(), np.uint8), **t.arrays())  # type: ignore[arg-type]
         os.replace(tmp, folder / NAME)
         (folder / OLD_NAME).unlink(missing_ok=True)
     except OSError:
