@@ -48,7 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from arena import stats
+from arena import leverage, stats
 
 RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)
 ELO = 400 / math.log(10)  #: Elo points per unit of log-strength
@@ -592,10 +592,17 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return erf(x)
 
 
+#: the sandwich's block scores leverage-adjusted (CR3, :mod:`arena.leverage`); False: the plain
+#: sandwich, far too sure of bots that few blocks inform (kept for the tests that show it)
+LEVERAGE_ADJUSTED = True
+
+
 def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
     """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
-    ``H⁻¹ (Σ_b G_b G_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
-    parameters held, as in :func:`bootstrap`) and ``G_b`` the score of duplicate block ``b``.
+    ``H⁻¹ (Σ_b G̃_b G̃_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
+    parameters held, as in :func:`bootstrap`) and ``G̃_b = (I − J_b H⁻¹)⁻¹ G_b`` the score of
+    duplicate block ``b`` adjusted by its own information ``J_b`` (CR3, the jackknife's one-step
+    form: :mod:`arena.leverage`; the plain ``G_b`` when :data:`LEVERAGE_ADJUSTED` is off).
 
     :param hess: if given, the whole ``(P, P)`` information at ``beta`` is appended to it (the
         next fit's :func:`chord` preconditioner)."""
@@ -603,14 +610,21 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None 
     p, _ = _softmax(d, d.x @ beta)
     r = -p  # G_b = Σ over its stages' rows of (chosen − p_row) · x_row
     r[d.chosen] += 1.0
-    del p
-    meat = _meat(d, r)
-    del r
+    meat = None if LEVERAGE_ADJUSTED else _meat(d, r)  # the plain meat a range of blocks at a time
     full = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1]
     if hess is not None:
         hess.append(full.toarray())
     h = full[:nb, :nb].toarray()
     inv = np.linalg.inv(h)
+    if meat is None:  # CR3: each block's score through (I − J_b H⁻¹)⁻¹ (arena.leverage)
+        x = d.x.tocoo()
+        bots = x.col < nb
+        row, col = x.row[bots], x.col[bots]
+        loc, slots = leverage.block_slots(d.block[row // d.width], col, d.n_blocks, nb)
+        adj = leverage.adjusted_scores(row, loc, x.data[bots], slots, p, r, d.width, d.block, inv)
+        on = slots >= 0
+        gb = sp.csr_matrix((adj[on], (np.nonzero(on)[0], slots[on])), shape=(max(d.n_blocks, 1), nb))
+        meat = (gb.T @ gb).toarray()
     out = inv @ meat @ inv
     return np.asarray((out + out.T) / 2)
 

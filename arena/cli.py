@@ -117,6 +117,11 @@ def run(
             warn(f"{m.name}: {n} match{'es' if n != 1 else ''} could not be played (the infrastructure failed "
                  f"every attempt, see {summary.folder}/attempts.jsonl) and {'are' if n != 1 else 'is'} not "
                  "recorded: run the same command again to play them")
+        if summary.replayed:
+            n = summary.replayed
+            warn(f"{m.name}: {n} match{'es were' if n != 1 else ' was'} played again after an infrastructure "
+                 f"failure (a lost node, worker or raylet); nothing recorded was lost or played twice "
+                 f"({summary.folder}/attempts.jsonl)")
         if quiet:
             if summary.sandbox == "none":
                 _print_sandbox(console, summary)
@@ -193,15 +198,19 @@ def leaderboard(
                                                       "under ./results)")] = None,
     format: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | md")] = "table",
     write: Annotated[bool, typer.Option("--write/--no-write", help="also rewrite the export files")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="delete the folder's checkpoints and caches first: "
+                                          "the tables from matches.jsonl alone (a folder from elsewhere)")] = False,
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
     from arena import render
-    from arena.results import export, outside_note, standings
+    from arena.results import drop_caches, export, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
     if folder is None:
         folder = _only_results_folder(Path("results"))
+    if rebuild:
+        drop_caches(folder)
     st = standings(folder, history=write)
     if write:
         export(folder, st)
@@ -218,7 +227,7 @@ def leaderboard(
     else:
         meta = st.meta
         console.print(render.leaderboard_table(st.rows, title=f"{st.name} — {meta.get('game', '?')}, "
-                                               f"{meta.get('players', '?')} players, {len(st.records)} matches"))
+                                               f"{meta.get('players', '?')} players, {render.matches_text(st)}"))
         for line in render.notes_lines(st):
             console.print(line, markup=False, highlight=False)
         if st.outside:
@@ -318,7 +327,11 @@ def doctor(
 
         only = ([game] if game else []) + cmd  # `--config FILE [BOT ...]`: typer gives the first as GAME
         clock = Clock(move_ms=move_ms) if move_ms != 1000 else None  # else each tournament's own clock
-        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None)
+        def progress(k: int, total: int, name: str, passed: bool, seconds: float) -> None:
+            err_console.print(f"[{k}/{total}] {name}: {'pass' if passed else 'FAIL'} ({seconds:.1f} s)",
+                              markup=False, highlight=False)
+
+        table, ok = doctor_config(config, matches=matches, clock=clock, only=only or None, on_bot=progress)
         console.print(table)
         raise typer.Exit(0 if ok else 1)
     if game is None:

@@ -3,8 +3,10 @@
 :class:`Columns` holds a run of typed records (:class:`arena.record.MatchRecord`) as arrays —
 match ids and fingerprints as one UTF-8 blob each with offsets, seats as small ints into one
 name table (bots, games, statuses, versions interned once), ranks and scores flat per seat,
-deal index, rotation, status and time per record — about 130 bytes a two-player record
-instead of ~650 as an object. Records that do not fit the plain layout (faults, unusual
+deal index, rotation, status and time per record, each in the narrowest integer type its
+values fit — about 100 bytes a two-player record (ids and fingerprints 55 of them) instead of
+~650 as an object. The reader appends journal lines' dicts directly (:meth:`Columns.append_raw`,
+no record built). Records that do not fit the plain layout (faults, unusual
 types) are kept whole in a sparse side table, so every record round-trips **equal** to the
 one :meth:`MatchRecord.from_json` built (lineup, teams, side ranks and rewards are derived
 again the same way).
@@ -22,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 import numpy as np
+import orjson
 
 from arena.record import MatchRecord, _share, teams_of
 from engine.core import rank_rewards
@@ -30,7 +33,9 @@ from engine.core import rank_rewards
 class Columns:
     """Records as columns, appended one by one (:meth:`append`), then read by index (:meth:`record`).
 
-    Pickles compactly (arrays and bytes): the journal cache stores its chunks this way.
+    Integer columns are stored in the narrowest item type their values fit (:meth:`freeze`; scores
+    as narrow ints when all are whole numbers), so a two-player record takes ~100 bytes; the
+    journal cache writes the arrays raw (:mod:`arena.journal_cache`, no pickle).
     """
 
     def __init__(self) -> None:
@@ -52,8 +57,8 @@ class Columns:
         self.versions = array("i")          # per seat (records with versions only)
         #: per record, bit 0 ranks, bit 1 scores, bit 2 versions, bit 3 int scores, bit 4 int time
         self.shape = array("b")
-        self.extra: dict[int, tuple] = {}   # record index -> the whole record's fields (not plain)
-        self._memo: dict[tuple[int, bytes], tuple] = {}  # see _tuple
+        self.extra: dict[int, tuple | bytes] = {}  # record index -> the whole record's fields or journal line (not plain)
+        self._memo: dict[tuple[int, str, bytes], tuple] = {}  # see _tuple
 
     # ------------------------------------------------------------------ building
 
@@ -84,6 +89,77 @@ class Columns:
         return sum(len(getattr(self, n)) * (getattr(self, n).itemsize if isinstance(getattr(self, n), array) else 1)
                    for n in ("ids", "id_end", "fps", "fp_end", "game", "status", "deal", "rot", "time", "seat_end",
                              "seats", "ranks", "scores", "versions", "shape"))
+
+    def append_raw(self, raw: dict[str, Any], line: bytes) -> tuple[int, ...] | None:
+        """Add one validated journal line's dict (:func:`arena.journal.parse_line`) if it is plain —
+        the same columns :meth:`append` of ``MatchRecord.from_json(raw, moves=False)`` would give,
+        without building the record — and return its seat codes; None (nothing added) if it is not
+        plain (the caller appends the record, see :meth:`append_whole`).
+
+        :raises engine errors: for an unknown game or a player count it does not have (as
+            ``from_json``)."""
+        seats = raw["seats"]
+        n = len(seats)
+        out = raw.get("outcome")
+        if type(out) is not dict:
+            return None
+        ranks = out.get("ranks")
+        scores = out.get("scores")
+        t = raw.get("time_ms")
+        versions = raw.get("bot_versions")
+        deal, rot = raw["deal_index"], raw["rotation"]
+        if (raw.get("faults") or type(ranks) is not list or len(ranks) != n or not n or type(deal) is not int
+                or type(rot) is not int or abs(deal) >= 1 << 62 or abs(rot) >= 1 << 62
+                or not (t is None or (type(t) is float and t == t) or (type(t) is int and abs(t) < 1 << 53))
+                or (versions and (type(versions) is not list or len(versions) != n))
+                or any(type(b) is not str for b in seats)):
+            return None
+        st = raw.get("status", "aborted")
+        mid, fp = raw["match_id"], raw.get("fingerprint", "")
+        if type(st) is not str or type(fp) is not str or any(type(r) is not int or abs(r) >= 1 << 62 for r in ranks):
+            return None
+        kinds = 0
+        if scores is not None:
+            if type(scores) is not list or len(scores) != n:
+                return None
+            if all(type(x) is float for x in scores):
+                kinds = 2
+            elif all(type(x) is int and abs(x) < 1 << 53 for x in scores):
+                kinds = 2 | 8
+            else:
+                return None
+        if versions and not all(v is None or type(v) is str for v in versions):
+            return None
+        game = raw["game"]
+        teams_of(game, n)  # raises for an unknown game, as from_json does
+        c = self._c
+        self.ids += mid.encode("utf-8", "surrogatepass")
+        self.id_end.append(len(self.ids))
+        self.fps += fp.encode("utf-8", "surrogatepass")
+        self.fp_end.append(len(self.fps))
+        self.game.append(c(game))
+        self.status.append(c(st))
+        codes = tuple(c(b) for b in seats)
+        self.seats.extend(codes)
+        self.seat_end.append(len(self.seats))
+        self.deal.append(deal)
+        self.rot.append(rot)
+        self.time.append(float("nan") if t is None else float(t))
+        self.ranks.extend(ranks)
+        if scores is not None:
+            self.scores.extend([float(x) for x in scores])
+        if versions:
+            self.versions.extend([c(v or "") for v in versions])
+            kinds |= 4
+        self.shape.append(1 | kinds | (16 if type(t) is int else 0))
+        return codes
+
+    def append_whole(self, rec: MatchRecord, line: bytes | None = None) -> None:
+        """Add ``rec`` (built from journal ``line``, kept as the line's bytes when given)."""
+        before = len(self.extra)
+        self.append(rec)
+        if line is not None and len(self.extra) > before:
+            self.extra[len(self) - 1] = bytes(line)
 
     def append(self, rec: MatchRecord) -> None:
         """Add one record (its ``move_ms`` are not kept: the reader streams them elsewhere)."""
@@ -127,9 +203,13 @@ class Columns:
 
     def freeze(self) -> None:
         """Index the per-seat columns (called once the appends are done; :meth:`record` needs it)."""
-        shape = np.frombuffer(self.shape, dtype=np.int8) if len(self.shape) else np.zeros(0, np.int8)
-        seats = np.diff(np.frombuffer(self.seat_end, dtype=np.int64), prepend=0) if len(self.seat_end) else \
-            np.zeros(0, np.int64)
+        for name, tc in _INTS.items():  # narrow, or in the item type other modules read it as
+            col = getattr(self, name)
+            setattr(self, name, _narrow(col) if name in NARROW else _widened(col, _wider(col.typecode, tc)))
+        self.scores = _narrow_scores(self.scores)
+        self._memo = {}  # its keys are bytes of the columns' item types, which may have changed
+        shape = _np(self.shape)
+        seats = np.diff(_np(self.seat_end).astype(np.int64), prepend=0)
         plain = shape >= 0
 
         def starts(bit: int) -> np.ndarray:
@@ -139,23 +219,78 @@ class Columns:
 
         self._rank_at, self._score_at, self._version_at = starts(1), starts(2), starts(4)
 
+    def check(self) -> None:
+        """Check the columns are consistent (a cache read back): ends rising within their blobs,
+        codes within the name table, per-seat columns as long as their records' seats.
+
+        :raises ValueError: naming the first inconsistency."""
+        n = len(self.id_end)
+        for name in (*_INTS, "time", "shape", "scores"):
+            if getattr(self, name).typecode not in {"time": "d", "shape": "b", "scores": "bhiqd"}.get(name, "bhiq"):
+                raise ValueError(f"column {name}: item type {getattr(self, name).typecode!r}")
+        if any(len(getattr(self, c)) != n for c in ("fp_end", "game", "status", "deal", "rot", "time", "seat_end",
+                                                    "shape")):
+            raise ValueError("the per-record columns differ in length")
+        for end, size in ((self.id_end, len(self.ids)), (self.fp_end, len(self.fps)), (self.seat_end, len(self.seats))):
+            e = _np(end).astype(np.int64)
+            if n and (int(e[0]) < 0 or bool((np.diff(e) < 0).any()) or int(e[-1]) != size) or (not n and size):
+                raise ValueError("an end column does not cut its blob")
+        for c in ("game", "status", "seats", "versions"):
+            a = _np(getattr(self, c))
+            if len(a) and (int(a.min()) < 0 or int(a.max()) >= len(self.names)):
+                raise ValueError(f"column {c}: a code outside the name table")
+        shape = _np(self.shape)
+        seats = np.diff(_np(self.seat_end).astype(np.int64), prepend=0)
+        if any(int(k) < 0 or int(k) >= n for k in self.extra) or bool((shape[shape >= 0] > 31).any()) \
+                or set(np.flatnonzero(shape < 0).tolist()) != set(self.extra):
+            raise ValueError("the records kept whole do not match the shape column")
+        for bit, c in ((1, "ranks"), (2, "scores"), (4, "versions")):
+            if int(seats[(shape >= 0) & (shape & bit != 0)].sum()) != len(getattr(self, c)):
+                raise ValueError(f"column {c}: not one value per seat of its records")
+        self.freeze()
+
     # ------------------------------------------------------------------ reading
 
     def match_id(self, i: int) -> str:
         """The match id of record ``i``."""
         return self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]].decode("utf-8", "surrogatepass")
 
+    def fingerprint(self, i: int) -> str:
+        """The fingerprint of record ``i``."""
+        return self.fp_bytes(i).decode("utf-8", "surrogatepass")
+
+    def id_bytes(self, i: int) -> bytes:
+        """The match id of record ``i`` as its UTF-8 bytes."""
+        return bytes(self.ids[self.id_end[i - 1] if i else 0:self.id_end[i]])
+
+    def fp_bytes(self, i: int) -> bytes:
+        """The fingerprint of record ``i`` as its UTF-8 bytes."""
+        return bytes(self.fps[self.fp_end[i - 1] if i else 0:self.fp_end[i]])
+
+    def side_key(self, i: int) -> tuple:
+        """``(status code, game code, ranks bytes)`` of plain record ``i`` with ranks: what its side
+        ranks and digest tail depend on."""
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        at = int(self._rank_at[i])
+        return (self.status[i], self.game[i], self.ranks[at:at + b - a].tobytes())
+
+    def side_ranks(self, i: int) -> tuple:
+        """The side ranks of plain record ``i`` with ranks (as :meth:`MatchRecord.from_json`)."""
+        a, b = (self.seat_end[i - 1] if i else 0), self.seat_end[i]
+        n = b - a
+        return _derived(self._tuple(3, self.ranks, int(self._rank_at[i]), n), teams_of(self.names[self.game[i]], n))[1]
+
     def _tuple(self, kind: int, col: array, at: int, n: int) -> tuple:
         """The shared tuple of ``col[at:at + n]`` read as ``kind`` (0 names, 1 float scores, 2 int
         scores, 3 ranks with their side ranks and rewards), memoized by its bytes."""
         raw = col[at:at + n]
-        key = (kind, raw.tobytes())
+        key = (kind, col.typecode, raw.tobytes())
         got = self._memo.get(key)
         if got is None:
             if kind == 0:
                 got = tuple([self.names[c] for c in raw])
             elif kind == 1:
-                got = _share(tuple(raw))
+                got = _share(tuple(raw) if col.typecode == "d" else tuple([float(x) for x in raw]))
             elif kind == 2:
                 got = _share(tuple(int(x) for x in raw))
             else:
@@ -168,6 +303,8 @@ class Columns:
         """Record ``i`` as a :class:`MatchRecord` equal to the one appended (:meth:`freeze` first)."""
         whole = self.extra.get(i)
         if whole is not None:
+            if isinstance(whole, bytes):  # a journal line: built again as the reader built it
+                return MatchRecord.from_json(orjson.loads(whole), moves=False)
             return MatchRecord(*whole)
         names = self.names
         mid = self.match_id(i)
@@ -221,32 +358,53 @@ def _lineup(mid: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-def concat(parts: Iterable[Columns]) -> Columns:
-    """One :class:`Columns` of ``parts`` in order (codes renumbered into one name table), frozen."""
-    out = Columns()
+def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
+    """One :class:`Columns` of ``parts`` in order (codes renumbered into one name table), frozen.
+
+    :param into_first: extend the first part in place and empty the others' columns as they are
+        copied (the journal cache's chunks: no second copy of the cached prefix is held)."""
+    parts = list(parts)
+    out = parts.pop(0) if into_first and parts else Columns()
     for p in parts:
         base = len(out)
-        remap = np.array([out._c(n) for n in p.names], dtype=np.int32)
-
-        def code(col: array, remap: np.ndarray = remap) -> array:
-            """``col`` (name codes of the other part) in this part's codes."""
-            return array("i", remap[np.frombuffer(col, dtype=np.int32)].tobytes()) if len(col) else array("i")
-
-        off = len(out.ids)
-        out.ids += p.ids
-        out.id_end.frombytes((np.frombuffer(p.id_end, dtype=np.int64) + off).tobytes())
-        off = len(out.fps)
-        out.fps += p.fps
-        out.fp_end.frombytes((np.frombuffer(p.fp_end, dtype=np.int64) + off).tobytes())
-        off = len(out.seats)
-        out.seat_end.frombytes((np.frombuffer(p.seat_end, dtype=np.int64) + off).tobytes())
+        remap = np.array([out._c(n) for n in p.names] or [0], dtype=np.int64)
+        for blob, end in (("ids", "id_end"), ("fps", "fp_end"), (None, "seat_end")):
+            off = len(getattr(out, blob)) if blob else len(out.seats)
+            if blob:
+                getattr(out, blob).extend(getattr(p, blob))
+            _extend(out, end, _np(getattr(p, end)).astype(np.int64) + off)
         for name in ("game", "status", "seats", "versions"):
-            getattr(out, name).extend(code(getattr(p, name)))
-        for name in ("deal", "rot", "time", "ranks", "scores", "shape"):
+            _extend(out, name, remap[_np(getattr(p, name))] if len(getattr(p, name)) else np.zeros(0, np.int64))
+        for name in ("deal", "rot", "ranks"):
+            _extend(out, name, _np(getattr(p, name)))
+        if len(p.scores):
+            if not len(out.scores):
+                out.scores = array(p.scores.typecode)
+            if out.scores.typecode == p.scores.typecode:
+                out.scores.extend(p.scores)
+            elif "d" in (out.scores.typecode, p.scores.typecode):
+                out.scores = _widened(out.scores, "d")
+                out.scores.extend(_widened(p.scores, "d"))
+            else:
+                _extend(out, "scores", _np(p.scores))
+        for name in ("time", "shape"):
             getattr(out, name).extend(getattr(p, name))
         out.extra.update({base + i: row for i, row in p.extra.items()})
+        if into_first:
+            p.__init__()  # type: ignore[misc]  # its columns are copied: freed now
     out.freeze()
     return out
+
+
+def _extend(out: Columns, name: str, values: np.ndarray) -> None:
+    """Append integer ``values`` to column ``name`` of ``out``, widening its item type if needed."""
+    col = getattr(out, name)
+    if not len(values):
+        return
+    tc = _wider(col.typecode, _code_for(int(values.min()), int(values.max())))
+    col = _widened(col, tc)
+    col.frombytes(values.astype(tc).tobytes())
+    setattr(out, name, col)
 
 
 class RecordView(Sequence[MatchRecord]):
@@ -289,18 +447,114 @@ class RecordView(Sequence[MatchRecord]):
 
     def deal_index(self) -> np.ndarray:
         """Per record, its deal index (int64; 0 for a record kept whole, see :meth:`Columns.append`)."""
-        return np.frombuffer(self.cols.deal, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+        return _np(self.cols.deal)[self.rows]
 
     def rotation(self) -> np.ndarray:
         """Per record, its rotation (int64, as :meth:`deal_index`)."""
-        return np.frombuffer(self.cols.rot, dtype=np.int64)[self.rows] if len(self.cols) else np.zeros(0, np.int64)
+        return _np(self.cols.rot)[self.rows]
 
     def seat_codes(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """``(seat start per record, bot code per seat of the whole column, name table)``: record ``k``'s
         seats are ``codes[start[k]:start[k] + players]`` decoded by the name table."""
-        end = np.frombuffer(self.cols.seat_end, dtype=np.int64)
+        end = _np(self.cols.seat_end).astype(np.int64)
         start = np.concatenate(([0], end[:-1])) if len(end) else end
-        return start[self.rows], np.frombuffer(self.cols.seats, dtype=np.int32), self.cols.names
+        return start[self.rows], _np(self.cols.seats), self.cols.names
+
+    # Column accessors (published in /work/notes/s7/columns_api.md for the replay and the counters).
+    # Each returns one value per record of the view (row k = ``self[k]``) unless said otherwise;
+    # integer dtypes may be narrow (int8/int16/int32): cast before arithmetic that could overflow.
+    # A record that is not :meth:`plain` is kept whole: read it as ``self[k]`` (a MatchRecord).
+
+    def plain(self) -> np.ndarray:
+        """Per record, whether its fields are in the columns (bool); False: read ``self[k]``."""
+        return _np(self.cols.shape)[self.rows] >= 0
+
+    def players(self) -> np.ndarray:
+        """Per record, its number of seats (int64)."""
+        end = _np(self.cols.seat_end).astype(np.int64)
+        return (end - np.concatenate(([0], end[:-1])).astype(end.dtype))[self.rows] if len(end) else \
+            np.zeros(len(self.rows), np.int64)
+
+    def seat_matrix(self, players: int) -> np.ndarray:
+        """``(records, players)`` bot codes (into :attr:`names`) of records all of ``players`` seats.
+
+        :raises ValueError: if a record of the view has another number of seats."""
+        start, codes, _names = self.seat_codes()
+        if len(self.rows) and bool((self.players() != players).any()):
+            raise ValueError(f"seat_matrix({players}): the view holds records of another player count")
+        return codes[start[:, None] + np.arange(players)[None, :]] if len(self.rows) else \
+            np.zeros((0, players), codes.dtype)
+
+    @property
+    def names(self) -> list[str]:
+        """The name table the codes index (bots, games, statuses, versions)."""
+        return self.cols.names
+
+    def code_of(self, name: str) -> int:
+        """The code of ``name`` in :attr:`names` (-1 if absent: no record uses it)."""
+        return self.cols._code.get(name, -1)
+
+    def has_ranks(self) -> np.ndarray:
+        """Per record, whether it is plain and has ranks (an outcome) in the columns (bool)."""
+        shape = _np(self.cols.shape)[self.rows]
+        return (shape >= 0) & (shape & 1 != 0)
+
+    def rank_matrix(self, players: int) -> np.ndarray:
+        """``(records, players)`` seat ranks (0 = first) of records all of ``players`` seats; rows
+        without :meth:`has_ranks` are 0 (mask them).
+
+        :raises ValueError: as :meth:`seat_matrix`."""
+        if len(self.rows) and bool((self.players() != players).any()):
+            raise ValueError(f"rank_matrix({players}): the view holds records of another player count")
+        cols = self.cols
+        if not hasattr(cols, "_rank_at"):
+            cols.freeze()
+        has = self.has_ranks()
+        at = np.asarray(cols._rank_at, dtype=np.int64)[self.rows] if len(self.rows) else np.zeros(0, np.int64)
+        ranks = _np(cols.ranks)
+        out = np.zeros((len(self.rows), players), dtype=ranks.dtype)
+        if len(ranks) and bool(has.any()):
+            out[has] = ranks[at[has, None] + np.arange(players)[None, :]]
+        return out
+
+    def status_codes(self) -> np.ndarray:
+        """Per record, its status as a code into :attr:`names` (``code_of("ok")`` etc.); a record
+        kept whole has its own status here too."""
+        return _np(self.cols.status)[self.rows]
+
+    def game_codes(self) -> np.ndarray:
+        """Per record, its game as a code into :attr:`names`."""
+        return _np(self.cols.game)[self.rows]
+
+    def id_hashes(self) -> np.ndarray | None:
+        """Per record, :func:`arena.record.id_hash` of its match id (int64), when the reader kept
+        them (:func:`arena.journal_cache.read` does); else None."""
+        h = getattr(self.cols, "id_hash", None)
+        return None if h is None else np.asarray(h, dtype=np.int64)[self.rows]
+
+    def match_id(self, k: int) -> str:
+        """The match id of record ``k`` (no record built)."""
+        return self.cols.match_id(int(self.rows[k]))
+
+    def fingerprint(self, k: int) -> str:
+        """The fingerprint of record ``k`` (no record built)."""
+        return self.cols.fingerprint(int(self.rows[k]))
+
+    def digest_bytes(self) -> Iterator[bytes]:
+        """Per record in order, ``f"{match_id}\\x1f{fingerprint}\\x1f{status}\\x1f{side_ranks}".encode()``
+        — the bytes :func:`arena.checkpoint._feed` hashes — without building the record."""
+        cols = self.cols
+        memo: dict[tuple, bytes] = {}
+        for i in self.rows.tolist():
+            if cols.shape[i] < 0 or not cols.shape[i] & 1:
+                rec = cols.record(i)
+                yield f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode()
+                continue
+            key = cols.side_key(i)
+            tail = memo.get(key)
+            if tail is None:
+                tail = memo[key] = f"\x1f{cols.names[key[0]]}\x1f{cols.side_ranks(i)}".encode()
+            yield cols.id_bytes(i) + b"\x1f" + cols.fp_bytes(i) + tail
 
     def replay_order(self, rate_forfeits: bool = False) -> RecordView:
         """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
@@ -311,13 +565,13 @@ class RecordView(Sequence[MatchRecord]):
         cols, rows = self.cols, self.rows
         if not len(rows):
             return RecordView(cols, rows)
-        shape = np.frombuffer(cols.shape, dtype=np.int8)[rows]
-        status = np.frombuffer(cols.status, dtype=np.int32)[rows]
+        shape = _np(cols.shape)[rows]
+        status = _np(cols.status)[rows]
         ok = cols._code.get("ok", -2)
         forfeit = cols._code.get("forfeit", -2) if rate_forfeits else -2
         rated = (shape >= 0) & (shape & 1 != 0) & ((status == ok) | (status == forfeit))
-        deal = np.frombuffer(cols.deal, dtype=np.int64)[rows].copy()
-        rot = np.frombuffer(cols.rot, dtype=np.int64)[rows].copy()
+        deal = _np(cols.deal)[rows].astype(np.int64)
+        rot = _np(cols.rot)[rows].astype(np.int64)
         lo, hi = _lineup_spans(cols, rows)
         whole = np.flatnonzero(shape < 0)
         extra_lineups: dict[int, bytes] = {}
@@ -366,7 +620,7 @@ class RecordView(Sequence[MatchRecord]):
 
 def _lineup_spans(cols: Columns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the byte span ``[lo, hi)`` of its lineup (the id's second ``/`` part) in ``cols.ids``."""
-    end = np.frombuffer(cols.id_end, dtype=np.int64)
+    end = _np(cols.id_end).astype(np.int64)
     start = np.concatenate(([0], end[:-1]))[rows]
     end = end[rows]
     slash = np.flatnonzero(np.frombuffer(cols.ids, dtype=np.uint8) == 47) if len(cols.ids) else np.zeros(0, np.int64)
@@ -384,6 +638,62 @@ def _has_nul(fixed: np.ndarray, n: np.ndarray) -> bool:
     cols = np.arange(fixed.shape[1])[None, :]
     return any(bool(((fixed[c:c + (1 << 16)] == 0) & (cols < n[c:c + (1 << 16), None])).any())
                for c in range(0, len(fixed), 1 << 16))
+
+
+def _np(col: array) -> np.ndarray:
+    """The ``array`` ``col`` as a numpy array of its item type (no copy)."""
+    return np.frombuffer(col, dtype=col.typecode) if len(col) else np.zeros(0, col.typecode)
+
+
+#: the integer columns stored in the narrowest item type their values fit (:meth:`Columns.freeze`)
+_INTS = {"id_end": "q", "fp_end": "q", "seat_end": "q", "game": "i", "status": "i", "deal": "q", "rot": "q",
+         "seats": "i", "ranks": "q", "versions": "i"}
+#: the integer columns stored narrow. The others keep the item type of ``_INTS``, because the
+#: replay's and the counters' column paths (branches scale10, scale11) read them with
+#: ``np.frombuffer(cols.<name>, dtype=<that type>)``; once they read ``arena.columns._np(col)``
+#: (the column's own type) every name of ``_INTS`` can be added (tests/scale/test_cache_format.py
+#: checks all of them narrow)
+NARROW: frozenset[str] = frozenset({"rot", "versions"})
+_WIDTHS = (("b", 1 << 7), ("h", 1 << 15), ("i", 1 << 31), ("q", 1 << 63))
+
+
+def _code_for(lo: int, hi: int) -> str:
+    """The narrowest signed item type holding ``[lo, hi]``."""
+    return next(tc for tc, lim in _WIDTHS if -lim <= lo and hi < lim)
+
+
+def _narrow(col: array) -> array:
+    """``col`` in the narrowest signed item type its values fit (``col`` itself if already)."""
+    if not len(col):
+        return array("b")
+    a = np.frombuffer(col, dtype=col.typecode)
+    tc = _code_for(int(a.min()), int(a.max()))
+    return col if tc == col.typecode else array(tc, a.astype(tc).tobytes())
+
+
+def _narrow_scores(col: array) -> array:
+    """The scores column as narrow ints when every score is a whole number (not -0.0) that a
+    double holds exactly (:meth:`Columns.record` turns them back into the same floats or ints by
+    the record's shape bit 8); else ``col`` as doubles."""
+    if col.typecode != "d" or not len(col):
+        return col
+    a = np.frombuffer(col, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        whole = bool((np.abs(a) < 1 << 53).all() and (a == np.rint(a)).all() and not np.signbit(a[a == 0]).any())
+    return _narrow(array("q", a.astype(np.int64).tobytes())) if whole else col
+
+
+def _widened(col: array, tc: str) -> array:
+    """``col`` in item type ``tc`` (at least as wide; ``col`` itself if the same)."""
+    if col.typecode == tc:
+        return col
+    return array(tc, _np(col).astype(tc).tobytes())
+
+
+def _wider(a: str, b: str) -> str:
+    """The wider of two integer item types."""
+    order = "bhiq"
+    return a if order.index(a) >= order.index(b) else b
 
 
 def view_of(records: Iterable[MatchRecord]) -> RecordView:

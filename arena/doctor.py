@@ -343,12 +343,15 @@ def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n:
 
 
 def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None = None,
-                  only: list[str] | None = None) -> tuple[Any, bool]:
+                  only: list[str] | None = None,
+                  on_bot: Any = None) -> tuple[Any, bool]:
     """Check every bot of a tournaments file (``arena doctor --config FILE``), each on the game,
     players, options, clock and limits of the first tournament that enters it.
 
     :param clock: override the tournaments' clock (default: each tournament's own).
     :param only: check only these bots.
+    :param on_bot: called as ``on_bot(k, total, name, passed, seconds)`` after each bot's check
+        (the console's progress lines: a class of 150 bots takes minutes).
     :returns: ``(rich table, every bot passed)``; bots in no tournament are listed as not checked.
     :raises ConfigError: for the file (as :func:`arena.config.load`), or an unknown name in ``only``.
     """
@@ -372,10 +375,11 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
     for col in ("bot", "tournament", "result", "first problem"):
         table.add_column(col, overflow="fold")
     ok = True
-    for name, (t, spec) in plan.items():
-        if only and name not in only:
-            continue
+    todo = [name for name in plan if not only or name in only]
+    for k, name in enumerate(todo, 1):
+        t, spec = plan[name]
         m = t.model
+        t0 = time.monotonic()
         rep = doctor(m.game, list(spec.cmd), matches=matches, clock=clock or t.clock(), cwd=spec.cwd,
                      limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env)
         ok = ok and rep.passed
@@ -384,4 +388,6 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
         verdict = Text("PASS", style="green") if rep.passed else Text("FAIL", style="bold red")
         problem = f"{bad.name}: {bad.message}" if bad else ""
         table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, problem)
+        if on_bot is not None:
+            on_bot(k, len(todo), name, rep.passed, time.monotonic() - t0)
     return table, ok

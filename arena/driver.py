@@ -45,6 +45,7 @@ from arena.journal import Journal, record_of, unwritable
 from arena.lazy_schedule import LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
+from arena.results_folder import refuse_links
 from arena.schedule import (
     bot_commands,
     build_schedule,
@@ -66,7 +67,9 @@ class RunSummary:
     ``outside``: recorded matches that are not in the schedule as now configured (deals
     beyond a lowered ``deals``, a bot no longer listed): kept in the journal, not rated.
     ``unplayed``: matches this run could not finish (infrastructure), not recorded, so the
-    next run plays them; ``restarts``: local Ray instances replaced after a death.
+    next run plays them; ``restarts``: local Ray instances replaced after a death;
+    ``replayed``: matches played again because the infrastructure failed under them (a lost
+    node, worker or raylet: ``attempts.jsonl`` has an ``"infra": true`` line per batch).
     """
 
     tournament: str
@@ -78,6 +81,7 @@ class RunSummary:
     faults: Counter = field(default_factory=Counter)
     unplayed: list[str] = field(default_factory=list)
     restarts: int = 0
+    replayed: int = 0
     sandbox: str = "none"
     root_bots: bool = False  # bots run as root (arena root, no limits.bot_user): docs/security.md
     disabled: list[str] = field(default_factory=list)
@@ -114,6 +118,7 @@ def prepare(tournament, results_root: str | Path,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
     """
     folder = Path(results_root) / tournament.name
+    refuse_links(folder)
     journal = Journal(folder)
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))
@@ -372,6 +377,8 @@ class Run:
         self.journal.attempt({"match_id": first.match_id, "status": "aborted", "error": error, "infra": infra,
                               "attempt": self.attempts[first.match_id] + self.infra_attempts[first.match_id] + 1,
                               "unfinished": len(rest)})  # matches of the batch played again
+        if infra:
+            self.summary.replayed += len(rest)
         if not self.again(first, infra):
             rest = rest[1:]
         if rest:
@@ -485,6 +492,7 @@ def run_tournament(tournament, results_root: str | Path = "results", *, inline: 
         out.total, out.played, out.seconds = more.total, out.played + more.played, out.seconds + more.seconds
         out.faults.update(more.faults)
         out.unplayed, out.restarts = more.unplayed, out.restarts + more.restarts
+        out.replayed += more.replayed
         out.disabled.extend(b for b in more.disabled if b not in out.disabled)
         if not more.played:
             break

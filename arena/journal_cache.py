@@ -1,46 +1,57 @@
 """The journal's typed prefix checkpointed next to it, so a table reads only the new lines (issue 18).
 
-``<folder>/checkpoint-journal.pkl`` is a sequence of pickled **chunks**, one per call that found
-new complete lines in ``matches.jsonl``. A chunk holds:
+``<folder>/checkpoint-journal.bin`` (format 6; no pickle anywhere: loading a results folder
+someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
+**chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
+``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
+and SHA-256 of meta and arrays. It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
 * ``digest``: SHA-256 (its first 128 bits) of the journal's bytes ``[0, end)`` — a running
   hash, so a chunk vouches for the whole prefix before it;
-* ``cols``: its records (first occurrence of each match id, file order) in columns
-  (:class:`arena.columns.Columns`, decision times left out), so a cached prefix loads as arrays;
+* its records (first occurrence of each match id, file order) as the arrays of
+  :class:`arena.columns.Columns` (narrow item types; records kept whole as their journal lines,
+  parsed again by ``orjson`` when read), checked for consistency when loaded (:meth:`Columns.check`);
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
-* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`,
-  as :class:`arena.tables.Latency` collects them);
+* ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`
+  as its three arrays);
 * ``id_hash``: per row, its match id's :func:`id_hash` (repeated ids in new lines are found
-  without hashing the cached ids again);
+  without hashing the cached ids again; :meth:`RecordView.id_hashes`);
 * ``schedule_key``: the digest of the schedule its rows were classified with (and every
   earlier chunk's rows checked against).
 
 :func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
-chunks whose digests match (a journal edited, truncated or replaced invalidates every chunk from
-the change on), then parses only the bytes after the last valid chunk and appends one chunk for
-them. The records, the inside/outside split and the decision times equal a full read's **bit for
-bit** (same parse, same order). The cached split is used as it is when the schedule is the one
-the last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
+chunks whose digests match: any edit of the prefix — in place, same size, same ids — changes the
+SHA-256 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
+replaced likewise); it then parses only the bytes after the last valid chunk, in blocks of
+:data:`_ROWS` records straight into columns (no record object for a plain line; the schedule
+and the decision times applied per block with numpy), and appends one chunk for them. The
+records, the inside/outside split and the decision times equal a full read's **bit for bit**
+(same values, same order). The cached split is used as it is when the schedule is the one the
+last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
 cached rows are classified again from their ids and fingerprints at once (:func:`classify`), and
 if that moves a cached record (``tournament.json`` changed), the cache is dropped and the
 journal read whole.
 
-It is a cache: deleting it costs time only; an unreadable or cut one is truncated to its valid
-chunks (a writer killed mid-write leaves at most a partial last chunk).
+It is a cache: deleting it costs time only; an unreadable, damaged (checksum), inconsistent or cut
+one is truncated to its valid chunks (a writer killed mid-write leaves at most a partial last
+chunk); the pickled cache of format <= 5 (``checkpoint-journal.pkl``) is never read and is removed
+when the new one is written.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
-import pickle
+import struct
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
@@ -48,14 +59,26 @@ from arena.int_index import IntIndex
 from arena.journal import parse_line
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
+from arena.schedule_file import CompactSchedule
 from engine.errors import CardArenaError
 
-NAME = "checkpoint-journal.pkl"
+NAME = "checkpoint-journal.bin"
+#: the cache's name up to format 5 (pickles): removed when the new one is written
+OLD_NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 5  # 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
+FORMAT = 6  # 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
-_HEADER = ("cardarena-journal-cache", FORMAT, _FIELDS)
+_MAGIC = b"cardarena-jcache\n"
 _BLOCK = 1 << 20
+
+
+def _trim() -> None:
+    """Give the heap the parse freed back to the system (glibc's ``malloc_trim``; elsewhere nothing):
+    at 100k records the resident size after a read drops by ~20-40 MB."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _digest() -> Any:
@@ -70,8 +93,8 @@ class _Seen:
     ``tail`` collects them — with an exact check of the ids on a hash hit (8 bytes an id, not a
     set of strings)."""
 
-    def __init__(self, cached: Columns, tail: Columns, hashes: np.ndarray) -> None:
-        self.cached, self.tail = cached, tail
+    def __init__(self, cached: Columns, tail_id: Callable[[int], str], hashes: np.ndarray) -> None:
+        self.cached, self.tail_id = cached, tail_id
         self.hashes = hashes
         self.sorted = np.sort(self.hashes)
         self.new = IntIndex()  # the new ids' hashes (a set in ~16 bytes a hash, not ~64)
@@ -80,16 +103,121 @@ class _Seen:
     def add(self, mid: str) -> bool:
         """Whether ``mid`` is new; if so it is remembered as the next row of ``tail``."""
         h = id_hash(mid)
-        k = int(np.searchsorted(self.sorted, h))
+        k = int(np.searchsorted(self.sorted, h)) if len(self.sorted) else 0
         if k < len(self.sorted) and self.sorted[k] == h and any(
                 self.cached.match_id(int(i)) == mid for i in np.flatnonzero(self.hashes == h)):
             return False
-        if h in self.new and any(self.tail.match_id(int(i)) == mid for i in
+        if h in self.new and any(self.tail_id(int(i)) == mid for i in
                                  np.flatnonzero(np.frombuffer(self.new_hashes, dtype=np.int64) == h)):
             return False
         self.new[h] = 0
         self.new_hashes.append(h)
         return True
+
+
+_CHUNK = b"CHNK"
+_ROWS = 1 << 16  # records per block of the parse (bounded: no list of every line's dict)
+_ARRAYS = ("id_end", "fp_end", "game", "status", "deal", "rot", "time", "seat_end", "seats", "ranks", "scores",
+           "versions", "shape")
+_TYPES = frozenset("bhiqdBI")
+
+
+def _header() -> bytes:
+    """The cache file's first bytes: magic, format and the record's fields (another: ignored)."""
+    meta = orjson.dumps({"format": FORMAT, "fields": list(_FIELDS)})
+    return _MAGIC + struct.pack("<Q", len(meta)) + meta
+
+
+def _encode(ch: dict[str, Any], f: Any) -> None:
+    """Write a chunk to ``f``: ``CHNK``, the JSON meta's length and meta, the raw arrays, then
+    SHA-256 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
+    cols: Columns = ch["cols"]
+    arrays: list[tuple[str, str, Any]] = [("ids", "B", cols.ids), ("fps", "B", cols.fps)]
+    arrays += [(n, getattr(cols, n).typecode, getattr(cols, n)) for n in _ARRAYS]
+    arrays += [("inside", "B", ch["inside"]), ("id_hash", "q", ch["id_hash"])]
+    lines = [(int(i), bytes(line)) for i, line in sorted(cols.extra.items())]
+    arrays.append(("extra", "B", b"".join(line for _, line in lines)))
+    times = []
+    for bot, t in ch["times"].items():
+        us, counts, odd = t.arrays()
+        arrays += [("us", "I", us.astype(np.uint32)), ("counts", "I" if counts.dtype == np.uint32 else "q", counts), ("odd", "d", odd)]
+        times.append(bot)
+    views = [memoryview(x).cast("B") for _, _, x in arrays]
+    spec = [[n, tc, len(v) // np.dtype(tc).itemsize] for (n, tc, _), v in zip(arrays, views)]
+    meta = orjson.dumps({k: ch[k] for k in ("start", "end", "digest", "lines", "schedule_key")} | {
+        "rows": len(cols), "names": cols.names, "arrays": spec, "extra": [[i, len(line)] for i, line in lines],
+        "times": times})
+    h = hashlib.sha256()
+    f.write(_CHUNK)
+    pieces: list[Any] = [struct.pack("<Q", len(meta)), meta, *views]
+    for piece in pieces:
+        h.update(piece)
+        f.write(piece)
+    f.write(h.digest())
+
+
+def _read_chunk(f: Any) -> dict[str, Any] | None:
+    """The next chunk of the open cache ``f`` (None at its end, or if it is cut, damaged or foreign)."""
+    try:
+        if f.read(4) != _CHUNK:
+            return None
+        head = f.read(8)
+        h = hashlib.sha256(head)
+        size = os.fstat(f.fileno()).st_size
+        n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+        if n > size - f.tell():
+            return None  # a length beyond the file: cut or not ours
+        meta_b = f.read(n)
+        h.update(meta_b)
+        meta = orjson.loads(meta_b)
+        got: dict[str, list] = {}
+        for name, tc, count in meta["arrays"]:
+            if tc not in _TYPES or not isinstance(count, int) or count < 0 \
+                    or count * np.dtype(tc).itemsize > size - f.tell():
+                return None  # an unknown type, or more bytes than the file holds (never allocated)
+            # one allocation each, read into (no bytes object in between); bytes as a bytearray
+            a: Any = bytearray(count) if tc == "B" else array(tc, [0]) * count
+            view = memoryview(a).cast("B")
+            if f.readinto(view) != len(view):
+                return None  # cut
+            h.update(view)
+            got.setdefault(name, []).append(a)
+        if f.read(32) != h.digest():
+            return None
+        return _decode(meta, got)
+    except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
+            struct.error):  # orjson.JSONDecodeError is a ValueError
+        return None
+
+
+def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None:
+    """The chunk of a checksummed ``meta`` and its arrays, its columns checked (None if inconsistent)."""
+    cols = Columns()
+    cols.names = [str(n) for n in meta["names"]]
+    cols._code = {n: i for i, n in enumerate(cols.names)}
+    cols.ids, cols.fps = got["ids"][0], got["fps"][0]  # bytearrays as read (no copy)
+    for n in _ARRAYS:
+        setattr(cols, n, got[n][0])
+    blob, at = bytes(got["extra"][0]), 0
+    for i, size in meta["extra"]:
+        cols.extra[int(i)] = blob[at:at + size]
+        at += size
+    cols.check()
+    inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
+    if len(inside) != len(cols) or len(hashes) != len(cols) or at != len(blob) or meta["rows"] != len(cols):
+        return None
+    times = {}
+    for k, bot in enumerate(meta["times"]):
+        times[str(bot)] = DecisionTimes.of_arrays(np.frombuffer(got["us"][k], np.uint32).copy(),
+                                                  _np_of(got["counts"][k]),
+                                                  np.frombuffer(got["odd"][k], np.float64))
+    return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")},
+            "cols": cols, "inside": inside, "id_hash": hashes, "times": times}
+
+
+def _np_of(a: array) -> np.ndarray:
+    """An ``array`` as numpy (no copy), of its own item type."""
+    return np.frombuffer(a, dtype=a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
 def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
@@ -103,27 +231,25 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     except OSError:
         return chunks, 0, h, 0
     with f:
-        try:
-            if pickle.load(f) != _HEADER:
-                return chunks, 0, h, 0
-        except Exception:  # noqa: BLE001 - any unreadable header: not our cache
+        head = _header()
+        if f.read(len(head)) != head:
             return chunks, 0, h, 0
         keep = f.tell()
+        buf = bytearray(_BLOCK)
         while True:
-            try:
-                ch = pickle.load(f)
-            except Exception:  # noqa: BLE001 - EOF or a chunk cut mid-write: the valid ones stay
-                break
-            if not isinstance(ch, dict) or ch.get("start") != offset:
+            ch = _read_chunk(f)
+            if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
+                    or not isinstance(ch.get("end"), int) or ch["end"] < offset:
                 break
             h2 = h.copy()
             todo = ch["end"] - offset
+            view = memoryview(buf)
             while todo > 0:
-                data = journal.read(min(todo, _BLOCK))
-                if not data:
+                got = journal.readinto(view[:min(todo, _BLOCK)])
+                if not got:
                     break
-                h2.update(data)
-                todo -= len(data)
+                h2.update(view[:got])
+                todo -= got
             if todo or h2.hexdigest()[:32] != ch["digest"]:
                 break
             chunks.append(ch)
@@ -131,17 +257,81 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     return chunks, offset, h, keep
 
 
+class _Times:
+    """The decision times of one parse block, flat (values, and per seat run: bot, length, row),
+    folded per bot once the block's rows are classified (:meth:`fold`)."""
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        self.index = {b: k for k, b in enumerate(bots)}
+        self.values = array("d")
+        self.bot = array("i")
+        self.size = array("q")
+        self.row = array("q")
+
+    def add(self, row: int, seats: Sequence[str], move_ms: Any) -> None:
+        """Record ``row``'s ``move_ms`` (per seat, its bot's times) as :class:`Latency` would."""
+        index = self.index
+        for seat, ts in enumerate(move_ms or ()):
+            k = index.get(seats[seat]) if seat < len(seats) else None
+            if k is not None and ts:
+                before = len(self.values)
+                self.values.extend(ts)
+                self.bot.append(k)
+                self.size.append(len(self.values) - before)
+                self.row.append(row)
+
+    def fold(self, inside: np.ndarray, into: list[DecisionTimes]) -> None:
+        """Add the times of the rows with ``inside[row]`` to their bots' :class:`DecisionTimes`."""
+        if not len(self.values):
+            return
+        size = np.frombuffer(self.size, np.int64)
+        keep = np.repeat(inside[np.frombuffer(self.row, np.int64)] != 0, size)
+        bot = np.repeat(np.frombuffer(self.bot, np.int32), size)[keep]
+        x = np.frombuffer(self.values, np.float64)[keep]
+        order = np.argsort(bot, kind="stable")
+        bot, x = bot[order], x[order]
+        cuts = np.flatnonzero(np.diff(bot)) + 1
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(bot)]):
+            if hi > lo:
+                into[int(bot[lo])].add_values(x[lo:hi])
+        self.__init__(list(self.index))  # type: ignore[misc]
+
+
 def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, hashes: np.ndarray,
                 ok: Callable[[MatchRecord], bool], bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
     """The chunk of the complete lines after ``offset`` whose ids are not in ``cached`` (its ids'
-    :func:`id_hash` ``hashes``); None if there is no new line."""
+    :func:`id_hash` ``hashes``); None if there is no new line. Parsed in blocks of :data:`_ROWS`
+    records straight into columns (no record built for a plain line)."""
     journal.seek(offset)
-    cols = Columns()
-    seen = _Seen(cached, cols, hashes)
+    parts: list[Columns] = []
+
+    def tail_id(k: int) -> str:
+        """The match id of new row ``k`` (blocks of :data:`_ROWS` rows)."""
+        q, r = divmod(k, _ROWS)
+        return (parts[q] if q < len(parts) else part).match_id(r)
+
+    seen = _Seen(cached, tail_id, hashes)
     inside = bytearray()
-    times: dict[str, DecisionTimes] = {b: DecisionTimes() for b in bots}
+    per_bot = [DecisionTimes() for _ in bots]
+    schedule = getattr(ok, "schedule", None)
+    by_blob = isinstance(schedule, CompactSchedule)
+    by_dict = isinstance(schedule, dict)
     end = offset
     lineno = first_line
+    part, flags, tl = Columns(), bytearray(), _Times(bots)
+
+    def close() -> None:
+        """Classify the block, fold its times, keep its columns."""
+        nonlocal part, flags
+        if by_blob:
+            assert isinstance(schedule, CompactSchedule)
+            flags = bytearray(schedule.holds(part.ids, part.id_end, part.fps, part.fp_end).tobytes())
+        tl.fold(np.frombuffer(flags, np.uint8) if flags else np.zeros(0, np.uint8), per_bot)
+        inside.extend(flags)
+        part.freeze()
+        parts.append(part)
+        part, flags = Columns(), bytearray()
+
     for line in journal:
         if not line.endswith(b"\n"):
             break
@@ -151,24 +341,34 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
         if not line.strip():
             continue
         raw = parse_line(path, lineno, line)
-        if not seen.add(str(raw.get("match_id"))):
+        mid = raw["match_id"]
+        if not seen.add(mid):
             continue
         try:
-            rec = MatchRecord.from_json(raw, moves=False)
+            seats = part.append_raw(raw, line)
+            rec = None
+            if seats is None or not (by_blob or by_dict):
+                rec = MatchRecord.from_json(raw, moves=False)
+                if seats is None:
+                    part.append_whole(rec, line)
         except CardArenaError as e:  # an unknown game, a player count the game does not have
             raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
-        cols.append(rec)
-        flag = ok(rec)
-        inside.append(flag)
-        if flag:
-            for seat, ts in enumerate(raw.get("move_ms") or ()):
-                got = times.get(rec.seats[seat]) if seat < len(rec.seats) else None
-                if got is not None and ts:
-                    got.extend(ts)
+        if not by_blob:
+            if by_dict:
+                fp = schedule.get(mid)  # type: ignore[union-attr]
+                flags.append(fp is not None and fp == str(raw.get("fingerprint", "")))
+            else:
+                flags.append(bool(ok(rec)))  # type: ignore[arg-type]
+        tl.add(len(part) - 1, raw["seats"], raw.get("move_ms"))
+        if len(part) >= _ROWS:
+            close()
+    if len(part) or not parts:
+        close()
     if end == offset:
         return None
+    cols = concat(parts, into_first=True)
     return {"start": offset, "end": end, "digest": h.hexdigest()[:32], "lines": lineno - first_line, "cols": cols,
-            "inside": bytes(inside), "times": {b: t for b, t in times.items() if t},
+            "inside": bytes(inside), "times": {b: t for b, t in zip(bots, per_bot) if len(t)},
             "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
 
 
@@ -205,14 +405,10 @@ def classify(schedule: Any, cols: Columns) -> np.ndarray:
     plain or :class:`arena.schedule_file.CompactSchedule`) with its fingerprint, else 0 — what
     :func:`arena.results.in_schedule` says of each record, without building the records
     (``(rows,)`` uint8)."""
-    ids_blob = getattr(getattr(schedule, "_ids", None), "data", None)
-    fps_blob = getattr(getattr(schedule, "_fps", None), "data", None)
-    if isinstance(ids_blob, str) and isinstance(fps_blob, str):  # compact and ASCII: split at C speed
-        table: Any = dict(zip(ids_blob.split("\n"), fps_blob.split("\n"))) if ids_blob else {}
-    else:
-        table = schedule
+    if isinstance(schedule, CompactSchedule):
+        return schedule.holds(cols.ids, cols.id_end, cols.fps, cols.fp_end)
     ids, fps = _strings(cols.ids, cols.id_end), _strings(cols.fps, cols.fp_end)
-    return np.fromiter((table.get(i) == f for i, f in zip(ids, fps)), dtype=np.uint8, count=len(ids))
+    return np.fromiter((schedule.get(i) == f for i, f in zip(ids, fps)), dtype=np.uint8, count=len(ids))
 
 
 def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
@@ -221,16 +417,17 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
         if keep == 0:
             tmp = path.with_suffix(".tmp")
             with open(tmp, "wb") as f:
-                pickle.dump(_HEADER, f, protocol=5)
+                f.write(_header())
                 if chunk is not None:
-                    pickle.dump(chunk, f, protocol=5)
+                    _encode(chunk, f)
             os.replace(tmp, path)
+            (path.parent / OLD_NAME).unlink(missing_ok=True)  # the pickled cache of format <= 5
             return
         with open(path, "r+b") as f:
             f.truncate(keep)
             f.seek(keep)
             if chunk is not None:
-                pickle.dump(chunk, f, protocol=5)
+                _encode(chunk, f)
     except OSError:
         path.with_suffix(".tmp").unlink(missing_ok=True)
 
@@ -259,42 +456,28 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     try:
         journal = open(path, "rb")
     except FileNotFoundError:
-        return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}
+        return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
         chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, _digest(), 0)
-        if len(chunks) == 1:  # the usual case after a rebuild: its columns as they are (no copy)
-            cols = chunks[0]["cols"]
-            cols.freeze()
-        else:
-            cols = concat(ch["cols"] for ch in chunks)
+        cols = concat([ch["cols"] for ch in chunks], into_first=True)  # one chunk: its columns as they are
         for ch in chunks:
             ch["cols"] = None  # the chunks' own columns are not held twice
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None):
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
-        hashes = np.frombuffer(b"".join(ch.pop("id_hash") for ch in chunks), dtype=np.int64)
+        parts = [np.frombuffer(ch.pop("id_hash"), dtype=np.int64) for ch in chunks]
+        hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        del parts
         for ch in chunks:
             for b, ts in ch.pop("times").items():
                 if b in times:
                     if len(times[b]):
                         times[b].extend(ts)
                     else:
-                        times[b] = ts  # the unpickled array itself (no copy)
+                        times[b] = ts  # the loaded arrays themselves (no copy)
         cached = len(cols)
         first_line = sum(ch["lines"] for ch in chunks)
         tail = _parse_tail(path, journal, offset, h, cols, hashes, ok, bots, first_line)
-    if tail is not None:
-        if len(cols):
-            cols = concat([cols, tail["cols"]])
-        else:  # nothing cached: the new chunk's columns as they are (no copy)
-            cols = tail["cols"]
-            cols.freeze()
-        flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
-        for b, ts in tail["times"].items():
-            if len(times[b]):
-                times[b].extend(ts)
-            else:
-                times[b] = ts  # the chunk's array itself (no second copy; the chunk is only written)
     try:
         size = cpath.stat().st_size
     except OSError:
@@ -303,6 +486,17 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         _write(cpath, 0, tail)
     elif tail is not None or keep != size:
         _write(cpath, keep, tail)
+    if tail is not None:  # written: its columns now extend the cached ones in place
+        cols = concat([cols, tail["cols"]], into_first=True)
+        flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
+        hashes = np.concatenate([hashes, np.frombuffer(tail["id_hash"], dtype=np.int64)])
+        for b, ts in tail["times"].items():
+            if len(times[b]):
+                times[b].extend(ts)
+            else:
+                times[b] = ts  # the chunk's arrays themselves (no second copy)
+    cols.id_hash = hashes  # type: ignore[attr-defined]  # RecordView.id_hashes
+    _trim()
     if prefixes is not None:  # (end, digest, inside records before end): arena.tallies' checkpoint
         n_in = 0
         for ch in [*chunks, *([tail] if tail is not None else [])]:

@@ -2,17 +2,17 @@
 
 The journal records each decision time in ms rounded to the microsecond (``round(elapsed, 3)``,
 :mod:`arena.match`). :class:`DecisionTimes` keeps one bot's times as a multiset: the count of
-each whole number of microseconds that occurred (``uint32`` value + ``int64`` count, 12 bytes per
-*distinct* value), plus the rare times that are not a whole microsecond (hand-written journals,
+each whole number of microseconds that occurred (``uint32`` value + ``uint32`` count — ``int64``
+beyond 2³² — 8 bytes per *distinct* value), plus the rare times that are not a whole microsecond (hand-written journals,
 negative or huge values, NaN) as they are. The percentiles are those of the multiset, and as
 ``numpy.percentile`` depends only on the sorted values, the p50/p99 equal those of the old
 ``array('d')`` of every decision **bit for bit** (``k / 1000`` is the double the journal's
 ``"x.yyy"`` parses to: both are the correctly rounded value of the same decimal).
 
-Memory: at most 12 bytes per distinct microsecond value a bot used, and never more than the 8
+Memory: 8 bytes per distinct microsecond value a bot used (12 once a count passes 2³²), and never more than the 8
 bytes a decision of the plain array (below :data:`FOLD` new times are buffered as doubles first).
 At 1M two-player records with 8 decisions a seat (16M decisions, times spread over 0.1–3 ms)
-that is ~35 MB instead of 128 MB; real bots' times cluster, so usually less.
+that is ~23 MB instead of 128 MB; real bots' times cluster, so usually less.
 """
 
 from __future__ import annotations
@@ -31,6 +31,13 @@ _EMPTY_C = np.zeros(0, np.int64)
 _EMPTY_F = np.zeros(0, np.float64)
 
 
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """Counts as ``uint32`` when they fit (4 bytes a distinct value saved), else ``int64``."""
+    if len(counts) and int(counts.max()) >= 1 << 32:
+        return counts.astype(np.int64)
+    return counts.astype(np.uint32)
+
+
 class DecisionTimes:
     """One bot's decision times (ms) as a multiset (see the module docstring).
 
@@ -44,7 +51,7 @@ class DecisionTimes:
     def __init__(self) -> None:
         self.buf = array("d")
         self.us: np.ndarray = _EMPTY_U        # sorted distinct whole microseconds
-        self.counts: np.ndarray = _EMPTY_C    # their counts
+        self.counts: np.ndarray = _EMPTY_C    # their counts (uint32 when they fit, else int64)
         self.odd: np.ndarray = _EMPTY_F       # times that are not a whole microsecond, as given
         self.folded = 0                       # decisions in us/counts/odd
 
@@ -62,11 +69,21 @@ class DecisionTimes:
         if len(self.buf) >= FOLD:
             self._fold()
 
+    def add_values(self, x: np.ndarray) -> None:
+        """Add the decision times ``x`` (ms, float64 array) at once (as :meth:`extend`)."""
+        self._fold()
+        self._fold_array(np.asarray(x, dtype=np.float64))
+
     def _fold(self) -> None:
         if not len(self.buf):
             return
         x = np.array(self.buf, dtype=np.float64)
         self.buf = array("d")
+        self._fold_array(x)
+
+    def _fold_array(self, x: np.ndarray) -> None:
+        if not len(x):
+            return
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.rint(x * _US)
             exact = ~np.signbit(x) & (k < 2.0 ** 32) & (k / _US == x)  # NaN: not exact
@@ -76,13 +93,13 @@ class DecisionTimes:
     def _add(self, us: np.ndarray, counts: np.ndarray, odd: np.ndarray) -> None:
         if len(us):
             if not len(self.us):
-                self.us, self.counts = us.copy(), counts.copy()
+                self.us, self.counts = us.copy(), _narrow(counts)
             else:
                 u = np.union1d(self.us, us)
                 c = np.zeros(len(u), np.int64)
                 c[np.searchsorted(u, self.us)] += self.counts
                 c[np.searchsorted(u, us)] += counts
-                self.us, self.counts = u, c
+                self.us, self.counts = u, _narrow(c)
         if len(odd):
             self.odd = np.concatenate([self.odd, odd])
         self.folded += int(counts.sum()) + len(odd)
@@ -104,6 +121,24 @@ class DecisionTimes:
         """Bytes held by the arrays."""
         return len(self.buf) * 8 + self.us.nbytes + self.counts.nbytes + self.odd.nbytes
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(us uint32, counts uint32 or int64, odd float64)``: the multiset (see the module docstring)."""
+        self._fold()
+        return self.us, self.counts, self.odd
+
+    @classmethod
+    def of_arrays(cls, us: np.ndarray, counts: np.ndarray, odd: np.ndarray) -> DecisionTimes:
+        """The times of :meth:`arrays` (``us`` sorted and distinct, ``counts`` ≥ 1).
+
+        :raises ValueError: if the arrays are not of that form (a damaged cache)."""
+        if len(us) != len(counts) or (len(us) and (bool((np.diff(us.astype(np.int64)) <= 0).any())
+                                                   or int(counts.min()) < 1)):
+            raise ValueError("decision times: microseconds not sorted and distinct, or counts below 1")
+        t = cls()
+        t.us, t.counts, t.odd = us, _narrow(counts), odd
+        t.folded = int(t.counts.sum()) + len(odd)
+        return t
+
     def __getstate__(self) -> tuple[Any, ...]:
         self._fold()  # raw bytes: a few bytes of pickle overhead, not numpy's per array
         wide = bool(len(self.counts)) and int(self.counts.max()) >= 1 << 32
@@ -113,7 +148,7 @@ class DecisionTimes:
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         us, counts, wide, odd, self.folded = state
         self.us = np.frombuffer(us, dtype=np.uint32).copy()
-        self.counts = np.frombuffer(counts, dtype=np.int64 if wide else np.uint32).astype(np.int64)
+        self.counts = _narrow(np.frombuffer(counts, dtype=np.int64 if wide else np.uint32))
         self.odd = np.frombuffer(odd, dtype=np.float64).copy()
         self.buf = array("d")
 

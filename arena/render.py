@@ -62,6 +62,15 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard"
     return t
 
 
+def matches_text(st: Any) -> str:
+    """``"106 of 1,200 scheduled matches (the run is not finished)"`` while the journal holds fewer
+    matches than ``tournament.json`` schedules, else ``"1200 matches"``."""
+    n, planned = len(st.records), st.meta.get("scheduled")
+    if planned and n < planned:
+        return f"{n} of {planned:,} scheduled matches (the run is not finished: a partial table)"
+    return f"{n} matches"
+
+
 def notes_lines(st: Any) -> list[str]:
     """The lines printed under the leaderboard (console and Markdown): how it is ordered, the
     order notes (:func:`arena.tables.order_notes`), the duplicate efficiency and the design's mixing."""
@@ -80,8 +89,20 @@ def notes_lines(st: Any) -> list[str]:
     return out
 
 
-def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Sequence[str]) -> Table:
-    """Rich crosstable: score of row against column (matches in brackets)."""
+#: the largest field whose crosstable the console prints (wider ones: crosstable.json, report.html)
+CONSOLE_CROSSTABLE_MAX = 16
+#: the most bots the console's reliability table lists (the faulting ones first)
+CONSOLE_RELIABILITY_MAX = 40
+
+
+def crosstable_table(cross: dict[str, dict[str, dict[str, float]]], order: Sequence[str]) -> RenderableType:
+    """Rich crosstable: score of row against column (matches in brackets); for more than
+    :data:`CONSOLE_CROSSTABLE_MAX` bots a line saying where it is (no terminal is that wide)."""
+    from rich.text import Text
+
+    if len(order) > CONSOLE_CROSSTABLE_MAX:
+        return Text(f"Crosstable: {len(order)} bots, too wide for a terminal — see crosstable.json and report.html "
+                    "(written by `arena run` and `arena leaderboard DIR --write`)")
     t = Table(title="Crosstable (score of row vs column)", title_justify="left")
     t.add_column("")
     for b in order:
@@ -109,13 +130,21 @@ def reliability_table(rel: dict[str, dict[str, Any]]) -> RenderableType:
     t.add_column("moves", justify="right")
     t.add_column("p50", justify="right")
     t.add_column("p99", justify="right")
-    for b, r in rel.items():
+    shown = list(rel)
+    if len(shown) > CONSOLE_RELIABILITY_MAX:  # the faulting bots first, then the table's order
+        shown = sorted(shown, key=lambda b: not any(rel[b]["faults"].values()))[:CONSOLE_RELIABILITY_MAX]
+    for b in shown:
+        r = rel[b]
         t.add_row(b, *(str(r["faults"].get(c, 0)) for c in FAULT_CLASSES), str(r["moves"]),
                   latency_text(r["p50_ms"]), latency_text(r["p99_ms"]))
+    parts: list[RenderableType] = [t]
+    if len(shown) < len(rel):
+        parts.append(Text(f"{len(rel) - len(shown)} more bots (without faults, or beyond the first "
+                          f"{CONSOLE_RELIABILITY_MAX}) in reliability.json and report.html"))
     lines = fault_lines(rel)
-    if not lines:
-        return t
-    return Group(t, Text("\n".join(["First fault of each faulting bot:", *lines])))
+    if lines:
+        parts.append(Text("\n".join(["First fault of each faulting bot:", *lines])))
+    return parts[0] if len(parts) == 1 else Group(*parts)
 
 
 COLUMNS = ("rank", "bot", "rank_low", "rank_high", "strength", "strength_low", "strength_high", "p_above_next",

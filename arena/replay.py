@@ -86,12 +86,30 @@ def find_record(folder: str | Path, match: str) -> dict[str, Any]:
                      f"{hits[1]['match_id']}); give more of the id")
 
 
+def _check_shape(record: Any) -> None:
+    """The fields :func:`frames` reads, of the types ``record_of`` writes.
+
+    :raises ArenaError: naming the match, the field and what it holds.
+    """
+    mid = record.get("match_id", "?") if isinstance(record, dict) else "?"
+    want = {"game": str, "seats": list, "deal_seed": int, "options": dict, "actions": list}
+    for key, kind in want.items():
+        v = record.get(key, {} if key == "options" else [] if key == "actions" else None)
+        if isinstance(v, bool) or not isinstance(v, kind):
+            raise ArenaError(f"match {mid}: its {key!r} is {str(v)[:60]!r}, not a {kind.__name__} as `arena run` "
+                             "writes it; the record was edited or damaged and cannot be replayed")
+    if not all(isinstance(a, str) for a in record.get("actions") or []):
+        raise ArenaError(f"match {mid}: its actions are not all text as `arena run` writes them; the record was "
+                         "edited or damaged and cannot be replayed")
+
+
 def frames(record: dict[str, Any], seats: Sequence[int] | None = None) -> list[Frame]:
     """Every step of the recorded match, with the observation of each of ``seats`` (default all).
 
     :raises ArenaError: when the record's game version differs from the engine's, or its
         actions do not replay (naming the match and the move).
     """
+    _check_shape(record)
     game = registry.get_game(record["game"])
     n = len(record["seats"])
     want = list(range(n)) if seats is None else list(seats)

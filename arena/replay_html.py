@@ -127,7 +127,7 @@ def page(record: dict[str, Any], steps: Sequence[Frame], seats: Sequence[int], e
     ranks = outcome.get("ranks")
     result = ", ".join(f"{names[s]} rank {r + 1}" for s, r in enumerate(ranks)) if ranks else record.get("status", "")
     head = title or record["match_id"]
-    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    blob = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(head)} — replay</title>"
             f"<style>{_CSS}</style></head><body><header><h1>{html.escape(head)}</h1>"
             f"<p>{html.escape(record['game'])} · deal {record.get('deal_index', '?')} · rotation "

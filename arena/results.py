@@ -17,26 +17,47 @@ from typing import Any
 
 import numpy as np
 
-from arena import journal_cache, render, schedule_file, tables, tallies
+from arena import journal_cache, render, results_folder, schedule_file, tables, tallies
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
 from arena.strength import fit_info, save_fit_info, strength_of_contests
 from arena.tables import Standings
 
-__all__ = ["Standings", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
+__all__ = ["Standings", "drop_caches", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
 
 
 def load_meta(folder: str | Path) -> dict[str, Any]:
-    """``tournament.json`` of a results folder.
+    """``tournament.json`` of a results folder, checked (:mod:`arena.results_folder`).
 
-    :raises ArenaError: if the folder is not a tournament's results folder.
+    :raises ArenaError: if the folder is not a tournament's results folder, holds a symbolic
+        link, or its ``tournament.json`` is damaged.
     """
     path = Path(folder) / "tournament.json"
     if not path.exists():
         raise ArenaError(f"{folder}: not a results folder (no tournament.json); "
                          "give results/<tournament> as written by `arena run`")
-    return json.loads(path.read_text())
+    results_folder.refuse_links(folder)
+    return results_folder.read_meta(path)
+
+
+def drop_caches(folder: str | Path) -> list[str]:
+    """Delete ``folder``'s checkpoints and caches (``checkpoint*``: the journal cache, the replay's,
+    the counters' and the fit's), so the next tables are computed from ``matches.jsonl`` alone —
+    what to do with a results folder someone else wrote (a cache is trusted when its journal
+    prefix matches: docs/security.md). Returns the names deleted.
+
+    :raises ArenaError: if the folder is not a results folder, holds a link, or a file cannot be deleted.
+    """
+    load_meta(folder)  # a results folder, without links
+    gone = []
+    for f in sorted(Path(folder).glob("checkpoint*")):
+        try:
+            f.unlink()
+        except OSError as e:
+            raise ArenaError(f"cannot delete the cache {f}: {e.strerror or e}; delete it by hand") from e
+        gone.append(f.name)
+    return gone
 
 
 def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
@@ -111,11 +132,20 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
     return inside, outside, latency, prefixes
 
 
+def _scheduled(meta: dict[str, Any]) -> int | None:
+    """The number of matches ``tournament.json`` schedules (None if it records no schedule)."""
+    try:
+        schedule = schedule_file.schedule_of(meta)
+    except ValueError:
+        return None
+    return None if schedule is None else len(schedule)
+
+
 def standings(folder: str | Path, history: bool = True) -> Standings:
     """Replay the ratings of ``folder`` (ordered replay) and compute every table.
 
     Only the records of the tournament's schedule are rated (:func:`rated_records`). The
-    journal is read from its cached typed prefix plus the new lines (``checkpoint-journal.pkl``,
+    journal is read from its cached typed prefix plus the new lines (``checkpoint-journal.bin``,
     :mod:`arena.journal_cache`); the replay resumes from ``folder/checkpoint.json``
     (:mod:`arena.checkpoint`) when ``history``
     is False (the tables only; the report's rating plots need the full history); the batch
@@ -126,6 +156,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     meta = load_meta(folder)
     bots = meta["bots"]
     records, outside, latency, prefixes = _read(folder, meta)
+    meta["scheduled"] = _scheduled(meta)
     meta.pop(schedule_file.KEY, None)  # read: the compact schedule's strings (~60 MB at 1M) are not kept
     r = meta.get("ratings", {})
     ratings = replay(folder, records, bots, draw_probability=r.get("draw_probability", "auto"),

@@ -131,6 +131,61 @@ class CompactSchedule(Mapping[str, str]):
         for i in range(len(self._ids)):
             yield self._ids.text(i)
 
+    def holds(self, ids: bytes | bytearray, id_end: Any, fps: bytes | bytearray, fp_end: Any) -> np.ndarray:
+        """Per pair ``(id, fingerprint)`` given as concatenated UTF-8 blobs cut at ``*_end`` (one
+        end offset per pair), 1 if the schedule maps the id to that fingerprint, else 0 —
+        ``self.get(id) == fingerprint`` for every pair at once (numpy: sorted fixed-width byte
+        strings and a binary search; ~60 bytes a scheduled match held while it runs).
+        ``(pairs,)`` uint8."""
+        n = len(id_end)
+        if not n:
+            return np.zeros(0, np.uint8)
+        sid, sfp = self._fixed_form()
+        if sid is None or sfp is None or b"\0" in ids or b"\0" in fps:  # a NUL: fixed-width strings would drop it
+            cut_i, cut_f = [0, *id_end], [0, *fp_end]
+            return np.fromiter((self.get(bytes(ids[a:b]).decode("utf-8", "surrogatepass"))
+                                == bytes(fps[c:d]).decode("utf-8", "surrogatepass")
+                                for a, b, c, d in zip(cut_i, cut_i[1:], cut_f, cut_f[1:])), np.uint8, n)
+        qid, long_id = _fixed(ids, id_end, sid.dtype.itemsize)
+        qfp, long_fp = _fixed(fps, fp_end, sfp.dtype.itemsize)
+        if not len(sid):
+            return np.zeros(n, np.uint8)
+        at = np.minimum(np.searchsorted(sid, qid), len(sid) - 1)
+        return ((sid[at] == qid) & (sfp[at] == qfp) & ~long_id & ~long_fp).astype(np.uint8)
+
+    def _fixed_form(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The ids and fingerprints as sorted fixed-width byte strings (built once; None, None if
+        a NUL or the ids' order rules it out)."""
+        got = getattr(self, "_fixed_cache", None)
+        if got is None:
+            ids, fps = (b.data.encode("utf-8", "surrogatepass") if isinstance(b.data, str) else b.data
+                        for b in (self._ids, self._fps))
+            if b"\0" in ids or b"\0" in fps:
+                got = (None, None)
+            else:
+                ends = [np.append(b.start[1:] - 1, b.size).astype(np.int64) if len(b) else np.zeros(0, np.int64)
+                        for b in (self._ids, self._fps)]
+                wi, wf = (int(np.diff(np.concatenate(([-1], e))).max()) - 1 if len(e) else 1 for e in ends)
+                sid = _fixed(ids, ends[0], max(wi, 1), sep=1)[0]
+                sfp = _fixed(fps, ends[1], max(wf, 1), sep=1)[0]
+                got = (sid, sfp) if not len(sid) or bool((sid[1:] > sid[:-1]).all()) else (None, None)
+            self._fixed_cache = got
+        return got
+
+
+def _fixed(blob: bytes | bytearray, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as a
+    fixed-width ``S{width}`` array (NUL-padded), and per string whether it is longer than ``width``."""
+    raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(1, np.uint8)
+    e = np.asarray(end, dtype=np.int64)
+    start = np.concatenate(([0], e[:-1] + sep)) if len(e) else e
+    out = np.zeros((len(e), width), dtype=np.uint8)
+    for c in range(0, len(e), 1 << 16):  # in slices: the index array stays small
+        lo, hi = start[c:c + (1 << 16), None], e[c:c + (1 << 16), None]
+        idx = lo + np.arange(width)[None, :]
+        out[c:c + len(lo)] = np.where(idx < hi, raw[np.minimum(idx, len(raw) - 1)], 0)
+    return out.view(f"S{width}").ravel(), (e - start) > width
+
 
 def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:
     """The schedule ``tournament.json`` (``meta``) records, plain or compact; None if it has none

@@ -365,8 +365,8 @@ def efficiency_line(eff: dict[str, Any]) -> str:
     """One line for under the leaderboard table, e.g. ``Duplicate efficiency: 2.14× ...``."""
     f = eff.get("factor")
     if f is None or f != f:
-        return (f"Duplicate efficiency: – (not enough complete duplicate blocks of 2 or more matches: "
-                f"{eff.get('blocks', 0)})")
+        return (f"Duplicate efficiency: – (cannot be estimated from the {eff.get('blocks', 0)} complete duplicate "
+                "blocks here: it needs lineups that played two or more deals in every seating, with results that vary)")
     if f == float("inf"):
         return (f"Duplicate efficiency: ∞ — duplicate deals removed all the luck of the deal "
                 f"({eff['blocks']} blocks of {eff['block_size']} matches)")

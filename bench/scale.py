@@ -2,9 +2,16 @@
 
 For each size it writes ``results/<name>/matches.jsonl`` + ``tournament.json`` (records made by
 :func:`arena.journal.record_of`'s layout: seats, outcome, move_ms, actions, ...), then measures
-``arena leaderboard --format json`` in a fresh process: wall time, CPU (user+sys) and peak RSS
-(``wait4`` rusage), for a full rebuild (no checkpoint) and for an incremental update after 1% more
-records (the checkpoint of the previous call present).
+``arena leaderboard --format csv`` (``--format``) in a fresh process: wall time, CPU (user+sys) and
+peak RSS (``wait4`` rusage). Rows:
+
+* ``full``: a full rebuild (no checkpoint or cache in the folder);
+* ``+1% incr.``: 1% more records appended, the full rebuild's checkpoints and caches present
+  (what a resumed run or the next ``arena leaderboard`` pays);
+* ``+1% no jcache``: the same update without the journal cache (every line parsed again, the
+  other checkpoints present);
+* ``driver journal``: RSS of a process that opens the journal as a run's driver does and appends
+  10% more records (cut off again afterwards: the kept journal is unchanged).
 
 Usage::
 
@@ -267,15 +274,19 @@ def main() -> None:
         # the same update without the journal's cached prefix (every line parsed again, as before it)
         for name, data in saved.items():
             (folder / name).write_bytes(data)
-        (folder / "checkpoint-journal.pkl").unlink(missing_ok=True)
+        for name in ("checkpoint-journal.pkl", "checkpoint-journal.bin"):  # the journal cache, format <= 5 / 6
+            (folder / name).unlink(missing_ok=True)
         old = run(folder)
         print(f"{n + extra:>9} {'+1% no jcache':>12} {old['wall_s']:8.2f} {old['cpu_s']:8.2f} "
               f"{1e6 * old['cpu_s'] / (n + extra):11.0f} {old['rss_mb']:12.0f}", flush=True)
         if args.no_driver:
             continue
+        size = (folder / "matches.jsonl").stat().st_size
         drv = subprocess.run([sys.executable, __file__, "--driver", str(folder), "--bots", str(args.bots),
                               "--players", str(args.players)], capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        with open(folder / "matches.jsonl", "r+b") as f:  # the driver's records are not the bench's: cut them
+            f.truncate(size)
         print(drv.stdout.rstrip() or drv.stderr[-2000:], flush=True)
     if args.out is None and args.keep is None:
         shutil.rmtree(root, ignore_errors=True)

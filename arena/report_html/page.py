@@ -88,7 +88,7 @@ def _unsandboxed(meta: dict[str, Any]) -> str:
 
 def _json_script(obj: Any) -> str:
     text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return '<script type="application/json" id="report-data">' + text.replace("</", "<\\/") + "</script>"
+    return '<script type="application/json" id="report-data">' + text.replace("<", "\\u003c") + "</script>"
 
 
 def _rating_section(n: int) -> str:

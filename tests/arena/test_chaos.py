@@ -130,6 +130,10 @@ def test_kill_9_mid_run_loses_no_match(tmp_path, target):
     attempts = [json.loads(x) for x in (results / "chaos" / "attempts.jsonl").read_text().splitlines()]
     assert attempts and all(a["infra"] for a in attempts)  # the interrupted matches, none recorded
     assert all(a["unfinished"] >= 1 for a in attempts)  # how many of its batch were played again
+    # ... and the run's last line says so (new-user finding: only attempts.jsonl did)
+    again = sum(a["unfinished"] for a in attempts)
+    said = " ".join(err.split())
+    assert f"{again} match{'es were' if again != 1 else ' was'} played again after an infrastructure failure" in said
     if target == "raylet":
         assert "the local Ray instance died" in " ".join(err.split())
     # a rerun has nothing left to play

@@ -71,6 +71,10 @@ def test_doctor_checks_every_bot_of_a_file_in_one_table(tmp_path):
     assert out.returncode == 1, out.stdout + out.stderr  # carol crashes
     rows = {m.group(1): m.group(2) for m in re.finditer(r"│ (\w+)\s+│ week1 \(agram, 2 players\)\s+│ (PASS|FAIL)", out.stdout)}
     assert rows == {"alice": "PASS", "bob": "PASS", "carol": "FAIL", "random": "PASS"}
+    # a line per bot on stderr as each check ends (a class of 150 takes minutes)
+    progress = re.findall(r"^\[(\d)/4\] (\w+): (pass|FAIL) \(\d+\.\d s\)$", out.stderr, re.M)
+    assert [k for k, _, _ in progress] == ["1", "2", "3", "4"]
+    assert {b: ok for _, b, ok in progress} == {"alice": "pass", "bob": "pass", "carol": "FAIL", "random": "pass"}
     from rich.console import Console
 
     from arena.doctor import doctor_config

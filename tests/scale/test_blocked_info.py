@@ -75,8 +75,13 @@ def test_the_blocked_information_and_meat_equal_the_sparse_products_bit_for_bit(
     r = -p
     r[d.chosen] += 1.0
     assert batchfit._meat(d, r).tobytes() == _old_meat(d, beta).tobytes()
-    # and the fit's sandwich is the one the two give
+    # the leverage-adjusted sandwich (CR3) keeps its own meat; its information is the blocked one
     hess: list = []
+    batchfit.sandwich(d, beta, batchfit.RIDGE, hess)
+    assert hess[0].tobytes() == _old_hess(d, np.ones(d.n_stages), beta, batchfit.RIDGE).tobytes()
+    # and the plain sandwich is the one the two give
+    monkeypatch.setattr(batchfit, "LEVERAGE_ADJUSTED", False)
+    hess = []
     cv = batchfit.sandwich(d, beta, batchfit.RIDGE, hess)
     inv = np.linalg.inv(_old_hess(d, np.ones(d.n_stages), beta, batchfit.RIDGE)[:d.n_bots, :d.n_bots])
     out = inv @ _old_meat(d, beta) @ inv

@@ -1,0 +1,121 @@
+"""What the arena checks in a results folder before it trusts or writes it (docs/security.md).
+
+A results folder may come from someone else (a student sends one, a shared folder): reading it
+must not write outside it nor fail with a traceback. :func:`refuse_links` refuses symbolic links
+among the folder's entries and in its page folders (a planted ``leaderboard.csv -> ~/.bashrc``
+would be written through); :func:`check_meta` checks ``tournament.json``'s fields that name files
+or size the tables (bot names become ``bots/<name>.html``) against the configuration's own rules.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from arena.config_read import BOT_NAME
+from arena.errors import ArenaError
+
+#: the sub-folders the arena writes into (pages, logs)
+SUBFOLDERS = ("bots", "replays", "logs")
+#: the largest field the tables are built for (pairwise matrices of bots² numbers)
+MAX_BOTS = 10_000
+_NAME = re.compile(BOT_NAME)
+
+
+def refuse_links(folder: str | Path) -> None:
+    """Refuse a results folder holding a symbolic link (the folder itself may be one).
+
+    Checked: every entry of ``folder`` and of its :data:`SUBFOLDERS`.
+
+    :raises ArenaError: naming the first link found and the remedy.
+    """
+    root = Path(folder)
+    dirs = [root, *(root / s for s in SUBFOLDERS)]
+    for d in dirs:
+        try:
+            entries = list(os.scandir(d))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as e:
+            raise ArenaError(f"cannot read the results folder {d}: {e.strerror or e}") from e
+        for entry in entries:
+            if entry.is_symlink():
+                raise ArenaError(
+                    f"{entry.path} is a symbolic link (to {os.readlink(entry.path)}): the arena writes into this "
+                    "results folder and would write through it. Remove the link (or copy the folder's regular "
+                    "files into a new folder), then run the command again")
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """``tournament.json`` at ``path``, parsed and checked (:func:`check_meta`).
+
+    :raises ArenaError: unreadable, not JSON, or a field fails its check.
+    """
+    try:
+        meta = json.loads(path.read_bytes())
+    except OSError as e:
+        raise ArenaError(f"cannot read {path}: {e.strerror or e}") from e
+    except ValueError as e:
+        raise ArenaError(f"{path} is not valid JSON ({e}); it is written by `arena run`: run the tournament "
+                         "again into this folder to rewrite it (its matches.jsonl is kept)") from e
+    check_meta(meta, path)
+    return meta
+
+
+def check_meta(meta: Any, path: Path | str = "tournament.json") -> None:
+    """Check the fields of ``tournament.json`` that name files or size the tables.
+
+    ``name`` and every bot name follow the configuration's name rule (a letter or digit, then
+    letters, digits, ``_.-``); ``bots`` a list of at most :data:`MAX_BOTS` distinct names;
+    ``players`` a whole number ≥ 1; ``ratings``' ``mu``, ``sigma``, ``tau``,
+    ``draw_probability`` finite numbers in their ranges (or ``"default"`` / ``"auto"``).
+
+    :raises ArenaError: naming the file, the key and the remedy.
+    """
+    def bad(key: str, why: str) -> ArenaError:
+        return ArenaError(f"{path}: {key} {why}. This file is written by `arena run`; a results folder from "
+                          "elsewhere may have been edited: rerun the tournament into a new folder "
+                          "(its matches.jsonl can be copied there)")
+
+    if not isinstance(meta, dict):
+        raise bad("the top level", "is not an object")
+    name = meta.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise bad("'name'", f"is {name!r}, not a tournament name (letters, digits, '_.-')")
+    bots = meta.get("bots")
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise bad("'bots'", "is not a list of bot names")
+    if len(bots) > MAX_BOTS:
+        raise bad("'bots'", f"lists {len(bots)} bots; the tables are built for at most {MAX_BOTS}")
+    for b in bots:
+        if not _NAME.match(b):
+            raise bad("'bots'", f"holds {b!r}, not a bot name (a letter or digit, then letters, digits, '_.-')")
+    if len(set(bots)) != len(bots):
+        raise bad("'bots'", "names a bot twice")
+    players = meta.get("players")
+    if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        raise bad("'players'", f"is {players!r}, not a whole number >= 1")
+    _check_ratings(meta.get("ratings", {}), bad)
+
+
+def _check_ratings(r: Any, bad: Any) -> None:
+    """The ``ratings`` block of :func:`check_meta`."""
+    if not isinstance(r, dict):
+        raise bad("'ratings'", "is not an object")
+
+    def number(key: str, low: float, high: float, words: tuple[str, ...] = ()) -> None:
+        if key not in r or r[key] in words:
+            return
+        v = r[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not low <= v <= high:
+            alt = "".join(f" or {w!r}" for w in words)
+            raise bad(f"'ratings.{key}'", f"is {v!r}, not a number in [{low:g}, {high:g}]{alt}")
+
+    number("mu", -1e6, 1e6)
+    number("sigma", 1e-6, 1e6)
+    number("tau", 0.0, 1e6, ("default",))
+    number("draw_probability", 0.0, 0.999, ("auto",))
