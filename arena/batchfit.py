@@ -281,15 +281,64 @@ def _objective(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
 
 
 def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
-    """Gradient and (sparse, CSC) Hessian of the penalised log-likelihood with stage weights ``w``."""
+    """Gradient and (sparse, CSC) Hessian of the penalised log-likelihood with stage weights ``w``.
+
+    Up to :data:`DENSE_HESS_UPTO` parameters the Hessian is accumulated dense, stage block by
+    stage block (:func:`_info_dense`: equal bit for bit to the sparse products, a block's
+    temporaries instead of copies of the whole design); beyond, by sparse products."""
     p, _ = _softmax(d, d.x @ beta)
     wc = np.repeat(w, d.width)
     r = -wc * p
     r[d.chosen] += w
     g = d.x.T @ r - lam * beta
+    del r
+    if d.n_params <= DENSE_HESS_UPTO:
+        h = _info_dense(d, w, p, lam)
+        if np.count_nonzero(h) >= DENSE_FROM * h.size:  # what _solve solves dense: the same matrix
+            return np.asarray(g).ravel(), sp.csc_matrix(h)
     xp = sp.csr_matrix((p, (d.stage, np.arange(len(p)))), shape=(d.n_stages, len(p))) @ d.x  # (S, P) stage means
     h = (d.x.T @ sp.diags(wc * p) @ d.x - xp.T @ sp.diags(w) @ xp) + lam * sp.eye(len(beta))
     return np.asarray(g).ravel(), sp.csc_matrix(h)
+
+
+#: up to this many parameters the information is accumulated dense (:func:`_info_dense`; 3000: 72 MB)
+DENSE_HESS_UPTO = 3000
+#: design rows per block of :func:`_info_dense` and :func:`sandwich` (~60 bytes of temporaries a row)
+BLOCK_ROWS = 1 << 17
+
+
+def _outer_add(out: np.ndarray, x: Any, w: np.ndarray, n_p: int) -> None:
+    """``out += Σ_c w_c x_c x_cᵀ`` over the rows ``c`` of the CSR ``x`` (``out`` flat ``(P·P,)``),
+    each entry summed in row order — the order of scipy's sparse product ``x.T @ diag(w) @ x``,
+    so the sums are its own bit for bit."""
+    ip, ind, dat = x.indptr, x.indices, x.data
+    n = np.diff(ip)
+    row = np.repeat(np.arange(x.shape[0]), n)
+    cnt = n[row]  # per entry: the entries of its row
+    e = np.repeat(np.arange(len(ind)), cnt)
+    f = ip[:-1][row][e] + (np.arange(len(e)) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    np.add.at(out, ind[e].astype(np.int64) * n_p + ind[f], (dat[e] * w[row[e]]) * dat[f])
+
+
+def _info_dense(d: Design, w: np.ndarray, p: np.ndarray, lam: float) -> np.ndarray:
+    """``(P, P)`` the penalised information ``Xᵀ diag(w p) X − Σ_s w_s x̄_s x̄_sᵀ + λI`` (``x̄_s``
+    the stage's probability-weighted mean row), accumulated a block of stages at a time."""
+    n_p = d.n_params
+    h1, h2 = np.zeros(n_p * n_p), np.zeros(n_p * n_p)
+    step = max(1, BLOCK_ROWS // d.width)
+    for s0 in range(0, d.n_stages, step):
+        s1 = min(d.n_stages, s0 + step)
+        r0, r1 = s0 * d.width, s1 * d.width
+        xc, pc, wc = d.x[r0:r1], p[r0:r1], np.repeat(w[s0:s1], d.width)
+        _outer_add(h1, xc, wc * pc, n_p)
+        stage = np.repeat(np.arange(s1 - s0), d.width)
+        xp = sp.csr_matrix((pc, (stage, np.arange(r1 - r0))), shape=(s1 - s0, r1 - r0)) @ xc
+        _outer_add(h2, xp, w[s0:s1], n_p)
+    h1 -= h2  # in place: (h1 − h2) + λI entry for entry (no −0.0 arises: the sums start at +0.0)
+    del h2
+    h = h1.reshape(n_p, n_p)
+    h[np.diag_indices(n_p)] += lam
+    return h
 
 
 #: a Hessian with more stored entries than this fraction is solved dense (LAPACK), else sparse
@@ -559,27 +608,51 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None 
         next fit's :func:`chord` preconditioner)."""
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
-    # G_b = Σ over its stages' rows of (chosen − p_row) · x_row: one sparse sum straight from x's entries
-    r = -p
+    r = -p  # G_b = Σ over its stages' rows of (chosen − p_row) · x_row
     r[d.chosen] += 1.0
-    x = d.x.tocoo()
-    bots = x.col < nb
-    row, col = x.row[bots], x.col[bots]
+    meat = None if LEVERAGE_ADJUSTED else _meat(d, r)  # the plain meat a range of blocks at a time
     full = _grad_hess(d, np.ones(d.n_stages), beta, lam)[1]
     if hess is not None:
         hess.append(full.toarray())
     h = full[:nb, :nb].toarray()
     inv = np.linalg.inv(h)
-    if LEVERAGE_ADJUSTED:  # CR3: each block's score through (I − J_b H⁻¹)⁻¹ (arena.leverage)
+    if meat is None:  # CR3: each block's score through (I − J_b H⁻¹)⁻¹ (arena.leverage)
+        x = d.x.tocoo()
+        bots = x.col < nb
+        row, col = x.row[bots], x.col[bots]
         loc, slots = leverage.block_slots(d.block[row // d.width], col, d.n_blocks, nb)
         adj = leverage.adjusted_scores(row, loc, x.data[bots], slots, p, r, d.width, d.block, inv)
         on = slots >= 0
         gb = sp.csr_matrix((adj[on], (np.nonzero(on)[0], slots[on])), shape=(max(d.n_blocks, 1), nb))
-    else:
-        gb = sp.csr_matrix((r[row] * x.data[bots], (d.block[row // d.width], col)), shape=(max(d.n_blocks, 1), nb))
-    meat = (gb.T @ gb).toarray()
+        meat = (gb.T @ gb).toarray()
     out = inv @ meat @ inv
     return np.asarray((out + out.T) / 2)
+
+
+def _meat(d: Design, r: np.ndarray) -> np.ndarray:
+    """``(n_bots, n_bots)`` ``Σ_b G_b G_bᵀ`` of the blocks' scores ``G_b = Σ_rows r_row x_row`` (bots'
+    columns), a range of blocks at a time: each block's entries in the design's order, so each
+    ``G_b`` and the sum are those of one sparse ``G`` over every block (``G.T @ G``) bit for bit."""
+    nb = d.n_bots
+    out = np.zeros(nb * nb)
+    order = np.argsort(d.block, kind="stable")  # stages by block, in stage order within one
+    cut = np.searchsorted(d.block[order], np.arange(d.n_blocks + 1))
+    step = max(1, BLOCK_ROWS // d.width)
+    b0 = 0
+    while b0 < d.n_blocks:
+        b1 = max(b0 + 1, int(np.searchsorted(cut, cut[b0] + step, side="right")) - 1)
+        b1 = min(b1, d.n_blocks)
+        st = order[cut[b0]:cut[b1]]
+        rows = (st[:, None] * d.width + np.arange(d.width)).ravel()
+        xc = d.x[rows]
+        n = np.diff(xc.indptr)
+        local = np.repeat(np.arange(len(rows)), n)
+        bots = xc.indices < nb
+        blk = d.block[st][local[bots] // d.width] - b0
+        g = sp.csr_matrix((r[rows][local[bots]] * xc.data[bots], (blk, xc.indices[bots])), shape=(b1 - b0, nb))
+        _outer_add(out, g, np.ones(b1 - b0), nb)
+        b0 = b1
+    return np.asfortranarray(out.reshape(nb, nb))  # the layout of G.T @ G's array: the same BLAS path after
 
 
 def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,

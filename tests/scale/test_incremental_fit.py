@@ -169,7 +169,7 @@ def test_the_counters_survive_their_array_checkpoint_and_colliding_lineup_hashes
     by_names = tallies.Tallies(bots).add_all(recs).contests()
     for collide in (False, True):
         if collide:  # every lineup has the same hash: found by name (lineup_other), blocks ordered by names
-            monkeypatch.setattr(tallies, "id_hash", lambda s: 7)
+            monkeypatch.setattr(tallies, "lineup_hashes", lambda enc: np.full(len(enc), 7, np.int64))
             monkeypatch.setattr(tallies, "HASH_ORDER_FROM", 0)
         whole = tallies.Tallies(bots).add_all(recs)
         if collide:

@@ -197,3 +197,103 @@ def test_the_counters_reproduce_the_record_tables(tmp_path):
 
     assert tallies.Tallies(bots).add_all(recs).mixing() == design_mixing(list(lineups.values()), bots)
     assert tallies.Tallies(bots[:3]).add_all(recs).mixing() == design_mixing(list(lineups.values()), bots[:3])
+
+
+def _records_with_oddities(tmp_path, n: int, bots: int, seed: int):
+    """Records with faults, forfeits, a disabled and an aborted match, ties, a lineup outside the
+    field, a bot twice in one match and an arena-side fault (no bot)."""
+    lines, meta = journal_lines(tmp_path, n, bots, seed)
+    recs = [json.loads(x) for x in lines]
+    rng = random.Random(seed)
+    for r in recs[n // 2:]:  # three players from the middle on (rank patterns first seen out of order)
+        r["seats"].append(next(b for b in meta["bots"] if b not in r["seats"]))
+        r["bot_versions"].append("")
+        r["match_id"] = r["match_id"].replace("/", "+3/", 1)
+        if r["outcome"]:
+            r["outcome"] = {"ranks": [rng.randrange(3) for _ in range(3)], "scores": [1.0, 0.0, 0.5]}
+    for r in recs:
+        r["move_ms"] = []  # as the journal cache keeps them: the plain records go by the columns
+    recs[3]["seats"] = [recs[3]["seats"][0], "stranger"]  # a name outside the field
+    recs[3]["bot_versions"] = ["", ""]
+    recs[7]["seats"] = [recs[7]["seats"][0]] * 2  # the same bot in both seats
+    recs[11]["faults"] = [{"seat": None, "bot": None, "class": "crash", "move": 0, "detail": "arena"}]
+    recs[11]["status"] = "forfeit"
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "matches.jsonl").write_bytes(b"".join((json.dumps(r) + "\n").encode() for r in recs))
+    return read_records(folder), meta["bots"]
+
+
+@pytest.mark.parametrize("chunk", [tallies.CHUNK, 37])
+@pytest.mark.parametrize("rate_forfeits", [False, True])
+def test_the_columns_path_gives_the_record_by_record_counters_bit_for_bit(tmp_path, chunk, rate_forfeits,
+                                                                          monkeypatch):
+    """The plain records read straight from the columns (a ``RecordView``) and every record built
+    one by one (a list) give equal counters, array for array, however the chunks cut them; the
+    matches and wins are :func:`tables.credits`' own."""
+    from arena.columns import view_of
+
+    monkeypatch.setattr(tallies, "CHUNK", chunk)
+    recs, bots = _records_with_oddities(tmp_path, 400, 9, 6)
+    view = view_of(recs)
+    assert 10 < len(view.cols.extra) < len(recs) // 2  # both paths taken
+    a = tallies.Tallies(bots, rate_forfeits).add_all(recs).arrays()
+    b = tallies.Tallies(bots, rate_forfeits).add_all(view).arrays()
+    half = tallies.Tallies(bots, rate_forfeits).add_all(view[:150]).add_all(view[150:]).arrays()
+    assert a.keys() == b.keys() == half.keys()
+    for k in a:
+        assert a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]) and np.array_equal(a[k], half[k]), k
+    t = tallies.Tallies(bots, rate_forfeits).add_all(view)
+    assert "stranger" in t.bot_stats() and t.met_extra  # the name outside the field was counted
+    assert t.mixing() == tallies.Tallies(bots, rate_forfeits).add_all(recs).mixing()
+    ref = {b: (0, 0) for b in t.names}
+    for r in recs:
+        for b, _seat, win, _rank, _score in tables.credits(r):
+            ref[b] = (ref[b][0] + 1, ref[b][1] + win)
+    assert {b: (s["matches"], s["wins"]) for b, s in t.bot_stats().items()} == ref
+
+
+def test_the_checkpoint_is_no_pickle_and_a_foreign_or_old_one_is_rebuilt(tmp_path):
+    """``checkpoint-tables.npz`` holds arrays only (loads with ``allow_pickle=False``); a file
+    with a pickled object inside, a cut one or another layout is ignored and rebuilt; the old
+    ``checkpoint-tables.pkl`` is never opened, only deleted."""
+    lines, meta = journal_lines(tmp_path, 200, 8, 9)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    (folder / "matches.jsonl").write_bytes(b"".join(lines))
+    ok = lambda r: True  # noqa: E731 - every synthetic record is in the schedule
+
+    def run():
+        prefixes: list = []
+        recs = journal_cache.read(folder, ok, meta["bots"], prefixes=prefixes)[0]
+        return tallies.tallies(folder, recs, meta["bots"], prefixes=prefixes)
+
+    trap = tmp_path / "ran"
+
+    class Trap:
+        def __reduce__(self):
+            return (Path.touch, (trap,))
+
+    import pickle
+
+    (folder / tallies.OLD_NAME).write_bytes(pickle.dumps(Trap()))
+    first = run()
+    cp = folder / tallies.NAME
+    assert first.resumed_from == 0 and cp.exists() and not (folder / tallies.OLD_NAME).exists()
+    with np.load(cp, allow_pickle=False) as z:
+        assert all(z[k].dtype != object for k in z.files)
+    assert run().resumed_from == 200
+    good = cp.read_bytes()
+    with np.load(cp, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    for bad in ("object", "cut", "layout"):
+        if bad == "object":
+            np.savez(cp, **{**arrays, "met": np.array([Trap()], dtype=object)})
+        elif bad == "cut":
+            cp.write_bytes(good[: len(good) // 2])
+        else:
+            np.savez(cp, **{**arrays, "s_sum": arrays["s_sum"][:-1]})
+        again = run()
+        assert again.resumed_from == 0 and not trap.exists(), bad
+        assert json.dumps(again.bot_stats()) == json.dumps(first.bot_stats())
