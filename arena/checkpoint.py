@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,7 +105,37 @@ def load(folder: str | Path) -> dict[str, Any] | None:
         data = json.loads((Path(folder) / NAME).read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT and _well_formed(data) else None
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Whether a checkpoint's fields have the types :func:`save` writes (a damaged or edited one is
+    ignored and rebuilt, never a traceback): snapshots of ``n``, ``digest``, ``fallbacks`` and
+    ``cur`` rows ``[bot, pi, tau]`` of finite floats; the journal entry's counts."""
+    def num(x: Any) -> bool:
+        return type(x) in (int, float) and math.isfinite(x)
+
+    snaps = data.get("snapshots", [])
+    if not isinstance(snaps, list) or not isinstance(data.get("key", ""), str):
+        return False
+    for snap in snaps:
+        if not (isinstance(snap, dict) and type(snap.get("n")) is int and isinstance(snap.get("digest"), str)
+                and type(snap.get("fallbacks", 0)) is int and isinstance(snap.get("cur"), list)):
+            return False
+        if not all(isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and num(c[1]) and num(c[2])
+                   for c in snap["cur"]):
+            return False
+    jr = data.get("journal")
+    if jr is not None:
+        if not isinstance(jr, dict):
+            return False
+        counts = ("end", "count", "tied", "pairs", "rated")
+        if not all(type(jr.get(k, 0)) is int for k in counts) or not isinstance(jr.get("digest", ""), str):
+            return False
+        last = jr.get("last_key")
+        if last is not None and not (isinstance(last, list) and len(last) == 3):
+            return False
+    return True
 
 
 def save(folder: str | Path, data: dict[str, Any]) -> None:

@@ -172,3 +172,19 @@ def test_an_endless_line_and_a_fifo_are_refused(folder: Path, monkeypatch: pytes
     load_meta(folder)
     out = arena("leaderboard", str(folder))  # would block for ever on open()
     assert out.returncode == 2 and "is not a regular file" in out.stderr
+
+
+@pytest.mark.parametrize("damage", [
+    lambda ck: ck.update(snapshots=5),
+    lambda ck: ck["snapshots"][0]["cur"][0].__setitem__(1, "x"),
+    lambda ck: ck["snapshots"][0]["cur"][0].pop(),
+    lambda ck: ck["journal"].update(tied="many"),
+])
+def test_a_damaged_replay_checkpoint_is_rebuilt(folder: Path, damage) -> None:
+    truth = arena("leaderboard", str(folder), "--format", "csv")
+    ck = json.loads((folder / "checkpoint.json").read_text())
+    damage(ck)
+    (folder / "checkpoint.json").write_text(json.dumps(ck))
+    again = arena("leaderboard", str(folder), "--format", "csv")
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr[-2000:]
+    assert again.stdout == truth.stdout
