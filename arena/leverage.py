@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: stages of the design summed at a time (bounds the per-row arrays: ~10 MB a chunk for two players)
+STAGES = 1 << 16
+
 
 def block_slots(block_of_entry: np.ndarray, bot_of_entry: np.ndarray, n_blocks: int,
                 n_bots: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,14 +54,23 @@ def adjusted_scores(row: np.ndarray, loc: np.ndarray, val: np.ndarray, bots: np.
     """
     n_blocks, k = bots.shape
     n_stages = len(block_of_stage)
-    xl = np.bincount(row * k + loc, val, len(p) * k).reshape(n_stages, width, k)  # each row on its block's slots
-    ps = p.reshape(n_stages, width)
-    m = np.einsum("sw,swk->sk", ps, xl)                                           # the stage's mean row
-    js = np.einsum("sw,swk,swl->skl", ps, xl, xl) - m[:, :, None] * m[:, None, :]  # the stage's information
-    gs = np.einsum("sw,swk->sk", resid.reshape(n_stages, width), xl)               # the stage's score
-    blk = block_of_stage.astype(np.int64)
-    j = np.stack([np.bincount(blk, js[:, a, c], n_blocks) for a in range(k) for c in range(k)], axis=1)
-    g = np.stack([np.bincount(blk, gs[:, a], n_blocks) for a in range(k)], axis=1)
+    j = np.zeros((n_blocks, k * k))
+    g = np.zeros((n_blocks, k))
+    cuts = np.searchsorted(row, np.arange(0, n_stages + STAGES, STAGES) * width)  # the entries are in row order
+    for c, s0 in enumerate(range(0, n_stages, STAGES)):  # a chunk of stages at a time: bounded memory
+        s1 = min(s0 + STAGES, n_stages)
+        e0, e1 = cuts[c], cuts[c + 1]
+        xl = np.bincount((row[e0:e1] - s0 * width) * k + loc[e0:e1], val[e0:e1],
+                         (s1 - s0) * width * k).reshape(s1 - s0, width, k)  # each row on its block's slots
+        ps = p[s0 * width:s1 * width].reshape(s1 - s0, width)
+        m = np.einsum("sw,swk->sk", ps, xl)                                             # the stage's mean row
+        js = np.einsum("sw,swk,swl->skl", ps, xl, xl) - m[:, :, None] * m[:, None, :]   # the stage's information
+        gs = np.einsum("sw,swk->sk", resid[s0 * width:s1 * width].reshape(s1 - s0, width), xl)  # its score
+        blk = block_of_stage[s0:s1].astype(np.int64)
+        for a in range(k):
+            g[:, a] += np.bincount(blk, gs[:, a], n_blocks)
+            for b in range(k):
+                j[:, a * k + b] += np.bincount(blk, js[:, a, b], n_blocks)
     safe = np.where(bots < 0, 0, bots)
     on = bots >= 0
     hl = hinv[safe[:, :, None], safe[:, None, :]] * (on[:, :, None] & on[:, None, :])

@@ -67,3 +67,16 @@ def test_well_measured_fields_change_little() -> None:
     iu = np.triu_indices(20, 1)
     ratio = adjusted.diff_sd()[iu] / plain.diff_sd()[iu]
     assert 1.0 <= np.median(ratio) < 1.05, np.median(ratio)
+
+
+def test_the_adjustment_summed_a_chunk_of_stages_at_a_time_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import leverage
+
+    res = sim.simulate_ffa(np.linspace(0, 1.5, 30), sim.ffa_lineups(30, 3, per_bot=6), 5, np.random.default_rng(2),
+                           tie_width=0.3)
+    d = res.design()
+    one = bf.fit(d, method="sandwich").cov
+    monkeypatch.setattr(leverage, "STAGES", 7)  # ~250 chunks, blocks cut across them
+    chunked = bf.fit(d, method="sandwich").cov
+    assert d.n_stages > 50 * leverage.STAGES
+    np.testing.assert_allclose(chunked, one, rtol=1e-10, atol=1e-14)
