@@ -32,7 +32,7 @@ to first order, whose covariance is exactly that matrix (``Σ_b G_b`` = the ridg
 The intervals become normal ones; calibration by simulation: ``tests/ratings/test_sandwich.py``.
 The fit can start from a previous one (``beta0``: the checkpointed fit, :mod:`arena.strength`).
 
-(~650 lines: the fit, its bootstrap and sandwich share the design arrays; the rank-interval and P(stronger) summaries are the part to move out next.)
+(~730 lines: the fit, its bootstrap and sandwich share the design arrays; the rank-interval and P(stronger) summaries are the part to move out next.)
 """
 
 from __future__ import annotations

@@ -113,6 +113,7 @@ def _well_formed(data: dict[str, Any]) -> bool:
     ignored and rebuilt, never a traceback): snapshots of ``n``, ``digest``, ``fallbacks`` and
     ``cur`` rows ``[bot, pi, tau]`` of finite floats; the journal entry's counts."""
     def num(x: Any) -> bool:
+        """A finite int or float (not a bool)."""
         return type(x) in (int, float) and math.isfinite(x)
 
     snaps = data.get("snapshots", [])

@@ -328,6 +328,7 @@ def doctor(
         only = ([game] if game else []) + cmd  # `--config FILE [BOT ...]`: typer gives the first as GAME
         clock = Clock(move_ms=move_ms) if move_ms != 1000 else None  # else each tournament's own clock
         def progress(k: int, total: int, name: str, passed: bool, seconds: float) -> None:
+            """One stderr line per checked bot: ``[k/total] name: pass|FAIL (seconds s)``."""
             err_console.print(f"[{k}/{total}] {name}: {'pass' if passed else 'FAIL'} ({seconds:.1f} s)",
                               markup=False, highlight=False)
 

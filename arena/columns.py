@@ -15,6 +15,9 @@ again the same way).
 :class:`Columns`: it builds a light record per index when asked, so iterating it many times
 never holds every record at once. Hot consumers can read its numpy columns directly
 (:meth:`RecordView.deal_index`, :meth:`RecordView.seat_codes`, ...).
+
+(~710 lines: Columns and RecordView share the column layout; RecordView's accessors are the
+part to move out next, with a floor of their own in tests/arena/test_layers.py.)
 """
 
 from __future__ import annotations

@@ -77,6 +77,7 @@ def check_meta(meta: Any, path: Path | str = "tournament.json") -> None:
     :raises ArenaError: naming the file, the key and the remedy.
     """
     def bad(key: str, why: str) -> ArenaError:
+        """The error naming ``path``, the ``key`` and ``why``, with the remedy."""
         return ArenaError(f"{path}: {key} {why}. This file is written by `arena run`; a results folder from "
                           "elsewhere may have been edited: rerun the tournament into a new folder "
                           "(its matches.jsonl can be copied there)")
@@ -108,6 +109,7 @@ def _check_ratings(r: Any, bad: Any) -> None:
         raise bad("'ratings'", "is not an object")
 
     def number(key: str, low: float, high: float, words: tuple[str, ...] = ()) -> None:
+        """Raise :func:`bad` unless ``r[key]`` is absent, one of ``words``, or finite in ``[low, high]``."""
         if key not in r or r[key] in words:
             return
         v = r[key]

@@ -24,6 +24,9 @@ after ``k`` new records adds those ``k``. A journal edited before ``end``, other
 ``rate_forfeits`` → the counters are rebuilt from the records. A cache: deleting it only costs
 time; an unreadable or foreign one is ignored (and the older ``checkpoint-tables.pkl`` is never
 read, only deleted).
+
+(~675 lines: the counters and their checkpoint share one array layout; the checkpoint's
+write/read is the part to move out next.)
 """
 
 from __future__ import annotations
@@ -587,6 +590,7 @@ def _record_json(r: MatchRecord) -> dict[str, Any]:
 def _record_of(j: dict[str, Any]) -> MatchRecord:
     """:func:`_record_json` read back (lists as tuples; what :func:`arena.faults.first_fault` reads equal)."""
     def tup(x: Any) -> Any:
+        """``x`` with every nested list as a tuple."""
         return tuple(tup(y) for y in x) if isinstance(x, list) else x
 
     kw = {k: tup(j[k]) for k in _KEPT}

@@ -306,6 +306,7 @@ class _Bulk:
 
     @classmethod
     def empty(cls) -> _Bulk:
+        """No events: every array of length 0 (a chunk without plain records)."""
         z = np.zeros(0, np.int64)
         z2 = np.zeros((0, 1), np.int64)
         return cls(z, z, z2, z2, np.zeros((0, 1)), z, z, np.zeros((0, 2), np.int64), z, z, z2)
