@@ -118,7 +118,7 @@ def prepare(tournament, results_root: str | Path,
         players, options, clock, ...), or an existing match's fingerprinted fields changed.
     """
     folder = Path(results_root) / tournament.name
-    refuse_links(folder)
+    refuse_links(folder, inside=("logs",))  # a run writes its logs there
     journal = Journal(folder)
     try:
         journal.check_settings(tournament.name, tournament_settings(tournament))

@@ -188,6 +188,8 @@ def export(folder: str | Path, st: Standings) -> None:
     """Write the leaderboard, crosstable and reliability exports and ``report.html`` of ``st`` into ``folder``."""
     from arena import report_html
 
+    results_folder.refuse_links(folder, inside=("bots", "replays"))  # the pages are written there
+
     counts = {"matches": len(st.records),
               "ok": sum(1 for r in st.records if r.status == "ok"),
               "forfeit": sum(1 for r in st.records if r.status == "forfeit"),

@@ -26,15 +26,17 @@ MAX_BOTS = 10_000
 _NAME = re.compile(BOT_NAME)
 
 
-def refuse_links(folder: str | Path) -> None:
+def refuse_links(folder: str | Path, inside: tuple[str, ...] = ()) -> None:
     """Refuse a results folder holding a symbolic link (the folder itself may be one).
 
-    Checked: every entry of ``folder`` and of its :data:`SUBFOLDERS`.
+    Checked: every entry of ``folder`` (its :data:`SUBFOLDERS` among them) and of the sub-folders
+    named in ``inside`` — those the caller writes into (``logs/`` holds a file per match: it is
+    scanned by a run, not by every table).
 
     :raises ArenaError: naming the first link found and the remedy.
     """
     root = Path(folder)
-    dirs = [root, *(root / s for s in SUBFOLDERS)]
+    dirs = [root, *(root / s for s in inside)]
     for d in dirs:
         try:
             entries = list(os.scandir(d))

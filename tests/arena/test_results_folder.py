@@ -188,3 +188,14 @@ def test_a_damaged_replay_checkpoint_is_rebuilt(folder: Path, damage) -> None:
     again = arena("leaderboard", str(folder), "--format", "csv")
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr[-2000:]
     assert again.stdout == truth.stdout
+
+
+def test_a_link_inside_a_page_folder_is_refused_before_the_pages_are_written(folder: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.html"
+    victim.write_text("ORIGINAL")
+    (folder / "replays").mkdir()
+    (folder / "replays" / "index.html").symlink_to(victim)
+    assert arena("leaderboard", str(folder)).returncode == 0  # the tables alone write no page
+    out = arena("leaderboard", str(folder), "--write")
+    assert out.returncode == 2 and "index.html is a symbolic link" in out.stderr
+    assert victim.read_text() == "ORIGINAL"
