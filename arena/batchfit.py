@@ -48,7 +48,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from arena import leverage, stats
+from arena import leverage, stats, twoside
+from arena.twoside import TwoSide
 
 RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)
 ELO = 400 / math.log(10)  #: Elo points per unit of log-strength
@@ -164,6 +165,32 @@ def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: S
     return _design(sides, dense, groups, pats, blocks, n_bots)
 
 
+def design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]] | RankCodes,
+           blocks: Sequence[int], n_bots: int) -> Design | TwoSide:
+    """The likelihood of a set of results (the arguments of :func:`build_design`): a
+    :class:`arena.twoside.TwoSide` when every result is two sides in one ``(R, 2, size)`` array
+    (:func:`fit`'s fast path for large fields), else the generic :func:`build_design`.
+
+    :raises ValueError: as :func:`build_design`."""
+    def generic() -> Design:
+        return build_design(sides, ranks, blocks, n_bots)
+
+    if isinstance(sides, np.ndarray) and len(sides):
+        codes, pats = ((ranks.codes, ranks.pats) if isinstance(ranks, RankCodes)
+                       else _codes_of(ranks))
+        got = twoside.build(sides, codes, pats, blocks, n_bots, generic)
+        if got is not None:
+            return got
+    return generic()
+
+
+def _codes_of(ranks: Sequence[Sequence[int]]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Rank tuples as codes into their table (:class:`RankCodes`'s form)."""
+    table: dict[tuple[int, ...], int] = {}
+    codes = np.array([table.setdefault(tuple(r), len(table)) for r in ranks], dtype=np.int64)
+    return codes, list(table)
+
+
 @dataclass(frozen=True)
 class RankCodes:
     """The results' side ranks as codes into a table of rank tuples (what
@@ -274,18 +301,24 @@ def _softmax(d: Design, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sc, mx + np.log(z)
 
 
-def _objective(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
+def _objective(d: Design | TwoSide, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
+    if isinstance(d, TwoSide):  # every weight 1 (the fast path fits large fields only)
+        return twoside.objective(d, beta, lam)
     s = d.x @ beta
     _, lz = _softmax(d, s)
     return float(np.dot(w, s[d.chosen] - lz) - 0.5 * lam * beta @ beta)
 
 
-def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
+def _grad_hess(d: Design | TwoSide, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
     """Gradient and (sparse, CSC) Hessian of the penalised log-likelihood with stage weights ``w``.
 
     Up to :data:`DENSE_HESS_UPTO` parameters the Hessian is accumulated dense, stage block by
     stage block (:func:`_info_dense`: equal bit for bit to the sparse products, a block's
-    temporaries instead of copies of the whole design); beyond, by sparse products."""
+    temporaries instead of copies of the whole design); beyond, by sparse products. Two-side
+    results (:class:`arena.twoside.TwoSide`, every weight 1): :func:`arena.twoside.grad_info`."""
+    if isinstance(d, TwoSide):
+        g, hd = twoside.grad_info(d, beta, lam)
+        return g, sp.csc_matrix(hd)
     p, _ = _softmax(d, d.x @ beta)
     wc = np.repeat(w, d.width)
     r = -wc * p
@@ -355,7 +388,7 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
     return spla.spsolve(h.tocsc(), g, permc_spec="MMD_AT_PLUS_A")
 
 
-def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
+def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
            tol: float = 1e-10, max_iter: int = 100, free: int | None = None,
            info: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
@@ -389,7 +422,7 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
     return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
 
 
-def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
+def chord(d: Design | TwoSide, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
     """Newton's iteration with a fixed information matrix ``info`` (the chord method): the
     maximum from a warm start ``beta`` with ``info`` a previous fit's negative Hessian (the
     checkpoint's), so each step costs a gradient (no Hessian over every result). Linear
@@ -410,10 +443,7 @@ def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max
         return None
     b, prev = beta.astype(float).copy(), np.inf
     for _ in range(max_iter):
-        p, _ = _softmax(d, d.x @ b)
-        r = -p
-        r[d.chosen] += 1.0
-        step = sla.lu_solve(lu, np.asarray(d.x.T @ r).ravel() - lam * b, check_finite=False)
+        step = sla.lu_solve(lu, _gradient(d, b, lam), check_finite=False)
         b += step
         m = float(np.max(np.abs(step))) if len(step) else 0.0
         if not np.isfinite(m) or m > 0.5 * prev and m > 1e-10:
@@ -422,6 +452,16 @@ def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max
             return b
         prev = m
     return None
+
+
+def _gradient(d: Design | TwoSide, beta: np.ndarray, lam: float) -> np.ndarray:
+    """``(P,)`` the gradient of the penalised log-likelihood (every stage weight 1)."""
+    if isinstance(d, TwoSide):
+        return twoside.gradient(d, beta, lam)
+    p, _ = _softmax(d, d.x @ beta)
+    r = -p
+    r[d.chosen] += 1.0
+    return np.asarray(d.x.T @ r).ravel() - lam * beta
 
 
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
@@ -597,7 +637,7 @@ def _erf(x: np.ndarray) -> np.ndarray:
 LEVERAGE_ADJUSTED = True
 
 
-def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
+def sandwich(d: Design | TwoSide, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
     """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
     ``H⁻¹ (Σ_b G̃_b G̃_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
     parameters held, as in :func:`bootstrap`) and ``G̃_b = (I − J_b H⁻¹)⁻¹ G_b`` the score of
@@ -606,6 +646,8 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None 
 
     :param hess: if given, the whole ``(P, P)`` information at ``beta`` is appended to it (the
         next fit's :func:`chord` preconditioner)."""
+    if isinstance(d, TwoSide):
+        return twoside.sandwich(d, beta, lam, hess, LEVERAGE_ADJUSTED)
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
     r = -p  # G_b = Σ over its stages' rows of (chosen − p_row) · x_row
@@ -655,7 +697,7 @@ def _meat(d: Design, r: np.ndarray) -> np.ndarray:
     return np.asfortranarray(out.reshape(nb, nb))  # the layout of G.T @ G's array: the same BLAS path after
 
 
-def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
+def fit(d: Design | TwoSide, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
         method: str = "auto", info0: np.ndarray | None = None) -> BatchFit:
     """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
 
@@ -691,7 +733,7 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(1, user_api="blas")
 
 
-def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
+def _fit(d: Design | TwoSide, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
          info0: np.ndarray | None) -> BatchFit:
     """:func:`fit` (its BLAS already limited to one thread)."""
     large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
@@ -699,6 +741,8 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
     # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
     # where it pays (large fields); a small field's table stays bit for bit reproducible
     warm = large or method == "sandwich"
+    if isinstance(d, TwoSide) and not warm:  # small fields: the generic design, as before
+        d = d.generic()
     start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
     if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
         got = chord(d, start, info0, lam) if start is not None and info0 is not None else None
@@ -708,8 +752,11 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
         info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
     else:
         beta, info = newton(d, lam=lam, beta=start)
-    rated = np.zeros(d.n_bots, bool)
-    rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
+    if isinstance(d, TwoSide):
+        rated = twoside.rated(d)
+    else:
+        rated = np.zeros(d.n_bots, bool)
+        rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
     cov = None
     if use_cov:
         boot = np.empty((0, len(beta)))
