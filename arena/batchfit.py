@@ -720,6 +720,20 @@ def fit(d: Design | TwoSide, n_boot: int = 400, seed: int = 0, lam: float = RIDG
         return _fit(d, n_boot, seed, lam, beta0, method, info0)
 
 
+def _centred(cv: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """``C cv Cᵀ`` (in place), ``C`` the map to strengths relative to the rated bots' mean (an
+    unrated bot's row 0), for the symmetric ``cv``: ``cv_ij − u_i − u_j + ū`` with ``u = cv[:, rated]``'s
+    row means (O(n²), no ``n × n`` products)."""
+    if rated.any():
+        u = cv[:, rated].mean(axis=1)
+        cv -= u[None, :]
+        cv -= u[:, None]
+        cv += u[rated].mean()
+    cv[~rated] = 0.0
+    cv[:, ~rated] = 0.0
+    return cv
+
+
 def _one_blas_thread() -> Any:
     """The BLAS/LAPACK calls of a fit on one thread (``threadpoolctl``): its dense solves are
     ~1,000 × 1,000, where OpenBLAS's threads cost several times the CPU of one on a loaded machine
@@ -763,11 +777,7 @@ def _fit(d: Design | TwoSide, n_boot: int, seed: int, lam: float, beta0: np.ndar
         hess: list = []
         cv = sandwich(d, beta, lam, hess)
         info = hess[0]
-        c = np.eye(d.n_bots)
-        if rated.any():
-            c[:, rated] -= 1.0 / rated.sum()
-        c[~rated] = 0.0
-        cov = c @ cv @ c.T
+        cov = _centred(cv, rated)
     else:
         boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot and info is not None else np.empty((0, len(beta)))
     theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()

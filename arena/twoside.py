@@ -211,7 +211,7 @@ def sandwich(d: TwoSide, beta: np.ndarray, lam: float, hess: list | None, adjust
     for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         idx = slice(lo, hi) if order is None else order[lo:hi]
         _meat(d, beta, idx, blk[lo:hi] - blk[lo], inv, adjusted, keys, wts)
-        if sum(map(len, keys)) >= INFO_CHUNK * 16 or hi == len(blk):  # one scatter per ~1M entries
+        if sum(map(len, keys)) >= INFO_CHUNK * 4 or hi == len(blk):  # one scatter per ~260k entries
             meat += np.bincount(np.concatenate(keys), np.concatenate(wts), nb * nb)
             keys, wts = [], []
     out = inv @ meat.reshape(nb, nb) @ inv
