@@ -174,8 +174,8 @@ def grad_info(d: TwoSide, beta: np.ndarray, lam: float) -> tuple[np.ndarray, np.
         slots = d.slots(idx)
         _grad_add(d, g, _coefs(d, p, idx), slots)
         m = _info_coefs(p)
-        idx = np.concatenate([ci * n_p + cj for ci, _ in slots for cj, _ in slots])
-        flat += np.bincount(idx, np.concatenate([m[a][b] for _, a in slots for _, b in slots]), n_p * n_p)
+        key = np.concatenate([ci * n_p + cj for ci, _ in slots for cj, _ in slots])
+        flat += np.bincount(key, np.concatenate([m[a][b] for _, a in slots for _, b in slots]), n_p * n_p)
         if d.max_tie > 1:
             for col, a in slots:
                 e = np.bincount(col, m[a][2], nb)

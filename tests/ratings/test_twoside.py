@@ -133,6 +133,11 @@ def test_other_shapes_and_small_fields_keep_the_generic_path():
     a = batchfit.fit(fast, n_boot=30, seed=3)
     b = batchfit.fit(batchfit.build_design(sides, ranks, blocks, 8), n_boot=30, seed=3)
     assert a.beta.tobytes() == b.beta.tobytes() and a.boot.tobytes() == b.boot.tobytes() and a.cov is None
+    # and a large field's bootstrap when asked for (method="bootstrap"): the generic design's
+    sides, ranks, blocks = _field(seed=7, n_bots=120, n=600)
+    a = batchfit.fit(batchfit.design(sides, ranks, blocks, 120), n_boot=5, seed=3, method="bootstrap")
+    b = batchfit.fit(batchfit.build_design(sides, ranks, blocks, 120), n_boot=5, seed=3, method="bootstrap")
+    assert a.boot.shape == (5, 120) and a.boot.tobytes() == b.boot.tobytes() and a.beta.tobytes() == b.beta.tobytes()
 
 
 def test_list_ranks_take_the_fast_path_too():
