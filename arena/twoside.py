@@ -188,7 +188,10 @@ def grad_info(d: TwoSide, beta: np.ndarray, lam: float) -> tuple[np.ndarray, np.
 
 def rated(d: TwoSide) -> np.ndarray:
     """``(n_bots,)`` whether the bot has results."""
-    return np.bincount(d.sides.ravel(), minlength=d.n_bots)[: d.n_bots] > 0
+    out = np.zeros(d.n_bots, bool)
+    for col in d.cols:
+        out[col] = True
+    return out
 
 
 def sandwich(d: TwoSide, beta: np.ndarray, lam: float, hess: list | None, adjusted: bool) -> np.ndarray:
@@ -214,8 +217,12 @@ def sandwich(d: TwoSide, beta: np.ndarray, lam: float, hess: list | None, adjust
         if sum(map(len, keys)) >= INFO_CHUNK * 4 or hi == len(blk):  # one scatter per ~260k entries
             meat += np.bincount(np.concatenate(keys), np.concatenate(wts), nb * nb)
             keys, wts = [], []
-    out = inv @ meat.reshape(nb, nb) @ inv
-    return np.asarray((out + out.T) / 2)
+    out = inv @ meat.reshape(nb, nb)
+    del meat
+    out = out @ inv
+    np.add(out, out.T, out=out)  # (out + outᵀ) / 2 without two more n × n arrays (numpy buffers the overlap)
+    out *= 0.5
+    return out
 
 
 def _meat(d: TwoSide, beta: np.ndarray, idx: Any, blk: np.ndarray, inv: np.ndarray, adjusted: bool,
@@ -258,5 +265,8 @@ def build(sides: np.ndarray, codes: np.ndarray, pats: list[tuple[int, ...]], blo
         return None
     block = np.asarray(blocks, dtype=np.int64)
     max_tie = 2 if (outcome == 2).any() else 1
-    cols = np.ascontiguousarray(sides.reshape(len(sides), -1).T, dtype=np.intp)
+    flat = sides.reshape(len(sides), -1)
+    cols = np.empty((flat.shape[1], len(sides)), np.intp)
+    for q in range(flat.shape[1]):
+        cols[q] = flat[:, q]
     return TwoSide(sides, outcome, block, n_bots, max_tie, int(block.max()) + 1, generic, cols)
