@@ -455,9 +455,10 @@ class Tallies:
         instead of the names (numpy, no Python sort of every block: the same independence of
         the journal's order; the names are used if two lineups' hashes collide)."""
         n_fit = len(self.fit_block_src)
-        src = self.fit_block_src.v.astype(np.int64)
-        lid = self.block_lineup.v[src].astype(np.int64)
+        src = self.fit_block_src.v
+        lid = self.block_lineup.v[src]
         deal = self.block_deal.v[src]
+        del src
         new = np.empty(n_fit, dtype=np.int64)
         if n_fit >= HASH_ORDER_FROM:
             lh = self.lineup_hash.v
@@ -481,9 +482,9 @@ class Tallies:
         journal holds the records in (a rerun from a shuffled journal, an incremental update,
         a full rebuild)."""
         pats = list(self.rank_pats)
-        c_rank = self.c_rank.v.astype(np.int64)
+        c_rank = self.c_rank.v  # int32 codes (and int32 canonical codes: 4 bytes a result each)
         canon = {p: i for i, p in enumerate(sorted(pats))}
-        rank_c = np.array([canon[p] for p in pats], dtype=np.int64)[c_rank] if pats else np.zeros(0, np.int64)
+        rank_c = np.array([canon[p] for p in pats], dtype=np.int32)[c_rank] if pats else np.zeros(0, np.int32)
         block = self._block_order()[self.c_block.v] if len(self.c_block) else np.zeros(0, np.int64)
         c_shape = self.c_shape.v
         used = np.unique(c_shape).tolist()
