@@ -194,3 +194,44 @@ def test_a_large_field_fits_in_bounded_memory():
     grow_fast = peaks["design", 300_000] - peaks["design", 100_000]
     grow_gen = peaks["build_design", 300_000] - peaks["build_design", 100_000]
     assert peaks["design", 300_000] < 80 and grow_fast < 20 and grow_fast < grow_gen / 5, peaks
+
+
+@pytest.mark.slow
+def test_a_tables_fit_takes_the_fast_path_and_matches_the_generic_one(tmp_path, monkeypatch):
+    """``arena leaderboard``'s standings of a 120-bot journal (faults, forfeits, ties: the sandwich
+    regime) go through :mod:`arena.twoside`; the generic design gives the same order and strengths
+    bit for bit and intervals to ~1e-9 relative."""
+    import json
+
+    from arena.results import standings
+    from tests.scale.test_tallies import journal_lines
+
+    lines, meta = journal_lines(tmp_path, 2500, 120, 5)
+    meta["ratings"]["draw_probability"] = 0.1
+    rows = {}
+    calls: list[int] = []
+    real = twoside.sandwich
+
+    def observed(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(twoside, "sandwich", observed)
+    for path in ("fast", "generic"):
+        if path == "generic":
+            monkeypatch.setattr(batchfit, "design", batchfit.build_design)
+        folder = tmp_path / path
+        folder.mkdir()
+        (folder / "tournament.json").write_text(json.dumps(meta))
+        (folder / "matches.jsonl").write_bytes(b"".join(lines))
+        got = standings(folder, history=False)
+        assert got.strength is not None and got.strength.fit.cov is not None
+        rows[path] = got.rows
+    assert len(calls) == 1  # the fast path once, the generic run without it
+    fast, gen = rows["fast"], rows["generic"]
+    assert [r["bot"] for r in fast] == [r["bot"] for r in gen]
+    assert [(r["strength"], r["rank_low"], r["rank_high"]) for r in fast] == [
+        (r["strength"], r["rank_low"], r["rank_high"]) for r in gen]
+    for a, b in zip(fast, gen):
+        if b["strength_low"] is not None:
+            assert abs(a["strength_low"] - b["strength_low"]) <= 1e-9 * abs(b["strength_high"] - b["strength_low"])
