@@ -198,8 +198,8 @@ def test_a_large_field_fits_in_bounded_memory():
 
 @pytest.mark.slow
 def test_a_tables_fit_takes_the_fast_path_and_matches_the_generic_one(tmp_path, monkeypatch):
-    """``arena leaderboard``'s standings of a 120-bot journal (faults, forfeits, ties: the sandwich
-    regime) go through :mod:`arena.twoside`; the generic design gives the same order and strengths
+    """``arena leaderboard``'s standings of a 120-bot journal (faults, rated forfeits, ties: the
+    sandwich regime) go through :mod:`arena.twoside`; the generic design gives the same order and strengths
     bit for bit and intervals to ~1e-9 relative."""
     import json
 
@@ -208,6 +208,7 @@ def test_a_tables_fit_takes_the_fast_path_and_matches_the_generic_one(tmp_path, 
 
     lines, meta = journal_lines(tmp_path, 2500, 120, 5)
     meta["ratings"]["draw_probability"] = 0.1
+    meta["rate_forfeits"] = True  # the forfeits' results (each faulty side losing) fitted too
     rows = {}
     calls: list[int] = []
     real = twoside.sandwich
