@@ -134,57 +134,155 @@ class CompactSchedule(Mapping[str, str]):
     def holds(self, ids: bytes | bytearray, id_end: Any, fps: bytes | bytearray, fp_end: Any) -> np.ndarray:
         """Per pair ``(id, fingerprint)`` given as concatenated UTF-8 blobs cut at ``*_end`` (one
         end offset per pair), 1 if the schedule maps the id to that fingerprint, else 0 —
-        ``self.get(id) == fingerprint`` for every pair at once (numpy: sorted fixed-width byte
-        strings and a binary search; ~60 bytes a scheduled match held while it runs).
-        ``(pairs,)`` uint8."""
+        ``self.get(id) == fingerprint`` for every pair at once. ``(pairs,)`` uint8.
+
+        A hash join in numpy (:class:`_Index`): each id's 64-bit hash of its bytes is looked up
+        among the schedule's sorted hashes, and a hit is confirmed by comparing the id's and the
+        fingerprint's bytes with the entry's (exact: a hash decides nothing by itself). Equal-length
+        ids (the usual ``tournament/lineup/dNNNNN/rNN``) are read in place, without a copy. A NUL
+        byte, unsorted ids or two ids of one hash fall back to :meth:`get` per pair."""
         n = len(id_end)
         if not n:
             return np.zeros(0, np.uint8)
-        sid, sfp = self._fixed_form()
-        if sid is None or sfp is None or b"\0" in ids or b"\0" in fps:  # a NUL: fixed-width strings would drop it
+        index = self._index()
+        if index is None or b"\0" in ids or b"\0" in fps:  # a NUL: the NUL-padded rows would hide it
             cut_i, cut_f = [0, *id_end], [0, *fp_end]
             return np.fromiter((self.get(bytes(ids[a:b]).decode("utf-8", "surrogatepass"))
                                 == bytes(fps[c:d]).decode("utf-8", "surrogatepass")
                                 for a, b, c, d in zip(cut_i, cut_i[1:], cut_f, cut_f[1:])), np.uint8, n)
-        qid, long_id = _fixed(ids, id_end, sid.dtype.itemsize)
-        qfp, long_fp = _fixed(fps, fp_end, sfp.dtype.itemsize)
-        if not len(sid):
-            return np.zeros(n, np.uint8)
-        at = np.minimum(np.searchsorted(sid, qid), len(sid) - 1)
-        return ((sid[at] == qid) & (sfp[at] == qfp) & ~long_id & ~long_fp).astype(np.uint8)
+        return index.holds(ids, np.asarray(id_end, dtype=np.int64), fps, np.asarray(fp_end, dtype=np.int64))
 
-    def _fixed_form(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The ids and fingerprints as sorted fixed-width byte strings (built once; None, None if
-        a NUL or the ids' order rules it out)."""
-        got = getattr(self, "_fixed_cache", None)
-        if got is None:
+    def _index(self) -> _Index | None:
+        """The schedule's :class:`_Index` (built once; None if a NUL, unsorted ids or a shared hash rule it out)."""
+        if not hasattr(self, "_index_cache"):
             ids, fps = (b.data.encode("utf-8", "surrogatepass") if isinstance(b.data, str) else b.data
                         for b in (self._ids, self._fps))
-            if b"\0" in ids or b"\0" in fps:
-                got = (None, None)
-            else:
+            got = None
+            if b"\0" not in ids and b"\0" not in fps:
                 ends = [np.append(b.start[1:] - 1, b.size).astype(np.int64) if len(b) else np.zeros(0, np.int64)
                         for b in (self._ids, self._fps)]
-                wi, wf = (int(np.diff(np.concatenate(([-1], e))).max()) - 1 if len(e) else 1 for e in ends)
-                sid = _fixed(ids, ends[0], max(wi, 1), sep=1)[0]
-                sfp = _fixed(fps, ends[1], max(wf, 1), sep=1)[0]
-                got = (sid, sfp) if not len(sid) or bool((sid[1:] > sid[:-1]).all()) else (None, None)
-            self._fixed_cache = got
-        return got
+                got = _Index.of(ids, ends[0], fps, ends[1])
+            self._index_cache: _Index | None = got
+        return self._index_cache
+
+
+_SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
 
 
 def _fixed(blob: bytes | bytearray, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as a
-    fixed-width ``S{width}`` array (NUL-padded), and per string whether it is longer than ``width``."""
-    raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(1, np.uint8)
+    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of
+    a ``(n, width)`` uint8 matrix, NUL-padded (cut at ``width``), and per string whether it is
+    longer than ``width``. A slice of rows at a time: ``width`` bytes from each start (a sliding
+    window over the slice's bytes), the bytes past each string's end zeroed."""
+    raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(0, np.uint8)
     e = np.asarray(end, dtype=np.int64)
     start = np.concatenate(([0], e[:-1] + sep)) if len(e) else e
+    size = e - start
     out = np.zeros((len(e), width), dtype=np.uint8)
-    for c in range(0, len(e), 1 << 16):  # in slices: the index array stays small
-        lo, hi = start[c:c + (1 << 16), None], e[c:c + (1 << 16), None]
-        idx = lo + np.arange(width)[None, :]
-        out[c:c + len(lo)] = np.where(idx < hi, raw[np.minimum(idx, len(raw) - 1)], 0)
-    return out.view(f"S{width}").ravel(), (e - start) > width
+    for c in range(0, len(e), _SLICE):
+        lo, hi = int(start[c]), int(e[min(c + _SLICE, len(e)) - 1])
+        seg = np.concatenate([raw[lo:hi], np.zeros(width, np.uint8)])
+        win = np.lib.stride_tricks.sliding_window_view(seg, width)
+        s = start[c:c + _SLICE]
+        got = win[s - lo]  # a copy: each string's bytes and what follows it
+        n_c = size[c:c + _SLICE]
+        for j in range(max(int(n_c.min()), 0), width):  # the bytes past a string's end, a column at a time
+            got[:, j] *= n_c > j
+        out[c:c + len(s)] = got
+    return out, size > width
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _rows(blob: bytes | bytearray, end: np.ndarray, sep: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of a
+    ``(n, width)`` uint8 matrix, NUL-padded (``width``: the longest string if None), and per string
+    whether it is longer than ``width``. Strings all of length ``width`` are a strided view of
+    ``blob`` itself (no copy); others are copied (:func:`_fixed`)."""
+    n = len(end)
+    start = np.concatenate(([0], end[:-1] + sep)) if n else end
+    size = end - start
+    w = max(int(size.max()) if n else 1, 1) if width is None else width
+    if n and 0 < int(end[-1]) <= len(blob) and bool((size == w).all()):
+        raw = np.frombuffer(blob, dtype=np.uint8)
+        return np.lib.stride_tricks.as_strided(raw, (n, w), (w + sep, 1), writeable=False), np.zeros(n, bool)
+    return _fixed(blob, end, w, sep)
+
+
+def _words(rows: np.ndarray) -> np.ndarray:
+    """Rows of bytes as big-endian 64-bit words (NUL-padded to a multiple of 8): the same order as the bytes."""
+    m, w = rows.shape
+    pad = np.zeros((m, -(-w // 8) * 8), np.uint8)
+    pad[:, :w] = rows
+    return pad.view(">u8").astype(np.uint64)
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per row of ``words`` (multiply-xorshift; equal rows, equal hashes). ``(m,)`` uint64."""
+    h = np.zeros(len(words), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(words.shape[1]):
+            h ^= words[:, j]
+            h *= _MIX
+            h ^= h >> np.uint64(29)
+    return h
+
+
+class _Index:
+    """The compact schedule for :meth:`CompactSchedule.holds`: ids and fingerprints as NUL-padded
+    rows (strided views of the encoded blobs when of one length) and the ids' hashes, sorted."""
+
+    def __init__(self, sid: np.ndarray, sfp: np.ndarray, hashes: np.ndarray, order: np.ndarray) -> None:
+        self.sid, self.sfp, self.hashes, self.order = sid, sfp, hashes, order
+
+    @classmethod
+    def of(cls, ids: bytes, id_end: np.ndarray, fps: bytes, fp_end: np.ndarray) -> _Index | None:
+        """The index of the newline-separated ``ids``/``fps`` (None if the ids are not strictly
+        increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two share a hash)."""
+        sid, _ = _rows(ids, id_end, 1)
+        sfp, _ = _rows(fps, fp_end, 1)
+        n = len(sid)
+        hashes = np.empty(n, np.uint64)
+        last = None
+        for c in range(0, n, _SLICE):
+            w = _words(sid[c:c + _SLICE])
+            if last is not None:
+                w = np.concatenate([last, w])
+            if len(w) > 1:  # strictly increasing: the first word that differs is larger
+                d = w[1:] != w[:-1]
+                k = d.argmax(axis=1)
+                r = np.arange(len(k))
+                if not (d[r, k] & (w[1:][r, k] > w[:-1][r, k])).all():
+                    return None
+            hashes[c:c + _SLICE] = _hash(w[0 if last is None else 1:])
+            last = w[-1:]
+        order = np.argsort(hashes)
+        hashes = hashes[order]
+        if n > 1 and bool((hashes[1:] == hashes[:-1]).any()):
+            return None
+        return cls(sid, sfp, hashes, order)
+
+    def holds(self, ids: bytes | bytearray, id_end: np.ndarray, fps: bytes | bytearray, fp_end: np.ndarray) -> np.ndarray:
+        """:meth:`CompactSchedule.holds` of NUL-free blobs (``*_end``: int64 end offsets)."""
+        n = len(id_end)
+        out = np.zeros(n, np.uint8)
+        if not len(self.hashes):
+            return out
+        qid, long_id = _rows(ids, id_end, 0, self.sid.shape[1])
+        qfp, long_fp = _rows(fps, fp_end, 0, self.sfp.shape[1])
+        h = np.concatenate([_hash(_words(qid[c:c + _SLICE])) for c in range(0, n, _SLICE)])
+        by = np.argsort(h)  # the lookups in sorted order: ~5x faster than in file order
+        at = np.empty(n, np.int64)
+        at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
+        del by
+        for c in range(0, n, _SLICE):
+            a = at[c:c + _SLICE]
+            row = self.order[a]
+            ok = (self.hashes[a] == h[c:c + _SLICE]) & ~long_id[c:c + _SLICE] & ~long_fp[c:c + _SLICE]
+            ok &= (self.sid[row] == qid[c:c + _SLICE]).all(axis=1) & (self.sfp[row] == qfp[c:c + _SLICE]).all(axis=1)
+            out[c:c + len(a)] = ok
+        return out
 
 
 def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:
