@@ -94,6 +94,11 @@ class DecisionTimes:
         if len(us):
             if not len(self.us):
                 self.us, self.counts = us.copy(), _narrow(counts)
+            elif len(us) <= len(self.us) and bool((self.us[at := np.minimum(np.searchsorted(self.us, us),
+                                                                          len(self.us) - 1)] == us).all()):
+                c = self.counts.astype(np.int64)  # every value already there (a few new times): add the counts
+                c[at] += counts
+                self.counts = _narrow(c)
             else:
                 u = np.union1d(self.us, us)
                 c = np.zeros(len(u), np.int64)

@@ -169,7 +169,7 @@ class CompactSchedule(Mapping[str, str]):
 _SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
 
 
-def _fixed(blob: bytes | bytearray, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _fixed(blob: bytes | bytearray | memoryview, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of
     a ``(n, width)`` uint8 matrix, NUL-padded (cut at ``width``), and per string whether it is
     longer than ``width``. A slice of rows at a time: ``width`` bytes from each start (a sliding
@@ -195,7 +195,7 @@ def _fixed(blob: bytes | bytearray, end: Any, width: int, sep: int = 0) -> tuple
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _rows(blob: bytes | bytearray, end: np.ndarray, sep: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _rows(blob: bytes | bytearray | memoryview, end: np.ndarray, sep: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of a
     ``(n, width)`` uint8 matrix, NUL-padded (``width``: the longest string if None), and per string
     whether it is longer than ``width``. Strings all of length ``width`` are a strided view of
@@ -269,19 +269,21 @@ class _Index:
         out = np.zeros(n, np.uint8)
         if not len(self.hashes):
             return out
-        qid, long_id = _rows(ids, id_end, 0, self.sid.shape[1])
-        qfp, long_fp = _rows(fps, fp_end, 0, self.sfp.shape[1])
-        h = np.concatenate([_hash(_words(qid[c:c + _SLICE])) for c in range(0, n, _SLICE)])
-        by = np.argsort(h)  # the lookups in sorted order: ~5x faster than in file order
-        at = np.empty(n, np.int64)
-        at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
-        del by
-        for c in range(0, n, _SLICE):
-            a = at[c:c + _SLICE]
-            row = self.order[a]
-            ok = (self.hashes[a] == h[c:c + _SLICE]) & ~long_id[c:c + _SLICE] & ~long_fp[c:c + _SLICE]
-            ok &= (self.sid[row] == qid[c:c + _SLICE]).all(axis=1) & (self.sfp[row] == qfp[c:c + _SLICE]).all(axis=1)
-            out[c:c + len(a)] = ok
+        start = np.concatenate(([0], id_end[:-1]))
+        fstart = np.concatenate(([0], fp_end[:-1]))
+        for c in range(0, n, _SLICE):  # a slice of pairs at a time: a few MB of temporaries
+            d = min(c + _SLICE, n)
+            lo, flo = int(start[c]), int(fstart[c])
+            qid, long_id = _rows(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.shape[1])
+            qfp, long_fp = _rows(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.shape[1])
+            h = _hash(_words(qid))
+            by = np.argsort(h)  # the lookups in sorted order: a few times faster than in file order
+            at = np.empty(d - c, np.int64)
+            at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
+            row = self.order[at]
+            ok = (self.hashes[at] == h) & ~long_id & ~long_fp
+            ok &= (self.sid[row] == qid).all(axis=1) & (self.sfp[row] == qfp).all(axis=1)
+            out[c:d] = ok
         return out
 
 
