@@ -15,9 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from arena.errors import ConfigError
-
-#: a bot's (and a submission folder's) name
-BOT_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+from arena.specs import BOT_NAME  # re-exported for arena.config
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

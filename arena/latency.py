@@ -113,10 +113,25 @@ class DecisionTimes:
         return out
 
     def percentile(self, q: float) -> float | None:
-        """``numpy.percentile`` (linear) of the times at ``q`` (0–100); None without any time."""
-        if not len(self):
+        """``numpy.percentile`` (linear) of the times at ``q`` (0–100); None without any time.
+
+        Read off the counts (two order statistics, numpy's own interpolation formula) without
+        building the array of every time, so it equals ``np.percentile(self.values(), q)`` bit
+        for bit (a test compares them); with times that are not whole microseconds, that call."""
+        self._fold()
+        n = self.folded
+        if not n:
             return None
-        return float(np.percentile(self.values(), q))
+        if len(self.odd):
+            return float(np.percentile(self.values(), q))
+        virtual = (n - 1) * (np.asarray(q, dtype=np.float64) / 100)  # numpy's 'linear' virtual index
+        lo = int(np.floor(virtual))
+        lo, hi = min(max(lo, 0), n - 1), min(max(lo + 1, 0), n - 1)
+        ends = np.cumsum(self.counts, dtype=np.int64)
+        a, b = (self.us[np.searchsorted(ends, [lo, hi], side="right")].astype(np.float64) / _US)
+        gamma = np.float64(virtual - np.floor(virtual))
+        diff = b - a
+        return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)  # numpy's _lerp
 
     def nbytes(self) -> int:
         """Bytes held by the arrays."""
@@ -183,5 +198,4 @@ def summary(times: DecisionTimes | None) -> dict[str, Any]:
     """``{"moves", "p50_ms", "p99_ms"}`` of one bot's times (None percentiles without any)."""
     if times is None or not len(times):
         return {"moves": 0, "p50_ms": None, "p99_ms": None}
-    xs = times.values()
-    return {"moves": len(xs), "p50_ms": float(np.percentile(xs, 50)), "p99_ms": float(np.percentile(xs, 99))}
+    return {"moves": len(times), "p50_ms": times.percentile(50), "p99_ms": times.percentile(99)}

@@ -18,7 +18,6 @@ from typing import Any, Literal
 from rich.console import RenderableType
 from rich.table import Table
 
-from arena.adaptive import design_line
 from arena.ratings import RatingResult
 from arena.tables import (
     FAULT_CLASSES,
@@ -84,10 +83,20 @@ def notes_lines(st: Any) -> list[str]:
     mix = mixing_line(st.mixing)
     if mix:
         out.append(mix)
-    if design_line(st.meta.get("design")):
-        out.append(design_line(st.meta["design"], st.rows))
+    if _design_line(st.meta.get("design")):
+        out.append(_design_line(st.meta["design"], st.rows))
     return out
 
+
+
+def _design_line(status: Any, rows: Sequence[dict[str, Any]] = ()) -> str:
+    """:func:`arena.adaptive.design_line`, imported only for an adaptive design (the planner
+    brings scipy and pydantic: 0.5 s of a table's start-up)."""
+    if not status:
+        return ""
+    from arena.adaptive import design_line
+
+    return design_line(status, rows)
 
 #: the largest field whose crosstable the console prints (wider ones: crosstable.json, report.html)
 CONSOLE_CROSSTABLE_MAX = 16
@@ -207,8 +216,8 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
         notes.append(efficiency_line(meta["duplicate_efficiency"]))
     if mixing_line(meta.get("design_mixing") or {}):
         notes.append(mixing_line(meta["design_mixing"]))
-    if design_line(meta.get("design")):
-        notes.append(design_line(meta["design"], rows))
+    if _design_line(meta.get("design")):
+        notes.append(_design_line(meta["design"], rows))
     (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
     (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
     (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")

@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from arena.config_read import BOT_NAME
 from arena.errors import ArenaError
+from arena.specs import BOT_NAME
 
 #: the sub-folders the arena writes into (pages, logs)
 SUBFOLDERS = ("bots", "replays", "logs")

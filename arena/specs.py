@@ -11,6 +11,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: a bot's name: letters, digits, "_", "." and "-", starting with a letter or digit (config keys,
+#: results folders, file names)
+BOT_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
 
 @dataclass(frozen=True)
 class Clock:

@@ -7,7 +7,10 @@ peak RSS (``wait4`` rusage). Rows:
 
 * ``full``: a full rebuild (no checkpoint or cache in the folder);
 * ``+1% incr.``: 1% more records appended, the full rebuild's checkpoints and caches present
-  (what a resumed run or the next ``arena leaderboard`` pays);
+  (what a resumed run or the next ``arena leaderboard`` pays); ``tournament.json`` scheduled
+  them from the start, as a run writes its whole schedule before its first match;
+* ``+1% new sched``: the same update after ``tournament.json`` changed (one more match
+  scheduled: every cached row is classified against the new schedule again);
 * ``+1% no jcache``: the same update without the journal cache (every line parsed again, the
   other checkpoints present);
 * ``driver journal``: RSS of a process that opens the journal as a run's driver does and appends
@@ -71,26 +74,37 @@ def synthetic_record(name: str, i: int, bots: list[str], strength: list[float], 
             "actions": [[s % players, f"a{rng.randrange(40)}"] for s in range(24)]}
 
 
-def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0, seed: int = 1) -> None:
-    """Write (or extend from record ``start``) a synthetic journal of ``n`` records in ``folder``."""
+def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0, seed: int = 1,
+                 ahead: int = 0) -> None:
+    """Write (or extend from record ``start``) a synthetic journal of ``n`` records in ``folder``.
+
+    ``ahead``: ``tournament.json`` also schedules the next ``ahead`` records (the ones a later
+    ``make_journal(folder, n + ahead, start=n)`` appends), as a run writes its whole schedule
+    before its first match; 0: it schedules exactly the records written."""
     name = folder.name
     bots = [f"bot{j:04d}" for j in range(n_bots)]
     srng = random.Random(seed)
     strength = [srng.gauss(0, 1) for _ in bots]
-    rng = random.Random(seed * 1_000_003 + start)
     folder.mkdir(parents=True, exist_ok=True)
     schedule: dict[str, str] = {}
     meta_path = folder / "tournament.json"
     if start and meta_path.exists():
         schedule = dict(schedule_of(json.loads(meta_path.read_text())) or {})
-    with open(folder / "matches.jsonl", "ab" if start else "wb") as f:
-        for i in range(start, n):
+
+    def records(lo: int, hi: int):  # a match id already scheduled for another record is skipped
+        rng = random.Random(seed * 1_000_003 + lo)
+        for i in range(lo, hi):
             rec = synthetic_record(name, i, bots, strength, players, rng)
-            if rec["match_id"] in schedule:
-                continue
-            schedule[rec["match_id"]] = rec["fingerprint"]
+            if schedule.setdefault(rec["match_id"], rec["fingerprint"]) == rec["fingerprint"]:
+                yield rec
+
+    with open(folder / "matches.jsonl", "ab" if start else "wb") as f:
+        for rec in records(start, n):
             f.write(orjson.dumps(rec) + b"\n")
-    meta = {"name": name, "game": GAME[players], "players": players, "options": {}, "bots": bots, "deals": n,
+    for _ in records(n, n + ahead):
+        pass
+    meta = {"name": name, "game": GAME[players], "players": players, "options": {}, "bots": bots,
+            "deals": n + ahead,
             "partners": "self", "rotations": "cyclic", "lineups": "sample",
             "ratings": {"draw_probability": 0.1, "tau": "default", "fixed": [], "mu": 25.0, "sigma": 25 / 3},
             "rate_forfeits": False, "settings": {"game": GAME[players], "players": players},
@@ -250,11 +264,12 @@ def main() -> None:
     print(f"{'records':>9} {'case':>12} {'wall s':>8} {'CPU s':>8} {'CPU µs/rec':>11} {'peak RSS MB':>12}")
     for n in args.sizes:
         folder = root / f"s{n}-p{args.players}"
+        extra = max(1, n // 100)  # the update's new records: scheduled from the start, as a run does
         run = ratings_only if args.ratings_only else leaderboard
         full = _reused(folder) if args.keep else None
         if full is None:
             shutil.rmtree(folder, ignore_errors=True)
-            make_journal(folder, n, args.bots, args.players)
+            make_journal(folder, n, args.bots, args.players, ahead=0 if args.no_incremental else extra)
             for f in folder.glob("checkpoint*"):
                 f.unlink()
             full = run(folder)
@@ -265,12 +280,24 @@ def main() -> None:
               f"{full['rss_mb']:12.0f}   (journal {mb:.0f} MB)", flush=True)
         if args.no_incremental:
             continue
-        extra = max(1, n // 100)
         saved = {f.name: f.read_bytes() for f in folder.glob("checkpoint*")}
-        make_journal(folder, n + extra, args.bots, args.players, start=n)
+        make_journal(folder, n + extra, args.bots, args.players, start=n)  # tournament.json as it was
         inc = run(folder)
         print(f"{n + extra:>9} {'+1% incr.':>12} {inc['wall_s']:8.2f} {inc['cpu_s']:8.2f} "
               f"{1e6 * inc['cpu_s'] / (n + extra):11.0f} {inc['rss_mb']:12.0f}", flush=True)
+        # the same update after the schedule changed (one match more scheduled: every cached row
+        # is classified against the new schedule again)
+        for name, data in saved.items():
+            (folder / name).write_bytes(data)
+        meta_path = folder / "tournament.json"
+        plain = meta_path.read_bytes()
+        meta = json.loads(plain)
+        meta.update(encode({**(schedule_of(meta) or {}), f"{folder.name}/extra/d99999/r00": "f" * 16}))
+        meta_path.write_text(json.dumps(meta))
+        moved = run(folder)
+        meta_path.write_bytes(plain)
+        print(f"{n + extra:>9} {'+1% new sched':>12} {moved['wall_s']:8.2f} {moved['cpu_s']:8.2f} "
+              f"{1e6 * moved['cpu_s'] / (n + extra):11.0f} {moved['rss_mb']:12.0f}", flush=True)
         # the same update without the journal's cached prefix (every line parsed again, as before it)
         for name, data in saved.items():
             (folder / name).write_bytes(data)

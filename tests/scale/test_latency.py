@@ -60,6 +60,18 @@ def test_percentiles_equal_every_decisions_bit_for_bit(seed, odd):
     assert s["moves"] == len(x) and same(s["p50_ms"], np.percentile(x, 50)) and same(s["p99_ms"], np.percentile(x, 99))
 
 
+def test_percentile_read_off_the_counts_equals_numpy_for_every_size():
+    """The order-statistic path (no array of every time) against numpy on 1..300 times, ties,
+    every q: numpy's interpolation to the bit, both gamma branches (< 0.5 and >= 0.5)."""
+    rng = random.Random(11)
+    for n in list(range(1, 60)) + [rng.randint(60, 300) for _ in range(40)]:
+        xs = [round(rng.choice([1.0, 1.001, 2.5, rng.uniform(0.1, 9.0)]), 3) for _ in range(n)]
+        t = DecisionTimes()
+        t.extend(json.loads(json.dumps(xs)))
+        for q in (0, 0.5, 1, 33.3, 50, 66.7, 99, 99.9, 100, rng.uniform(0, 100)):
+            assert same(t.percentile(q), float(np.percentile(np.array(xs), q))), (n, q)
+
+
 def test_memory_is_per_distinct_value():
     rng = random.Random(5)
     t = DecisionTimes()

@@ -297,3 +297,45 @@ def test_the_checkpoint_is_no_pickle_and_a_foreign_or_old_one_is_rebuilt(tmp_pat
         again = run()
         assert again.resumed_from == 0 and not trap.exists(), bad
         assert json.dumps(again.bot_stats()) == json.dumps(first.bot_stats())
+
+
+def test_groups_are_numpys_unique_inverse_and_counts():
+    """The efficiency's grouping by one argsort equals ``numpy.unique``'s inverse and counts."""
+    import numpy as np
+
+    from arena.tallies import _groups
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 2, 7, 1000, 50_000):
+        key = rng.integers(-5, max(1, n // 3) + 1, n) * 1_000_003
+        _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+        grp, size = _groups(key)
+        assert grp.tolist() == inv.ravel().tolist() and size.tolist() == cnt.tolist(), n
+
+
+def test_the_counters_are_checkpointed_again_only_when_worth_it(tmp_path):
+    """A small update resumes from the checkpoint without rewriting it (writing it costs more than
+    counting a few records again); once the records past it reach SAVE_FRACTION of all, it is
+    rewritten; nothing new never writes. The counters equal a whole count every time."""
+    lines, meta = journal_lines(tmp_path, 400, 12, 6)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+
+    def update(n):
+        (folder / "matches.jsonl").write_bytes(b"".join(lines[:n]))
+        prefixes: list = []
+        recs = journal_cache.read(folder, lambda r: True, meta["bots"], prefixes=prefixes)[0]
+        t = tallies.tallies(folder, recs, meta["bots"], prefixes=prefixes)
+        assert json.dumps(t.bot_stats()) == json.dumps(tallies.Tallies(meta["bots"]).add_all(recs).bot_stats())
+        with np.load(folder / tallies.NAME, allow_pickle=False) as z:
+            saved = json.loads(bytes(np.asarray(z["head"], np.uint8)).decode())["count"]
+        return t.resumed_from, saved
+
+    assert update(300) == (0, 300)
+    assert update(300) == (300, 300)           # nothing new: not written again
+    assert update(310) == (300, 300)           # 10 new < 310/16: resumed, not written
+    assert update(318) == (300, 300)           # 18 new < 318/16 = 19.9
+    assert update(330) == (300, 330)           # 30 new >= 330/16: written
+    assert update(331) == (330, 330)
+    assert tallies.worth_saving(0, 5) and not tallies.worth_saving(0, 0) and not tallies.worth_saving(7, 7)
