@@ -167,47 +167,43 @@ class CompactSchedule(Mapping[str, str]):
 
 
 _SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
-
-
-def _fixed(blob: bytes | bytearray | memoryview, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of
-    a ``(n, width)`` uint8 matrix, NUL-padded (cut at ``width``), and per string whether it is
-    longer than ``width``. A slice of rows at a time: ``width`` bytes from each start (a sliding
-    window over the slice's bytes), the bytes past each string's end zeroed."""
-    raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(0, np.uint8)
-    e = np.asarray(end, dtype=np.int64)
-    start = np.concatenate(([0], e[:-1] + sep)) if len(e) else e
-    size = e - start
-    out = np.zeros((len(e), width), dtype=np.uint8)
-    for c in range(0, len(e), _SLICE):
-        lo, hi = int(start[c]), int(e[min(c + _SLICE, len(e)) - 1])
-        seg = np.concatenate([raw[lo:hi], np.zeros(width, np.uint8)])
-        win = np.lib.stride_tricks.sliding_window_view(seg, width)
-        s = start[c:c + _SLICE]
-        got = win[s - lo]  # a copy: each string's bytes and what follows it
-        n_c = size[c:c + _SLICE]
-        for j in range(max(int(n_c.min()), 0), width):  # the bytes past a string's end, a column at a time
-            got[:, j] *= n_c > j
-        out[c:c + len(s)] = got
-    return out, size > width
-
-
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _rows(blob: bytes | bytearray | memoryview, end: np.ndarray, sep: int, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as rows of a
-    ``(n, width)`` uint8 matrix, NUL-padded (``width``: the longest string if None), and per string
-    whether it is longer than ``width``. Strings all of length ``width`` are a strided view of
-    ``blob`` itself (no copy); others are copied (:func:`_fixed`)."""
-    n = len(end)
-    start = np.concatenate(([0], end[:-1] + sep)) if n else end
-    size = end - start
-    w = max(int(size.max()) if n else 1, 1) if width is None else width
-    if n and 0 < int(end[-1]) <= len(blob) and bool((size == w).all()):
-        raw = np.frombuffer(blob, dtype=np.uint8)
-        return np.lib.stride_tricks.as_strided(raw, (n, w), (w + sep, 1), writeable=False), np.zeros(n, bool)
-    return _fixed(blob, end, w, sep)
+class _Strings:
+    """The strings of a blob cut at ``end`` (each followed by ``sep`` separator bytes), read as
+    NUL-padded rows of ``width`` bytes on demand (:meth:`rows`) — a sliding window over the blob
+    itself, so no padded copy of the strings is held; a string longer than ``width`` is cut (and
+    flagged in :attr:`long`)."""
+
+    def __init__(self, blob: Any, end: np.ndarray, sep: int, width: int | None = None) -> None:
+        raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(0, np.uint8)
+        n = len(end)
+        self.start = np.concatenate(([0], end[:-1] + sep)).astype(np.int64) if n else np.zeros(0, np.int64)
+        self.size = end - self.start
+        self.width = w = max(int(self.size.max()) if n else 1, 1) if width is None else width
+        self.long = self.size > w
+        self.cut = len(raw) - w  # windows starting after it run past the blob: read from ``tail``
+        self.win = np.lib.stride_tricks.sliding_window_view(raw, w) if self.cut >= 0 else np.zeros((0, w), np.uint8)
+        self.tail_lo = max(self.cut + 1, 0)
+        self.tail = np.lib.stride_tricks.sliding_window_view(np.concatenate([raw[self.tail_lo:], np.zeros(w, np.uint8)]), w)
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def rows(self, idx: np.ndarray | slice) -> np.ndarray:
+        """The strings at ``idx`` as a ``(m, width)`` uint8 matrix, NUL-padded (a copy)."""
+        s, size = self.start[idx], self.size[idx]
+        far = s > self.cut
+        if far.any():
+            out = np.empty((len(s), self.width), np.uint8)
+            out[~far] = self.win[s[~far]]
+            out[far] = self.tail[s[far] - self.tail_lo]
+        else:
+            out = self.win[s]
+        for j in range(max(int(size.min()), 0) if len(size) else self.width, self.width):
+            out[:, j] *= size > j  # the bytes past a string's end (a separator, the next string), a column at a time
+        return out
 
 
 def _words(rows: np.ndarray) -> np.ndarray:
@@ -229,33 +225,36 @@ def _hash(words: np.ndarray) -> np.ndarray:
     return h
 
 
-class _Index:
-    """The compact schedule for :meth:`CompactSchedule.holds`: ids and fingerprints as NUL-padded
-    rows (strided views of the encoded blobs when of one length) and the ids' hashes, sorted."""
+def _increasing(w: np.ndarray) -> bool:
+    """Whether the rows of big-endian words ``w`` are strictly increasing (as their bytes)."""
+    if len(w) < 2:
+        return True
+    d = w[1:] != w[:-1]
+    k = d.argmax(axis=1)
+    r = np.arange(len(k))
+    return bool((d[r, k] & (w[1:][r, k] > w[:-1][r, k])).all())
 
-    def __init__(self, sid: np.ndarray, sfp: np.ndarray, hashes: np.ndarray, order: np.ndarray) -> None:
+
+class _Index:
+    """The compact schedule for :meth:`CompactSchedule.holds`: its ids and fingerprints as
+    :class:`_Strings` over the encoded blobs, and the ids' hashes, sorted (``order``: their entries)."""
+
+    def __init__(self, sid: _Strings, sfp: _Strings, hashes: np.ndarray, order: np.ndarray) -> None:
         self.sid, self.sfp, self.hashes, self.order = sid, sfp, hashes, order
 
     @classmethod
     def of(cls, ids: bytes, id_end: np.ndarray, fps: bytes, fp_end: np.ndarray) -> _Index | None:
         """The index of the newline-separated ``ids``/``fps`` (None if the ids are not strictly
         increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two share a hash)."""
-        sid, _ = _rows(ids, id_end, 1)
-        sfp, _ = _rows(fps, fp_end, 1)
+        sid, sfp = _Strings(ids, id_end, 1), _Strings(fps, fp_end, 1)
         n = len(sid)
         hashes = np.empty(n, np.uint64)
-        last = None
+        last = np.zeros((0, -(-sid.width // 8)), np.uint64)
         for c in range(0, n, _SLICE):
-            w = _words(sid[c:c + _SLICE])
-            if last is not None:
-                w = np.concatenate([last, w])
-            if len(w) > 1:  # strictly increasing: the first word that differs is larger
-                d = w[1:] != w[:-1]
-                k = d.argmax(axis=1)
-                r = np.arange(len(k))
-                if not (d[r, k] & (w[1:][r, k] > w[:-1][r, k])).all():
-                    return None
-            hashes[c:c + _SLICE] = _hash(w[0 if last is None else 1:])
+            w = _words(sid.rows(slice(c, c + _SLICE)))
+            if not _increasing(np.concatenate([last, w])):
+                return None
+            hashes[c:c + _SLICE] = _hash(w)
             last = w[-1:]
         order = np.argsort(hashes)
         hashes = hashes[order]
@@ -274,15 +273,16 @@ class _Index:
         for c in range(0, n, _SLICE):  # a slice of pairs at a time: a few MB of temporaries
             d = min(c + _SLICE, n)
             lo, flo = int(start[c]), int(fstart[c])
-            qid, long_id = _rows(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.shape[1])
-            qfp, long_fp = _rows(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.shape[1])
-            h = _hash(_words(qid))
+            qid = _Strings(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.width)
+            qfp = _Strings(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.width)
+            q = qid.rows(slice(None))
+            h = _hash(_words(q))
             by = np.argsort(h)  # the lookups in sorted order: a few times faster than in file order
             at = np.empty(d - c, np.int64)
             at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
             row = self.order[at]
-            ok = (self.hashes[at] == h) & ~long_id & ~long_fp
-            ok &= (self.sid[row] == qid).all(axis=1) & (self.sfp[row] == qfp).all(axis=1)
+            ok = (self.hashes[at] == h) & ~qid.long & ~qfp.long
+            ok &= (self.sid.rows(row) == q).all(axis=1) & (self.sfp.rows(row) == qfp.rows(slice(None))).all(axis=1)
             out[c:d] = ok
         return out
 
