@@ -218,7 +218,8 @@ class Columns:
         def starts(bit: int) -> np.ndarray:
             """Per record, its offset into the per-seat column whose shape flag is ``bit``."""
             n = np.where(plain & (shape & bit != 0), seats, 0)
-            return np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
+            at = np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
+            return at.astype(np.int32) if len(n) and int(at[-1]) + int(n[-1]) < 1 << 31 else at  # 4 bytes a record
 
         self._rank_at, self._score_at, self._version_at = starts(1), starts(2), starts(4)
 

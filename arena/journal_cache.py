@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import mmap
 import os
 import struct
 import zlib
@@ -72,7 +73,7 @@ OLD_NAME = "checkpoint-journal.pkl"
 FORMAT = 7  # 7: CRC-32 prefix checks (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
-_BLOCK = 1 << 20
+_BLOCK = 8 << 20  # bytes of the journal checked a step
 
 
 def _trim() -> None:
@@ -269,25 +270,24 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
         if f.read(len(head)) != head:
             return chunks, 0, h, 0
         keep = f.tell()
-        buf = bytearray(_BLOCK)
-        while True:
-            ch = _read_chunk(f)
-            if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
-                    or not isinstance(ch.get("end"), int) or ch["end"] < offset:
-                break
-            h2 = h.copy()
-            todo = ch["end"] - offset
-            view = memoryview(buf)
-            while todo > 0:
-                got = journal.readinto(view[:min(todo, _BLOCK)])
-                if not got:
+        try:  # the journal's bytes checked in place (no copy through a buffer: ~0.1 CPU-s a GB)
+            jmap: Any = mmap.mmap(journal.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # empty, or a file that cannot be mapped: no chunk holds
+            return chunks, 0, h, keep
+        with jmap:
+            while True:
+                ch = _read_chunk(f)
+                if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
+                        or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= len(jmap):
                     break
-                h2.update(view[:got])
-                todo -= got
-            if todo or _stamp(h2, ch["end"]) != ch["digest"]:
-                break
-            chunks.append(ch)
-            h, offset, keep = h2, ch["end"], f.tell()
+                h2 = h.copy()
+                with memoryview(jmap) as view:
+                    for at in range(offset, ch["end"], _BLOCK):
+                        h2.update(view[at:min(at + _BLOCK, ch["end"])])
+                if _stamp(h2, ch["end"]) != ch["digest"]:
+                    break
+                chunks.append(ch)
+                h, offset, keep = h2, ch["end"], f.tell()
     return chunks, offset, h, keep
 
 
