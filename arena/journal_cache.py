@@ -1,10 +1,10 @@
 """The journal's typed prefix checkpointed next to it, so a table reads only the new lines (issue 18).
 
-``<folder>/checkpoint-journal.bin`` (format 6; no pickle anywhere: loading a results folder
+``<folder>/checkpoint-journal.bin`` (format 7; no pickle anywhere: loading a results folder
 someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
 **chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
 ``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
-and SHA-256 of meta and arrays. It holds:
+and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`_Crc`). It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
 * ``digest``: CRC-32 of the journal's bytes ``[0, end)`` and ``end`` (:class:`_Crc`) — a running
@@ -42,7 +42,6 @@ when the new one is written.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import mmap
 import os
 import struct
@@ -70,10 +69,11 @@ MAX_LINE = 64 << 20
 #: the cache's name up to format 5 (pickles): removed when the new one is written
 OLD_NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 7  # 7: CRC-32 prefix checks (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
+FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
 _BLOCK = 8 << 20  # bytes of the journal checked a step
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
 def _trim() -> None:
@@ -106,6 +106,10 @@ class _Crc:
     def copy(self) -> _Crc:
         """An independent check of the same bytes so far."""
         return _Crc(self.crc)
+
+    def digest(self) -> bytes:
+        """The check as 4 bytes (little-endian: a cache chunk's last bytes)."""
+        return struct.pack("<I", self.crc)
 
     def hexdigest(self) -> str:
         """The check as 8 hex digits (``crc32:`` and the length are the chunk's ``digest``, see :func:`_stamp`)."""
@@ -165,7 +169,7 @@ def _header() -> bytes:
 
 def _encode(ch: dict[str, Any], f: Any) -> None:
     """Write a chunk to ``f``: ``CHNK``, the JSON meta's length and meta, the raw arrays, then
-    SHA-256 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
+    the CRC-32 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
     cols: Columns = ch["cols"]
     arrays: list[tuple[str, str, Any]] = [("ids", "B", cols.ids), ("fps", "B", cols.fps)]
     arrays += [(n, getattr(cols, n).typecode, getattr(cols, n)) for n in _ARRAYS]
@@ -182,7 +186,7 @@ def _encode(ch: dict[str, Any], f: Any) -> None:
     meta = orjson.dumps({k: ch[k] for k in ("start", "end", "digest", "lines", "schedule_key")} | {
         "rows": len(cols), "names": cols.names, "arrays": spec, "extra": [[i, len(line)] for i, line in lines],
         "times": times})
-    h = hashlib.sha256()
+    h = _Crc()
     f.write(_CHUNK)
     pieces: list[Any] = [struct.pack("<Q", len(meta)), meta, *views]
     for piece in pieces:
@@ -197,7 +201,8 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
         if f.read(4) != _CHUNK:
             return None
         head = f.read(8)
-        h = hashlib.sha256(head)
+        h = _Crc()
+        h.update(head)
         size = os.fstat(f.fileno()).st_size
         n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
         if n > size - f.tell():
@@ -217,7 +222,7 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
                 return None  # cut
             h.update(view)
             got.setdefault(name, []).append(a)
-        if f.read(32) != h.digest():
+        if f.read(4) != h.digest():
             return None
         return _decode(meta, got)
     except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
@@ -283,7 +288,11 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                 h2 = h.copy()
                 with memoryview(jmap) as view:
                     for at in range(offset, ch["end"], _BLOCK):
-                        h2.update(view[at:min(at + _BLOCK, ch["end"])])
+                        stop = min(at + _BLOCK, ch["end"])
+                        h2.update(view[at:stop])
+                        if _DONTNEED is not None:  # the pages leave this process's resident set (not the page cache)
+                            lo = at - at % mmap.PAGESIZE
+                            jmap.madvise(_DONTNEED, lo, stop - lo)
                 if _stamp(h2, ch["end"]) != ch["digest"]:
                     break
                 chunks.append(ch)
