@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
 from arena.int_index import IntIndex
@@ -421,19 +422,33 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
             "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
 
 
-def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any) -> bool:
+def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any, folder: Path) -> bool:
     """Whether the cached inside/outside ``flags`` of ``cols`` are what ``ok`` says now.
 
     No work when the schedule is the one the last chunk was classified with (``ok.schedule_key``,
-    set by :func:`arena.results.in_schedule`: a digest of the schedule); else the cached rows are
-    classified again — at once from their ids and fingerprints when ``ok.schedule`` is the
-    mapping (:func:`classify`), else record by record."""
+    set by :func:`arena.results.in_schedule`: a digest of the schedule). Under another compact
+    schedule that only *added* matches to that one (its pair hashes kept in
+    ``checkpoint-schedule.bin``, :func:`arena.schedule_file.only_adds`) the inside rows stay
+    inside and only the outside ones are looked up; else the cached rows are classified again —
+    at once from their ids and fingerprints when ``ok.schedule`` is the mapping
+    (:func:`classify`), else record by record."""
     if not len(flags):
         return True
     now_key = getattr(ok, "schedule_key", None)
     if now_key is not None and now_key == key:
         return True
     schedule = getattr(ok, "schedule", None)
+    if isinstance(key, str) and schedule_file.only_adds(schedule, schedule_file.load_pairs(folder, key)):
+        out = np.flatnonzero(flags == 0)
+        if len(out) <= max(len(flags) >> 6, 1024):  # few: their ids and fingerprints cut out one by one
+            ids, id_end, fps, fp_end = bytearray(), array("q"), bytearray(), array("q")
+            for i in out.tolist():
+                ids += cols.match_id(i).encode("utf-8", "surrogatepass")
+                id_end.append(len(ids))
+                fps += cols.fingerprint(i).encode("utf-8", "surrogatepass")
+                fp_end.append(len(fps))
+            assert isinstance(schedule, CompactSchedule)  # only_adds said so
+            return not schedule.holds(ids, id_end, fps, fp_end).any()
     if schedule is not None:
         return bool(np.array_equal(classify(schedule, cols), flags))
     return all(ok(cols.record(i)) == was for i, was in enumerate(flags.tolist()))
@@ -515,7 +530,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         for ch in chunks:
             ch["cols"] = None  # the chunks' own columns are not held twice
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
-        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None):
+        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
         parts = [np.frombuffer(ch.pop("id_hash"), dtype=np.int64) for ch in chunks]
         hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
@@ -538,6 +553,10 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         _write(cpath, 0, tail)
     elif tail is not None or keep != size:
         _write(cpath, keep, tail)
+    now_key = getattr(ok, "schedule_key", None)
+    if isinstance(now_key, str) and (tail is not None or (chunks and chunks[-1].get("schedule_key") == now_key)) \
+            and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
+        schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
     if tail is not None:  # written: its columns now extend the cached ones in place
         cols = concat([cols, tail["cols"]], into_first=True)
         flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])

@@ -13,7 +13,11 @@ before.
 from __future__ import annotations
 
 import bisect
+import os
+import struct
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -136,8 +140,8 @@ class CompactSchedule(Mapping[str, str]):
         end offset per pair), 1 if the schedule maps the id to that fingerprint, else 0 —
         ``self.get(id) == fingerprint`` for every pair at once. ``(pairs,)`` uint8.
 
-        A hash join in numpy (:class:`_Index`): each id's 64-bit hash of its bytes is looked up
-        among the schedule's sorted hashes, and a hit is confirmed by comparing the id's and the
+        A hash join in numpy (:class:`_Index`): each pair's 64-bit hash of its bytes is looked up
+        among the schedule's sorted pair hashes, and a hit is confirmed by comparing the id's and the
         fingerprint's bytes with the entry's (exact: a hash decides nothing by itself). Equal-length
         ids (the usual ``tournament/lineup/dNNNNN/rNN``) are read in place, without a copy. A NUL
         byte, unsorted ids or two ids of one hash fall back to :meth:`get` per pair."""
@@ -235,9 +239,15 @@ def _increasing(w: np.ndarray) -> bool:
     return bool((d[r, k] & (w[1:][r, k] > w[:-1][r, k])).all())
 
 
+def _pair(hid: np.ndarray, hfp: np.ndarray) -> np.ndarray:
+    """The hash of pairs ``(id, fingerprint)`` from their strings' hashes (:func:`_hash`). ``(m,)`` uint64."""
+    return _hash(np.stack([hid, hfp], axis=1))
+
+
 class _Index:
     """The compact schedule for :meth:`CompactSchedule.holds`: its ids and fingerprints as
-    :class:`_Strings` over the encoded blobs, and the ids' hashes, sorted (``order``: their entries)."""
+    :class:`_Strings` over the encoded blobs, and the hashes of its ``(id, fingerprint)`` pairs,
+    sorted (``order``: their entries; :meth:`pairs`)."""
 
     def __init__(self, sid: _Strings, sfp: _Strings, hashes: np.ndarray, order: np.ndarray) -> None:
         self.sid, self.sfp, self.hashes, self.order = sid, sfp, hashes, order
@@ -245,7 +255,7 @@ class _Index:
     @classmethod
     def of(cls, ids: bytes, id_end: np.ndarray, fps: bytes, fp_end: np.ndarray) -> _Index | None:
         """The index of the newline-separated ``ids``/``fps`` (None if the ids are not strictly
-        increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two share a hash)."""
+        increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two pairs share a hash)."""
         sid, sfp = _Strings(ids, id_end, 1), _Strings(fps, fp_end, 1)
         n = len(sid)
         hashes = np.empty(n, np.uint64)
@@ -254,13 +264,28 @@ class _Index:
             w = _words(sid.rows(slice(c, c + _SLICE)))
             if not _increasing(np.concatenate([last, w])):
                 return None
-            hashes[c:c + _SLICE] = _hash(w)
+            hashes[c:c + _SLICE] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + _SLICE)))))
             last = w[-1:]
         order = np.argsort(hashes)
         hashes = hashes[order]
         if n > 1 and bool((hashes[1:] == hashes[:-1]).any()):
             return None
-        return cls(sid, sfp, hashes, order)
+        return cls(sid, sfp, hashes, order.astype(np.int32) if n < 1 << 31 else order)
+
+    def pairs(self) -> np.ndarray:
+        """The sorted 64-bit hashes of the schedule's ``(id, fingerprint)`` pairs (uint64): what
+        :meth:`has_all` of a later schedule checks (the journal cache keeps them)."""
+        return self.hashes
+
+    def has_all(self, pairs: np.ndarray) -> bool:
+        """Whether every pair hash of ``pairs`` (sorted, as :meth:`pairs`) is one of this schedule's:
+        a schedule that only added matches to the one of ``pairs`` (up to a 64-bit hash collision)."""
+        if not len(pairs):
+            return True
+        if not len(self.hashes):
+            return False
+        at = np.minimum(np.searchsorted(self.hashes, pairs), len(self.hashes) - 1)
+        return bool((self.hashes[at] == pairs).all())
 
     def holds(self, ids: bytes | bytearray, id_end: np.ndarray, fps: bytes | bytearray, fp_end: np.ndarray) -> np.ndarray:
         """:meth:`CompactSchedule.holds` of NUL-free blobs (``*_end``: int64 end offsets)."""
@@ -275,14 +300,14 @@ class _Index:
             lo, flo = int(start[c]), int(fstart[c])
             qid = _Strings(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.width)
             qfp = _Strings(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.width)
-            q = qid.rows(slice(None))
-            h = _hash(_words(q))
+            q, qf = qid.rows(slice(None)), qfp.rows(slice(None))
+            h = _pair(_hash(_words(q)), _hash(_words(qf)))
             by = np.argsort(h)  # the lookups in sorted order: a few times faster than in file order
             at = np.empty(d - c, np.int64)
             at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
             row = self.order[at]
             ok = (self.hashes[at] == h) & ~qid.long & ~qfp.long
-            ok &= (self.sid.rows(row) == q).all(axis=1) & (self.sfp.rows(row) == qfp.rows(slice(None))).all(axis=1)
+            ok &= (self.sid.rows(row) == q).all(axis=1) & (self.sfp.rows(row) == qf).all(axis=1)
             out[c:d] = ok
         return out
 
@@ -298,3 +323,65 @@ def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:
         return CompactSchedule(compact)
     plain = meta.get("schedule")
     return plain if isinstance(plain, dict) else None
+
+
+#: next to the journal cache: the pair hashes of the schedule its rows were last classified with
+PAIRS_NAME = "checkpoint-schedule.bin"
+_PMAGIC = b"cardarena-schedule-pairs 1\n"
+
+
+def save_pairs(folder: str | Path, key: str, schedule: CompactSchedule) -> None:
+    """Keep ``schedule``'s sorted pair hashes (:meth:`_Index.pairs`) under its digest ``key`` in
+    ``folder/checkpoint-schedule.bin`` (8 bytes a match and a CRC-32; written aside, then renamed;
+    nothing if its index is not built or a file cannot be written: it is a cache)."""
+    index = getattr(schedule, "_index_cache", None)
+    if index is None:
+        return
+    path = Path(folder) / PAIRS_NAME
+    head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
+    body = index.pairs().astype("<u8").tobytes()
+    try:
+        with open(path.with_suffix(".tmp"), "wb") as f:
+            f.write(head)
+            f.write(body)
+            f.write(struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
+        os.replace(path.with_suffix(".tmp"), path)
+    except OSError:
+        path.with_suffix(".tmp").unlink(missing_ok=True)
+
+
+def pairs_key(folder: str | Path) -> str | None:
+    """The schedule digest of ``folder``'s kept pair hashes (None if there are none)."""
+    try:
+        with open(Path(folder) / PAIRS_NAME, "rb") as f:
+            head = f.read(len(_PMAGIC) + 200)
+    except OSError:
+        return None
+    if not head.startswith(_PMAGIC) or b"\n" not in head[len(_PMAGIC):]:
+        return None
+    return head[len(_PMAGIC):head.index(b"\n", len(_PMAGIC))].decode("ascii", "replace")
+
+
+def load_pairs(folder: str | Path, key: str) -> np.ndarray | None:
+    """The sorted pair hashes kept for the schedule of digest ``key`` (uint64), or None (none, of
+    another schedule, cut or damaged)."""
+    head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
+    try:
+        data = (Path(folder) / PAIRS_NAME).read_bytes()
+    except OSError:
+        return None
+    n = len(data) - len(head) - 4
+    if not data.startswith(head) or n < 0 or n % 8 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(data[:-4]):
+        return None
+    got = np.frombuffer(data, dtype="<u8", count=n // 8, offset=len(head)).astype(np.uint64)
+    return got if not len(got) or bool((got[1:] > got[:-1]).all()) else None
+
+
+def only_adds(schedule: Any, pairs: np.ndarray | None) -> bool:
+    """Whether ``schedule`` (a :class:`CompactSchedule`) maps every id of the schedule whose
+    sorted pair hashes are ``pairs`` to the same fingerprint — it only added matches — up to a
+    64-bit hash collision (False if unknown)."""
+    if pairs is None or not isinstance(schedule, CompactSchedule):
+        return False
+    index = schedule._index()
+    return index is not None and index.has_all(pairs)

@@ -121,6 +121,67 @@ def test_a_schedule_that_only_adds_matches_keeps_the_cached_rows(tmp_path):
     assert check(folder) == {"cached": 0, "parsed": 300}
 
 
+def _big_journal(tmp_path, n: int = 400):
+    """A journal whose tournament.json holds the compact schedule (COMPACT_FROM lowered)."""
+    folder, lines = journal(tmp_path, n)
+    meta = json.loads((folder / "tournament.json").read_text())
+    sched = meta.pop("schedule")
+    meta[schedule_file.KEY] = encode({**sched, **{f"zz/{i}": "f" for i in range(schedule_file.COMPACT_FROM)}})[schedule_file.KEY]
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    return folder, lines
+
+
+def _compact_with(folder, change) -> None:
+    meta = json.loads((folder / "tournament.json").read_text())
+    cs = CompactSchedule(meta[schedule_file.KEY])
+    sched = dict(cs.items())
+    change(sched)
+    meta[schedule_file.KEY] = encode(sched)[schedule_file.KEY]
+    (folder / "tournament.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("change", ["adds", "adds, a cached outside row scheduled", "adds, an old fingerprint changed",
+                                    "pairs file damaged"])
+def test_a_compact_schedule_that_only_adds_looks_at_the_outside_rows_only(tmp_path, monkeypatch, change):
+    folder, lines = _big_journal(tmp_path)
+    path = folder / "matches.jsonl"
+    path.write_bytes(b"".join(lines[:300]))
+    assert check(folder) == {"cached": 0, "parsed": 300}
+    assert schedule_file.pairs_key(folder) is not None  # kept with the cache
+    rows = [json.loads(x) for x in lines]
+    cached = {r["match_id"]: r["fingerprint"] for r in rows[:300]}
+    now = CompactSchedule(json.loads((folder / "tournament.json").read_text())[schedule_file.KEY])
+    outside = [m for m in cached if m not in now]
+    assert outside
+
+    def edit(s):
+        s.update({f"later/{i}": "f" for i in range(30)})
+        if change == "adds, a cached outside row scheduled":
+            s[outside[0]] = cached[outside[0]]
+        elif change == "adds, an old fingerprint changed":
+            inside = next(m for m in cached if m in s)
+            s[inside] = s[inside] + "0"
+    _compact_with(folder, edit)
+    if change == "pairs file damaged":
+        p = folder / schedule_file.PAIRS_NAME
+        data = bytearray(p.read_bytes())
+        data[-9] ^= 1
+        p.write_bytes(bytes(data))
+    classified = []
+    monkeypatch.setattr(journal_cache, "classify", lambda *a: classified.append(1) or _classify(*a))
+    path.write_bytes(b"".join(lines))
+    info = check(folder)  # equal to a full read in every case
+    if change == "adds":
+        assert info == {"cached": 300, "parsed": 100} and not classified  # no look at the inside rows
+    elif change == "pairs file damaged":
+        assert info == {"cached": 300, "parsed": 100} and classified  # every cached row looked up again
+    else:
+        assert info == {"cached": 0, "parsed": 400}
+
+
+_classify = journal_cache.classify
+
+
 def test_a_changed_fingerprint_of_an_old_id_reclassifies(tmp_path):
     folder, lines = journal(tmp_path, 200)
     (folder / "matches.jsonl").write_bytes(b"".join(lines))
