@@ -212,13 +212,16 @@ class Columns:
         self.scores = _narrow_scores(self.scores)
         self._memo = {}  # its keys are bytes of the columns' item types, which may have changed
         shape = _np(self.shape)
-        seats = np.diff(_np(self.seat_end).astype(np.int64), prepend=0)
+        dt = np.int32 if len(self.seats) < 1 << 31 else np.int64  # an offset is below the seats' count: 4 bytes a record
+        seats = np.diff(_np(self.seat_end).astype(np.int64), prepend=0).astype(dt)
         plain = shape >= 0
 
         def starts(bit: int) -> np.ndarray:
             """Per record, its offset into the per-seat column whose shape flag is ``bit``."""
-            n = np.where(plain & (shape & bit != 0), seats, 0)
-            return np.concatenate(([0], np.cumsum(n)[:-1])) if len(n) else np.zeros(0, np.int64)
+            n = np.where(plain & (shape & bit != 0), seats, dt(0))
+            at = np.zeros(len(n), dt)
+            np.cumsum(n[:-1], out=at[1:])
+            return at
 
         self._rank_at, self._score_at, self._version_at = starts(1), starts(2), starts(4)
 

@@ -1,14 +1,14 @@
 """The journal's typed prefix checkpointed next to it, so a table reads only the new lines (issue 18).
 
-``<folder>/checkpoint-journal.bin`` (format 6; no pickle anywhere: loading a results folder
+``<folder>/checkpoint-journal.bin`` (format 7; no pickle anywhere: loading a results folder
 someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
 **chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
 ``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
-and SHA-256 of meta and arrays. It holds:
+and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`_Crc`). It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
-* ``digest``: SHA-256 (its first 128 bits) of the journal's bytes ``[0, end)`` — a running
-  hash, so a chunk vouches for the whole prefix before it;
+* ``digest``: CRC-32 of the journal's bytes ``[0, end)`` and ``end`` (:class:`_Crc`) — a running
+  check, so a chunk vouches for the whole prefix before it;
 * its records (first occurrence of each match id, file order) as the arrays of
   :class:`arena.columns.Columns` (narrow item types; records kept whole as their journal lines,
   parsed again by ``orjson`` when read), checked for consistency when loaded (:meth:`Columns.check`);
@@ -20,10 +20,10 @@ and SHA-256 of meta and arrays. It holds:
 * ``schedule_key``: the digest of the schedule its rows were classified with (and every
   earlier chunk's rows checked against).
 
-:func:`read` hashes the journal from byte 0 while it loads the chunks and keeps the longest run of
-chunks whose digests match: any edit of the prefix — in place, same size, same ids — changes the
-SHA-256 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
-replaced likewise); it then parses only the bytes after the last valid chunk, in blocks of
+:func:`read` checks the journal from byte 0 while it loads the chunks and keeps the longest run of
+chunks whose digests match: an edit of the prefix — in place, same size, same ids — changes the
+CRC-32 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
+replaced likewise; the check is against accidents — see :class:`_Crc`); it then parses only the bytes after the last valid chunk, in blocks of
 :data:`_ROWS` records straight into columns (no record object for a plain line; the schedule
 and the decision times applied per block with numpy), and appends one chunk for them. The
 records, the inside/outside split and the decision times equal a full read's **bit for bit**
@@ -42,9 +42,10 @@ when the new one is written.
 from __future__ import annotations
 
 import ctypes
-import hashlib
+import mmap
 import os
 import struct
+import zlib
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,6 +54,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
 from arena.int_index import IntIndex
@@ -68,10 +70,11 @@ MAX_LINE = 64 << 20
 #: the cache's name up to format 5 (pickles): removed when the new one is written
 OLD_NAME = "checkpoint-journal.pkl"
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 6  # 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
+FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
-_BLOCK = 1 << 20
+_BLOCK = 8 << 20  # bytes of the journal checked a step
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
 def _trim() -> None:
@@ -83,10 +86,45 @@ def _trim() -> None:
         pass
 
 
-def _digest() -> Any:
-    """The running hash of the journal's bytes: SHA-256 (hardware-accelerated on current CPUs,
-    about twice blake2b's speed; hashing the prefix is most of an incremental read at 1M records)."""
-    return hashlib.sha256()
+class _Crc:
+    """The running check of the journal's bytes: CRC-32 (``zlib.crc32``), with the two methods of
+    a ``hashlib`` object the reader uses. About twice SHA-256's speed here (0.44 against 0.92 CPU-s
+    over 1 GB, no SHA extensions), and the prefix check is against accidents, not forgers (a forger
+    who can edit the journal can rewrite the cache: docs/security.md, "Results folders"): an edit of
+    up to 32 consecutive bits (a rank, a digit, a status letter) is always caught, any other change
+    of the prefix escapes with probability 2**-32; a truncated journal is shorter than the chunk's
+    ``end``, a foreign cache's chunks name other bytes."""
+
+    __slots__ = ("crc",)
+
+    def __init__(self, crc: int = 0) -> None:
+        self.crc = crc
+
+    def update(self, data: Any) -> None:
+        """Add ``data`` (a bytes-like object) to the check."""
+        self.crc = zlib.crc32(data, self.crc)
+
+    def copy(self) -> _Crc:
+        """An independent check of the same bytes so far."""
+        return _Crc(self.crc)
+
+    def digest(self) -> bytes:
+        """The check as 4 bytes (little-endian: a cache chunk's last bytes)."""
+        return struct.pack("<I", self.crc)
+
+    def hexdigest(self) -> str:
+        """The check as 8 hex digits (``crc32:`` and the length are the chunk's ``digest``, see :func:`_stamp`)."""
+        return f"{self.crc:08x}"
+
+
+def _digest() -> _Crc:
+    """The running check of the journal's bytes ``[0, end)`` (:class:`_Crc`)."""
+    return _Crc()
+
+
+def _stamp(h: _Crc, end: int) -> str:
+    """A chunk's ``digest``: the check of the journal's bytes ``[0, end)`` and ``end`` itself."""
+    return f"crc32:{h.hexdigest()}:{end}"
 
 
 class _Seen:
@@ -132,7 +170,7 @@ def _header() -> bytes:
 
 def _encode(ch: dict[str, Any], f: Any) -> None:
     """Write a chunk to ``f``: ``CHNK``, the JSON meta's length and meta, the raw arrays, then
-    SHA-256 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
+    the CRC-32 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
     cols: Columns = ch["cols"]
     arrays: list[tuple[str, str, Any]] = [("ids", "B", cols.ids), ("fps", "B", cols.fps)]
     arrays += [(n, getattr(cols, n).typecode, getattr(cols, n)) for n in _ARRAYS]
@@ -149,7 +187,7 @@ def _encode(ch: dict[str, Any], f: Any) -> None:
     meta = orjson.dumps({k: ch[k] for k in ("start", "end", "digest", "lines", "schedule_key")} | {
         "rows": len(cols), "names": cols.names, "arrays": spec, "extra": [[i, len(line)] for i, line in lines],
         "times": times})
-    h = hashlib.sha256()
+    h = _Crc()
     f.write(_CHUNK)
     pieces: list[Any] = [struct.pack("<Q", len(meta)), meta, *views]
     for piece in pieces:
@@ -164,7 +202,8 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
         if f.read(4) != _CHUNK:
             return None
         head = f.read(8)
-        h = hashlib.sha256(head)
+        h = _Crc()
+        h.update(head)
         size = os.fstat(f.fileno()).st_size
         n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
         if n > size - f.tell():
@@ -184,7 +223,7 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
                 return None  # cut
             h.update(view)
             got.setdefault(name, []).append(a)
-        if f.read(32) != h.digest():
+        if f.read(4) != h.digest():
             return None
         return _decode(meta, got)
     except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
@@ -237,25 +276,28 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
         if f.read(len(head)) != head:
             return chunks, 0, h, 0
         keep = f.tell()
-        buf = bytearray(_BLOCK)
-        while True:
-            ch = _read_chunk(f)
-            if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
-                    or not isinstance(ch.get("end"), int) or ch["end"] < offset:
-                break
-            h2 = h.copy()
-            todo = ch["end"] - offset
-            view = memoryview(buf)
-            while todo > 0:
-                got = journal.readinto(view[:min(todo, _BLOCK)])
-                if not got:
+        try:  # the journal's bytes checked in place (no copy through a buffer: ~0.1 CPU-s a GB)
+            jmap: Any = mmap.mmap(journal.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # empty, or a file that cannot be mapped: no chunk holds
+            return chunks, 0, h, keep
+        with jmap:
+            while True:
+                ch = _read_chunk(f)
+                if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
+                        or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= len(jmap):
                     break
-                h2.update(view[:got])
-                todo -= got
-            if todo or h2.hexdigest()[:32] != ch["digest"]:
-                break
-            chunks.append(ch)
-            h, offset, keep = h2, ch["end"], f.tell()
+                h2 = h.copy()
+                with memoryview(jmap) as view:
+                    for at in range(offset, ch["end"], _BLOCK):
+                        stop = min(at + _BLOCK, ch["end"])
+                        h2.update(view[at:stop])
+                        if _DONTNEED is not None:  # the pages leave this process's resident set (not the page cache)
+                            lo = at - at % mmap.PAGESIZE
+                            jmap.madvise(_DONTNEED, lo, stop - lo)
+                if _stamp(h2, ch["end"]) != ch["digest"]:
+                    break
+                chunks.append(ch)
+                h, offset, keep = h2, ch["end"], f.tell()
     return chunks, offset, h, keep
 
 
@@ -375,24 +417,38 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     if end == offset:
         return None
     cols = concat(parts, into_first=True)
-    return {"start": offset, "end": end, "digest": h.hexdigest()[:32], "lines": lineno - first_line, "cols": cols,
+    return {"start": offset, "end": end, "digest": _stamp(h, end), "lines": lineno - first_line, "cols": cols,
             "inside": bytes(inside), "times": {b: t for b, t in zip(bots, per_bot) if len(t)},
             "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
 
 
-def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any) -> bool:
+def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any, folder: Path) -> bool:
     """Whether the cached inside/outside ``flags`` of ``cols`` are what ``ok`` says now.
 
     No work when the schedule is the one the last chunk was classified with (``ok.schedule_key``,
-    set by :func:`arena.results.in_schedule`: a digest of the schedule); else the cached rows are
-    classified again — at once from their ids and fingerprints when ``ok.schedule`` is the
-    mapping (:func:`classify`), else record by record."""
+    set by :func:`arena.results.in_schedule`: a digest of the schedule). Under another compact
+    schedule that only *added* matches to that one (its pair hashes kept in
+    ``checkpoint-schedule.bin``, :func:`arena.schedule_file.only_adds`) the inside rows stay
+    inside and only the outside ones are looked up; else the cached rows are classified again —
+    at once from their ids and fingerprints when ``ok.schedule`` is the mapping
+    (:func:`classify`), else record by record."""
     if not len(flags):
         return True
     now_key = getattr(ok, "schedule_key", None)
     if now_key is not None and now_key == key:
         return True
     schedule = getattr(ok, "schedule", None)
+    if isinstance(key, str) and schedule_file.only_adds(schedule, schedule_file.load_pairs(folder, key)):
+        out = np.flatnonzero(flags == 0)
+        if len(out) <= max(len(flags) >> 6, 1024):  # few: their ids and fingerprints cut out one by one
+            ids, id_end, fps, fp_end = bytearray(), array("q"), bytearray(), array("q")
+            for i in out.tolist():
+                ids += cols.match_id(i).encode("utf-8", "surrogatepass")
+                id_end.append(len(ids))
+                fps += cols.fingerprint(i).encode("utf-8", "surrogatepass")
+                fp_end.append(len(fps))
+            assert isinstance(schedule, CompactSchedule)  # only_adds said so
+            return not schedule.holds(ids, id_end, fps, fp_end).any()
     if schedule is not None:
         return bool(np.array_equal(classify(schedule, cols), flags))
     return all(ok(cols.record(i)) == was for i, was in enumerate(flags.tolist()))
@@ -474,7 +530,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         for ch in chunks:
             ch["cols"] = None  # the chunks' own columns are not held twice
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
-        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None):
+        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
         parts = [np.frombuffer(ch.pop("id_hash"), dtype=np.int64) for ch in chunks]
         hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
@@ -497,6 +553,10 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         _write(cpath, 0, tail)
     elif tail is not None or keep != size:
         _write(cpath, keep, tail)
+    now_key = getattr(ok, "schedule_key", None)
+    if isinstance(now_key, str) and (tail is not None or (chunks and chunks[-1].get("schedule_key") == now_key)) \
+            and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
+        schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
     if tail is not None:  # written: its columns now extend the cached ones in place
         cols = concat([cols, tail["cols"]], into_first=True)
         flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])

@@ -94,10 +94,11 @@ class DecisionTimes:
         if len(us):
             if not len(self.us):
                 self.us, self.counts = us.copy(), _narrow(counts)
-            else:
-                u = np.union1d(self.us, us)
-                c = np.zeros(len(u), np.int64)
-                c[np.searchsorted(u, self.us)] += self.counts
+            else:  # two sorted runs of distinct values: insert the new ones, then add the counts
+                at = np.searchsorted(self.us, us)
+                hit = (at < len(self.us)) & (self.us[np.minimum(at, len(self.us) - 1)] == us)
+                u = np.insert(self.us, at[~hit], us[~hit]) if not hit.all() else self.us
+                c = np.insert(self.counts.astype(np.int64), at[~hit], 0) if not hit.all() else self.counts.astype(np.int64)
                 c[np.searchsorted(u, us)] += counts
                 self.us, self.counts = u, _narrow(c)
         if len(odd):

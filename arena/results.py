@@ -129,6 +129,7 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
     prefixes: list = []
     inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"],
                                                                prefixes=prefixes)
+    journal_cache._trim()  # the schedule's lookup arrays, freed now, handed back to the system
     return inside, outside, latency, prefixes
 
 

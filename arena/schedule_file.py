@@ -13,7 +13,11 @@ before.
 from __future__ import annotations
 
 import bisect
+import os
+import struct
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -134,57 +138,178 @@ class CompactSchedule(Mapping[str, str]):
     def holds(self, ids: bytes | bytearray, id_end: Any, fps: bytes | bytearray, fp_end: Any) -> np.ndarray:
         """Per pair ``(id, fingerprint)`` given as concatenated UTF-8 blobs cut at ``*_end`` (one
         end offset per pair), 1 if the schedule maps the id to that fingerprint, else 0 —
-        ``self.get(id) == fingerprint`` for every pair at once (numpy: sorted fixed-width byte
-        strings and a binary search; ~60 bytes a scheduled match held while it runs).
-        ``(pairs,)`` uint8."""
+        ``self.get(id) == fingerprint`` for every pair at once. ``(pairs,)`` uint8.
+
+        A hash join in numpy (:class:`_Index`): each pair's 64-bit hash of its bytes is looked up
+        among the schedule's sorted pair hashes, and a hit is confirmed by comparing the id's and the
+        fingerprint's bytes with the entry's (exact: a hash decides nothing by itself). Equal-length
+        ids (the usual ``tournament/lineup/dNNNNN/rNN``) are read in place, without a copy. A NUL
+        byte, unsorted ids or two ids of one hash fall back to :meth:`get` per pair."""
         n = len(id_end)
         if not n:
             return np.zeros(0, np.uint8)
-        sid, sfp = self._fixed_form()
-        if sid is None or sfp is None or b"\0" in ids or b"\0" in fps:  # a NUL: fixed-width strings would drop it
+        index = self._index()
+        if index is None or b"\0" in ids or b"\0" in fps:  # a NUL: the NUL-padded rows would hide it
             cut_i, cut_f = [0, *id_end], [0, *fp_end]
             return np.fromiter((self.get(bytes(ids[a:b]).decode("utf-8", "surrogatepass"))
                                 == bytes(fps[c:d]).decode("utf-8", "surrogatepass")
                                 for a, b, c, d in zip(cut_i, cut_i[1:], cut_f, cut_f[1:])), np.uint8, n)
-        qid, long_id = _fixed(ids, id_end, sid.dtype.itemsize)
-        qfp, long_fp = _fixed(fps, fp_end, sfp.dtype.itemsize)
-        if not len(sid):
-            return np.zeros(n, np.uint8)
-        at = np.minimum(np.searchsorted(sid, qid), len(sid) - 1)
-        return ((sid[at] == qid) & (sfp[at] == qfp) & ~long_id & ~long_fp).astype(np.uint8)
+        return index.holds(ids, np.asarray(id_end, dtype=np.int64), fps, np.asarray(fp_end, dtype=np.int64))
 
-    def _fixed_form(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """The ids and fingerprints as sorted fixed-width byte strings (built once; None, None if
-        a NUL or the ids' order rules it out)."""
-        got = getattr(self, "_fixed_cache", None)
-        if got is None:
+    def _index(self) -> _Index | None:
+        """The schedule's :class:`_Index` (built once; None if a NUL, unsorted ids or a shared hash rule it out)."""
+        if not hasattr(self, "_index_cache"):
             ids, fps = (b.data.encode("utf-8", "surrogatepass") if isinstance(b.data, str) else b.data
                         for b in (self._ids, self._fps))
-            if b"\0" in ids or b"\0" in fps:
-                got = (None, None)
-            else:
+            got = None
+            if b"\0" not in ids and b"\0" not in fps:
                 ends = [np.append(b.start[1:] - 1, b.size).astype(np.int64) if len(b) else np.zeros(0, np.int64)
                         for b in (self._ids, self._fps)]
-                wi, wf = (int(np.diff(np.concatenate(([-1], e))).max()) - 1 if len(e) else 1 for e in ends)
-                sid = _fixed(ids, ends[0], max(wi, 1), sep=1)[0]
-                sfp = _fixed(fps, ends[1], max(wf, 1), sep=1)[0]
-                got = (sid, sfp) if not len(sid) or bool((sid[1:] > sid[:-1]).all()) else (None, None)
-            self._fixed_cache = got
-        return got
+                got = _Index.of(ids, ends[0], fps, ends[1])
+            self._index_cache: _Index | None = got
+        return self._index_cache
 
 
-def _fixed(blob: bytes | bytearray, end: Any, width: int, sep: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of ``blob`` cut at ``end`` (each followed by ``sep`` separator bytes) as a
-    fixed-width ``S{width}`` array (NUL-padded), and per string whether it is longer than ``width``."""
-    raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(1, np.uint8)
-    e = np.asarray(end, dtype=np.int64)
-    start = np.concatenate(([0], e[:-1] + sep)) if len(e) else e
-    out = np.zeros((len(e), width), dtype=np.uint8)
-    for c in range(0, len(e), 1 << 16):  # in slices: the index array stays small
-        lo, hi = start[c:c + (1 << 16), None], e[c:c + (1 << 16), None]
-        idx = lo + np.arange(width)[None, :]
-        out[c:c + len(lo)] = np.where(idx < hi, raw[np.minimum(idx, len(raw) - 1)], 0)
-    return out.view(f"S{width}").ravel(), (e - start) > width
+_SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+class _Strings:
+    """The strings of a blob cut at ``end`` (each followed by ``sep`` separator bytes), read as
+    NUL-padded rows of ``width`` bytes on demand (:meth:`rows`) — a sliding window over the blob
+    itself, so no padded copy of the strings is held; a string longer than ``width`` is cut (and
+    flagged in :attr:`long`)."""
+
+    def __init__(self, blob: Any, end: np.ndarray, sep: int, width: int | None = None) -> None:
+        raw = np.frombuffer(blob, dtype=np.uint8) if len(blob) else np.zeros(0, np.uint8)
+        n = len(end)
+        self.start = np.concatenate(([0], end[:-1] + sep)).astype(np.int64) if n else np.zeros(0, np.int64)
+        self.size = end - self.start
+        self.width = w = max(int(self.size.max()) if n else 1, 1) if width is None else width
+        self.long = self.size > w
+        self.cut = len(raw) - w  # windows starting after it run past the blob: read from ``tail``
+        self.win = np.lib.stride_tricks.sliding_window_view(raw, w) if self.cut >= 0 else np.zeros((0, w), np.uint8)
+        self.tail_lo = max(self.cut + 1, 0)
+        self.tail = np.lib.stride_tricks.sliding_window_view(np.concatenate([raw[self.tail_lo:], np.zeros(w, np.uint8)]), w)
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def rows(self, idx: np.ndarray | slice) -> np.ndarray:
+        """The strings at ``idx`` as a ``(m, width)`` uint8 matrix, NUL-padded (a copy)."""
+        s, size = self.start[idx], self.size[idx]
+        far = s > self.cut
+        if far.any():
+            out = np.empty((len(s), self.width), np.uint8)
+            out[~far] = self.win[s[~far]]
+            out[far] = self.tail[s[far] - self.tail_lo]
+        else:
+            out = self.win[s]
+        for j in range(max(int(size.min()), 0) if len(size) else self.width, self.width):
+            out[:, j] *= size > j  # the bytes past a string's end (a separator, the next string), a column at a time
+        return out
+
+
+def _words(rows: np.ndarray) -> np.ndarray:
+    """Rows of bytes as big-endian 64-bit words (NUL-padded to a multiple of 8): the same order as the bytes."""
+    m, w = rows.shape
+    pad = np.zeros((m, -(-w // 8) * 8), np.uint8)
+    pad[:, :w] = rows
+    return pad.view(">u8").astype(np.uint64)
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per row of ``words`` (multiply-xorshift; equal rows, equal hashes). ``(m,)`` uint64."""
+    h = np.zeros(len(words), np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(words.shape[1]):
+            h ^= words[:, j]
+            h *= _MIX
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def _increasing(w: np.ndarray) -> bool:
+    """Whether the rows of big-endian words ``w`` are strictly increasing (as their bytes)."""
+    if len(w) < 2:
+        return True
+    d = w[1:] != w[:-1]
+    k = d.argmax(axis=1)
+    r = np.arange(len(k))
+    return bool((d[r, k] & (w[1:][r, k] > w[:-1][r, k])).all())
+
+
+def _pair(hid: np.ndarray, hfp: np.ndarray) -> np.ndarray:
+    """The hash of pairs ``(id, fingerprint)`` from their strings' hashes (:func:`_hash`). ``(m,)`` uint64."""
+    return _hash(np.stack([hid, hfp], axis=1))
+
+
+class _Index:
+    """The compact schedule for :meth:`CompactSchedule.holds`: its ids and fingerprints as
+    :class:`_Strings` over the encoded blobs, and the hashes of its ``(id, fingerprint)`` pairs,
+    sorted (``order``: their entries; :meth:`pairs`)."""
+
+    def __init__(self, sid: _Strings, sfp: _Strings, hashes: np.ndarray, order: np.ndarray) -> None:
+        self.sid, self.sfp, self.hashes, self.order = sid, sfp, hashes, order
+
+    @classmethod
+    def of(cls, ids: bytes, id_end: np.ndarray, fps: bytes, fp_end: np.ndarray) -> _Index | None:
+        """The index of the newline-separated ``ids``/``fps`` (None if the ids are not strictly
+        increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two pairs share a hash)."""
+        sid, sfp = _Strings(ids, id_end, 1), _Strings(fps, fp_end, 1)
+        n = len(sid)
+        hashes = np.empty(n, np.uint64)
+        last = np.zeros((0, -(-sid.width // 8)), np.uint64)
+        for c in range(0, n, _SLICE):
+            w = _words(sid.rows(slice(c, c + _SLICE)))
+            if not _increasing(np.concatenate([last, w])):
+                return None
+            hashes[c:c + _SLICE] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + _SLICE)))))
+            last = w[-1:]
+        order = np.argsort(hashes)
+        hashes = hashes[order]
+        if n > 1 and bool((hashes[1:] == hashes[:-1]).any()):
+            return None
+        return cls(sid, sfp, hashes, order.astype(np.int32) if n < 1 << 31 else order)
+
+    def pairs(self) -> np.ndarray:
+        """The sorted 64-bit hashes of the schedule's ``(id, fingerprint)`` pairs (uint64): what
+        :meth:`has_all` of a later schedule checks (the journal cache keeps them)."""
+        return self.hashes
+
+    def has_all(self, pairs: np.ndarray) -> bool:
+        """Whether every pair hash of ``pairs`` (sorted, as :meth:`pairs`) is one of this schedule's:
+        a schedule that only added matches to the one of ``pairs`` (up to a 64-bit hash collision)."""
+        if not len(pairs):
+            return True
+        if not len(self.hashes):
+            return False
+        at = np.minimum(np.searchsorted(self.hashes, pairs), len(self.hashes) - 1)
+        return bool((self.hashes[at] == pairs).all())
+
+    def holds(self, ids: bytes | bytearray, id_end: np.ndarray, fps: bytes | bytearray, fp_end: np.ndarray) -> np.ndarray:
+        """:meth:`CompactSchedule.holds` of NUL-free blobs (``*_end``: int64 end offsets)."""
+        n = len(id_end)
+        out = np.zeros(n, np.uint8)
+        if not len(self.hashes):
+            return out
+        start = np.concatenate(([0], id_end[:-1]))
+        fstart = np.concatenate(([0], fp_end[:-1]))
+        for c in range(0, n, _SLICE):  # a slice of pairs at a time: a few MB of temporaries
+            d = min(c + _SLICE, n)
+            lo, flo = int(start[c]), int(fstart[c])
+            qid = _Strings(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.width)
+            qfp = _Strings(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.width)
+            q, qf = qid.rows(slice(None)), qfp.rows(slice(None))
+            h = _pair(_hash(_words(q)), _hash(_words(qf)))
+            by = np.argsort(h)  # the lookups in sorted order: a few times faster than in file order
+            at = np.empty(d - c, np.int64)
+            at[by] = np.minimum(np.searchsorted(self.hashes, h[by]), len(self.hashes) - 1)
+            row = self.order[at]
+            ok = (self.hashes[at] == h) & ~qid.long & ~qfp.long
+            ok &= (self.sid.rows(row) == q).all(axis=1) & (self.sfp.rows(row) == qf).all(axis=1)
+            out[c:d] = ok
+        return out
 
 
 def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:
@@ -198,3 +323,65 @@ def schedule_of(meta: Mapping[str, Any]) -> Mapping[str, str] | None:
         return CompactSchedule(compact)
     plain = meta.get("schedule")
     return plain if isinstance(plain, dict) else None
+
+
+#: next to the journal cache: the pair hashes of the schedule its rows were last classified with
+PAIRS_NAME = "checkpoint-schedule.bin"
+_PMAGIC = b"cardarena-schedule-pairs 1\n"
+
+
+def save_pairs(folder: str | Path, key: str, schedule: CompactSchedule) -> None:
+    """Keep ``schedule``'s sorted pair hashes (:meth:`_Index.pairs`) under its digest ``key`` in
+    ``folder/checkpoint-schedule.bin`` (8 bytes a match and a CRC-32; written aside, then renamed;
+    nothing if its index is not built or a file cannot be written: it is a cache)."""
+    index = getattr(schedule, "_index_cache", None)
+    if index is None:
+        return
+    path = Path(folder) / PAIRS_NAME
+    head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
+    body = index.pairs().astype("<u8").tobytes()
+    try:
+        with open(path.with_suffix(".tmp"), "wb") as f:
+            f.write(head)
+            f.write(body)
+            f.write(struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
+        os.replace(path.with_suffix(".tmp"), path)
+    except OSError:
+        path.with_suffix(".tmp").unlink(missing_ok=True)
+
+
+def pairs_key(folder: str | Path) -> str | None:
+    """The schedule digest of ``folder``'s kept pair hashes (None if there are none)."""
+    try:
+        with open(Path(folder) / PAIRS_NAME, "rb") as f:
+            head = f.read(len(_PMAGIC) + 200)
+    except OSError:
+        return None
+    if not head.startswith(_PMAGIC) or b"\n" not in head[len(_PMAGIC):]:
+        return None
+    return head[len(_PMAGIC):head.index(b"\n", len(_PMAGIC))].decode("ascii", "replace")
+
+
+def load_pairs(folder: str | Path, key: str) -> np.ndarray | None:
+    """The sorted pair hashes kept for the schedule of digest ``key`` (uint64), or None (none, of
+    another schedule, cut or damaged)."""
+    head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
+    try:
+        data = (Path(folder) / PAIRS_NAME).read_bytes()
+    except OSError:
+        return None
+    n = len(data) - len(head) - 4
+    if not data.startswith(head) or n < 0 or n % 8 or struct.unpack("<I", data[-4:])[0] != zlib.crc32(data[:-4]):
+        return None
+    got = np.frombuffer(data, dtype="<u8", count=n // 8, offset=len(head)).astype(np.uint64)
+    return got if not len(got) or bool((got[1:] > got[:-1]).all()) else None
+
+
+def only_adds(schedule: Any, pairs: np.ndarray | None) -> bool:
+    """Whether ``schedule`` (a :class:`CompactSchedule`) maps every id of the schedule whose
+    sorted pair hashes are ``pairs`` to the same fingerprint — it only added matches — up to a
+    64-bit hash collision (False if unknown)."""
+    if pairs is None or not isinstance(schedule, CompactSchedule):
+        return False
+    index = schedule._index()
+    return index is not None and index.has_all(pairs)
