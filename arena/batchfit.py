@@ -32,27 +32,27 @@ to first order, whose covariance is exactly that matrix (``Σ_b G_b`` = the ridg
 The intervals become normal ones; calibration by simulation: ``tests/ratings/test_sandwich.py``.
 The fit can start from a previous one (``beta0``: the checkpointed fit, :mod:`arena.strength`).
 
-(~730 lines: the fit, its bootstrap and sandwich share the design arrays; the rank-interval and P(stronger) summaries are the part to move out next.)
+The fit's summaries (intervals, rank intervals, P(stronger)) are :class:`arena.fit_summary.BatchFit`;
+two-side results have a fast path without the sparse design (:mod:`arena.twoside`, :func:`design`).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from arena import leverage, stats
+from arena import leverage, stats, twoside
+from arena.design_matrix import Design, RankCodes, build_design, dense_ranks, record_results  # noqa: F401 (re-exported)
+from arena.fit_summary import Z95, BatchFit  # noqa: F401 (re-exported: arena.batchfit.BatchFit, Z95)
+from arena.twoside import TwoSide
 
 RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)
 ELO = 400 / math.log(10)  #: Elo points per unit of log-strength
-Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
 #: from this many stages on, :func:`fit` uses the block sandwich covariance, not the bootstrap
 ANALYTIC_FROM = 20_000
 #: and for fields of more bots than this (the bootstrap's cost grows with bots × results)
@@ -65,201 +65,30 @@ ANALYTIC_BOTS = 100
 GRID = float(2**20)
 
 
-@lru_cache(maxsize=512)
-def _template(ranks: tuple[int, ...], max_tie: int) -> tuple[tuple[tuple[tuple[int, ...], ...], int], ...]:
-    """The stages of one ranking pattern: per stage, its candidate side groups and the chosen one.
+def design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]] | RankCodes,
+           blocks: Sequence[int], n_bots: int) -> Design | TwoSide:
+    """The likelihood of a set of results (the arguments of :func:`build_design`): a
+    :class:`arena.twoside.TwoSide` when every result is two sides in one ``(R, 2, size)`` array
+    (:func:`fit`'s fast path for large fields), else the generic :func:`build_design`.
 
-    :param ranks: dense side ranks (0 = first; equal = tied).
-    :returns: ``((candidates, chosen index), ...)``; a stage with one candidate is left out.
-    """
-    remaining = list(range(len(ranks)))
-    out = []
-    for r in sorted(set(ranks)):
-        group = tuple(i for i in remaining if ranks[i] == r)
-        cands = [c for k in range(1, min(max_tie, len(remaining)) + 1) for c in itertools.combinations(remaining, k)]
-        if len(cands) > 1:
-            out.append((tuple(cands), cands.index(group)))
-        remaining = [i for i in remaining if ranks[i] != r]
-    return tuple(out)
+    :raises ValueError: as :func:`build_design`."""
+    def generic() -> Design:
+        return build_design(sides, ranks, blocks, n_bots)
 
-
-def dense_ranks(ranks: Sequence[int]) -> tuple[int, ...]:
-    """``ranks`` renumbered 0, 1, 2, ... keeping ties (``(0, 2, 2) -> (0, 1, 1)``)."""
-    order = {r: i for i, r in enumerate(sorted(set(ranks)))}
-    return tuple(order[r] for r in ranks)
+    if isinstance(sides, np.ndarray) and len(sides):
+        codes, pats = ((ranks.codes, ranks.pats) if isinstance(ranks, RankCodes)
+                       else _codes_of(ranks))
+        got = twoside.build(sides, codes, pats, blocks, n_bots, generic)
+        if got is not None:
+            return got
+    return generic()
 
 
-@dataclass(frozen=True)
-class Design:
-    """The likelihood's layout: candidate rows grouped by stage (contiguous).
-
-    :ivar x: ``(C, P)`` sparse design: row = a candidate group, columns = bots then tie
-        parameters ``log δ_2 .. log δ_D``.
-    :ivar pad: ``(C,)`` 0 for a candidate row, ``-inf`` for a padding row: stage ``s`` holds
-        rows ``s·width .. s·width + width − 1``.
-    :ivar width: rows per stage.
-    :ivar chosen: ``(S,)`` the row that happened; :ivar block: ``(S,)`` the stage's block id.
-    :ivar n_bots, max_tie, n_blocks: sizes.
-    """
-
-    x: sp.csr_matrix
-    pad: np.ndarray
-    width: int
-    chosen: np.ndarray
-    block: np.ndarray
-    n_bots: int
-    max_tie: int
-    n_blocks: int
-
-    @property
-    def n_stages(self) -> int:
-        """Stages (choices) of the likelihood."""
-        return len(self.chosen)
-
-    @property
-    def stage(self) -> np.ndarray:
-        """``(C,)`` the stage of each row."""
-        return np.repeat(np.arange(self.n_stages), self.width)
-
-    @property
-    def n_params(self) -> int:
-        """Bots plus tie parameters."""
-        return self.n_bots + self.max_tie - 1
-
-
-def build_design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequence[Sequence[int]] | RankCodes,
-                 blocks: Sequence[int], n_bots: int) -> Design:
-    """The design of a set of results.
-
-    :param sides: per result, per side, the bot indices on it (every side of one result the
-        same size; results may differ in side count and size) — or, when every result has the
-        same shape, one ``(R, K, size)`` integer array (what :func:`arena.strength.strength`
-        passes: 4 bytes an index instead of nested lists; the same design).
-    :param ranks: per result, per side, its rank (ties equal); or :class:`RankCodes`.
-    :param blocks: per result, its duplicate block id (0 .. n_blocks−1).
-    :param n_bots: number of bots (indices ``0 .. n_bots−1``).
-    :raises ValueError: if a result's sides and ranks disagree in length or a side is empty.
-    """
-    dense = isinstance(sides, np.ndarray)
-    if isinstance(ranks, RankCodes):
-        if not isinstance(sides, np.ndarray):
-            ranks = [ranks.pats[c] for c in ranks.codes.tolist()]
-        else:
-            groups_c, pats_c = _coded_groups(sides, ranks)
-            return _design(sides, True, groups_c, pats_c, blocks, n_bots)
-    groups: dict[tuple[tuple[int, ...], int], Any] = {}
-    pats = []
-    sides_: Any = sides
-    for i, r in enumerate(ranks):
-        if dense:
-            k, size, empty = sides_.shape[1], sides_.shape[2], sides_.shape[2] == 0
-        else:
-            s = sides_[i]
-            k, size, empty = len(s), len(s[0]) if len(s) else 0, any(len(x) == 0 for x in s)
-        if k != len(r) or empty:
-            raise ValueError(f"result {i}: {k} sides for {len(r)} ranks, or an empty side")
-        pat = dense_ranks(r)
-        pats.append(pat)
-        groups.setdefault((pat, size), []).append(i)
-    return _design(sides, dense, groups, pats, blocks, n_bots)
-
-
-@dataclass(frozen=True)
-class RankCodes:
-    """The results' side ranks as codes into a table of rank tuples (what
-    :meth:`arena.tallies.Tallies.contests` keeps): ``ranks[i] == pats[codes[i]]``. Passed to
-    :func:`build_design` instead of one tuple per result, the design is the same, built without
-    a Python step per result."""
-
-    codes: np.ndarray
-    pats: list[tuple[int, ...]]
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-
-def _coded_groups(sides: np.ndarray, ranks: RankCodes) -> tuple[dict[tuple[tuple[int, ...], int], Any], list[Any]]:
-    """:func:`build_design`'s groups (results by dense rank pattern and side size, in order of
-    first occurrence, each its result indices ascending) from rank codes."""
-    k, size = sides.shape[1], sides.shape[2]
-    used = np.unique(ranks.codes)
-    for c in used.tolist():
-        if len(ranks.pats[c]) != k or size == 0:
-            raise ValueError(f"result {int(np.flatnonzero(ranks.codes == c)[0])}: {k} sides for "
-                             f"{len(ranks.pats[c])} ranks, or an empty side")
-    dense_of = [dense_ranks(p) for p in ranks.pats]
-    gid_of: dict[tuple[int, ...], int] = {}
-    gid = np.array([gid_of.setdefault(d, len(gid_of)) for d in dense_of], dtype=np.int64)
-    g = gid[ranks.codes] if len(ranks.codes) else np.zeros(0, np.int64)
-    pats_g = list(gid_of)
-    _, first = np.unique(g, return_index=True)
-    groups = {}
-    for gi in g[np.sort(first)].tolist():
-        groups[(pats_g[gi], size)] = np.flatnonzero(g == gi)
-    return groups, [pats_g[gi] for gi in np.unique(g).tolist()]
-
-
-def _design(sides: Any, dense: bool, groups: dict[tuple[tuple[int, ...], int], Any], pats: list[Any],
-            blocks: Sequence[int], n_bots: int) -> Design:
-    """The :class:`Design` of results grouped by ``(dense rank pattern, side size)``."""
-    sides_: Any = sides
-    max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
-    rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
-    c = 0
-    blocks_a = np.asarray(blocks, dtype=np.int64)
-    for (pat, size), idx in groups.items():
-        mem = (sides_[np.asarray(idx)].astype(np.int64) if dense  # (m, K, size)
-               else np.array([sides_[i] for i in idx], dtype=np.int64))
-        m = len(idx)
-        for cands, ch in _template(pat, int(max_tie)):
-            base = c + np.arange(m) * len(cands)
-            start.append(base)
-            chosen.append(base + ch)
-            sblock.append(blocks_a[idx])
-            for j, grp in enumerate(cands):
-                for q in grp:
-                    for t in range(size):
-                        rows.append(base + j)
-                        cols.append(mem[:, q, t])
-                        vals.append(np.full(m, 1.0 / len(grp)))
-                if len(grp) > 1:
-                    rows.append(base + j)
-                    cols.append(np.full(m, n_bots + len(grp) - 2))
-                    vals.append(np.ones(m))
-            c += m * len(cands)
-    n_params = n_bots + int(max_tie) - 1
-    cat = _cat
-    st = cat(start, np.int64)
-    lens = np.diff(np.append(st, c))
-    width = int(lens.max()) if len(lens) else 1
-    # pad every stage to `width` rows (padding rows score -inf) so stages are a reshape away
-    stage_of = np.repeat(np.arange(len(st)), lens)
-    pos = np.arange(c) - st[stage_of]
-    remap = stage_of * width + pos
-    row_i = cat(rows, np.int64)
-    x = sp.csr_matrix((cat(vals, float), (remap[row_i], cat(cols, np.int64))), shape=(len(st) * width, n_params))
-    pad = np.full(len(st) * width, -np.inf)
-    pad[remap] = 0.0
-    chosen_rows = cat(chosen, np.int64)
-    n_blocks = int(blocks_a.max()) + 1 if len(blocks_a) else 0
-    return Design(x, pad, width, remap[chosen_rows], cat(sblock, np.int64), n_bots, int(max_tie), n_blocks)
-
-
-def record_results(rec: Any, rate_forfeits: bool) -> Iterable[tuple[Sequence[Sequence[str]], Sequence[int]]]:
-    """The results one record (:class:`arena.record.MatchRecord`) adds: ``(sides, side ranks)`` pairs —
-    an ``ok`` record its sides by their ranks; a forfeit (only with ``rate_forfeits``) each side
-    with a faulty seat losing to each side without one (:mod:`arena.strength`)."""
-    if not rec.rated(rate_forfeits):
-        return []
-    if rec.status != "forfeit":
-        return [(rec.sides, rec.side_ranks)]
-    faulty = {f.seat for f in rec.faults}
-    bad = [i for i, tm in enumerate(rec.teams) if faulty & set(tm)]
-    return [((rec.sides[i], rec.sides[j]), (1, 0)) for i in bad for j in range(len(rec.teams)) if j not in bad]
-
-
-def _cat(xs: list[np.ndarray], dtype: Any) -> np.ndarray:
-    return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
+def _codes_of(ranks: Sequence[Sequence[int]]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Rank tuples as codes into their table (:class:`RankCodes`'s form)."""
+    table: dict[tuple[int, ...], int] = {}
+    codes = np.array([table.setdefault(tuple(r), len(table)) for r in ranks], dtype=np.int64)
+    return codes, list(table)
 
 
 def _softmax(d: Design, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -274,18 +103,24 @@ def _softmax(d: Design, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sc, mx + np.log(z)
 
 
-def _objective(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
+def _objective(d: Design | TwoSide, w: np.ndarray, beta: np.ndarray, lam: float) -> float:
+    if isinstance(d, TwoSide):  # every weight 1 (the fast path fits large fields only)
+        return twoside.objective(d, beta, lam)
     s = d.x @ beta
     _, lz = _softmax(d, s)
     return float(np.dot(w, s[d.chosen] - lz) - 0.5 * lam * beta @ beta)
 
 
-def _grad_hess(d: Design, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
+def _grad_hess(d: Design | TwoSide, w: np.ndarray, beta: np.ndarray, lam: float) -> tuple[np.ndarray, Any]:
     """Gradient and (sparse, CSC) Hessian of the penalised log-likelihood with stage weights ``w``.
 
     Up to :data:`DENSE_HESS_UPTO` parameters the Hessian is accumulated dense, stage block by
     stage block (:func:`_info_dense`: equal bit for bit to the sparse products, a block's
-    temporaries instead of copies of the whole design); beyond, by sparse products."""
+    temporaries instead of copies of the whole design); beyond, by sparse products. Two-side
+    results (:class:`arena.twoside.TwoSide`, every weight 1): :func:`arena.twoside.grad_info`."""
+    if isinstance(d, TwoSide):
+        g, hd = twoside.grad_info(d, beta, lam)
+        return g, sp.csc_matrix(hd)
     p, _ = _softmax(d, d.x @ beta)
     wc = np.repeat(w, d.width)
     r = -wc * p
@@ -355,7 +190,7 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
     return spla.spsolve(h.tocsc(), g, permc_spec="MMD_AT_PLUS_A")
 
 
-def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
+def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
            tol: float = 1e-10, max_iter: int = 100, free: int | None = None,
            info: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
@@ -389,7 +224,7 @@ def newton(d: Design, w: np.ndarray | None = None, beta: np.ndarray | None = Non
     return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
 
 
-def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
+def chord(d: Design | TwoSide, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
     """Newton's iteration with a fixed information matrix ``info`` (the chord method): the
     maximum from a warm start ``beta`` with ``info`` a previous fit's negative Hessian (the
     checkpoint's), so each step costs a gradient (no Hessian over every result). Linear
@@ -410,10 +245,7 @@ def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max
         return None
     b, prev = beta.astype(float).copy(), np.inf
     for _ in range(max_iter):
-        p, _ = _softmax(d, d.x @ b)
-        r = -p
-        r[d.chosen] += 1.0
-        step = sla.lu_solve(lu, np.asarray(d.x.T @ r).ravel() - lam * b, check_finite=False)
+        step = sla.lu_solve(lu, _gradient(d, b, lam), check_finite=False)
         b += step
         m = float(np.max(np.abs(step))) if len(step) else 0.0
         if not np.isfinite(m) or m > 0.5 * prev and m > 1e-10:
@@ -422,6 +254,16 @@ def chord(d: Design, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max
             return b
         prev = m
     return None
+
+
+def _gradient(d: Design | TwoSide, beta: np.ndarray, lam: float) -> np.ndarray:
+    """``(P,)`` the gradient of the penalised log-likelihood (every stage weight 1)."""
+    if isinstance(d, TwoSide):
+        return twoside.gradient(d, beta, lam)
+    p, _ = _softmax(d, d.x @ beta)
+    r = -p
+    r[d.chosen] += 1.0
+    return np.asarray(d.x.T @ r).ravel() - lam * beta
 
 
 def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, seed: int = 0,
@@ -462,142 +304,12 @@ def bootstrap(d: Design, beta: np.ndarray, info: np.ndarray, n_boot: int = 400, 
     return out
 
 
-@dataclass(frozen=True)
-class BatchFit:
-    """A batch fit and its bootstrap, in log-strength units (``θ``, mean 0 over the rated bots).
-
-    :ivar theta: ``(n,)`` estimates (``nan`` for a bot without rated results).
-    :ivar boot: ``(B, n)`` bootstrap replicates of ``theta`` (centred the same way).
-    :ivar tie: ``{k: δ_k}`` tie parameters (empty without ties).
-    :ivar rated: ``(n,)`` whether the bot has rated results.
-    :ivar blocks: duplicate blocks resampled.
-    :ivar cov: ``(n, n)`` the block sandwich covariance of ``theta`` when it replaces the
-        bootstrap (then ``boot`` is empty); None with the bootstrap.
-    :ivar beta: the fitted parameters (bots, then ``log δ``), uncentred: a later fit's start.
-    :ivar info: ``(P, P)`` the information (negative Hessian) at ``beta`` for large fields (a
-        later fit's :func:`chord` preconditioner), else None.
-    """
-
-    theta: np.ndarray
-    boot: np.ndarray
-    tie: dict[int, float]
-    rated: np.ndarray
-    blocks: int
-    cov: np.ndarray | None = None
-    beta: np.ndarray | None = None
-    info: np.ndarray | None = None
-
-    @property
-    def has_spread(self) -> bool:
-        """Whether the fit has a measure of its uncertainty (replicates or a covariance)."""
-        return self.cov is not None or len(self.boot) > 0
-
-    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-        """Per bot, the interval of ``θ`` (relative to the field's mean): the bootstrap's
-        percentiles, or ``θ ± z·sd`` with the sandwich covariance."""
-        a = (1 - level) / 2
-        if self.cov is not None:
-            from scipy.special import ndtri
-
-            half = float(ndtri(1 - a)) * np.sqrt(np.maximum(np.diag(self.cov), 0.0))
-            return self.theta - half, self.theta + half
-        lo, hi = np.quantile(self.boot, [a, 1 - a], axis=0)
-        return lo, hi
-
-    def diff_sd(self) -> np.ndarray:
-        """``(n, n)`` standard deviation of ``θ_i − θ_j`` (bootstrap, or the sandwich covariance)."""
-        if self.cov is not None:
-            cov = self.cov
-        elif len(self.boot) < 2:
-            return np.full((len(self.theta),) * 2, np.inf)
-        else:
-            cov = np.cov(self.boot, rowvar=False).reshape(len(self.theta), len(self.theta))
-        v = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
-        return np.sqrt(np.maximum(v, 0.0))
-
-    def z(self) -> np.ndarray:
-        """``(n, n)`` ``(θ_i − θ_j) / sd``: > 1.96 means i is above j at the 95% level (two-sided)
-        (computed once per fit: the rank intervals and P(stronger) both read it; a copy each call)."""
-        return self._z.copy()
-
-    @cached_property
-    def _z(self) -> np.ndarray:
-        d = self.theta[:, None] - self.theta[None, :]
-        sd = self.diff_sd()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(sd > 0, d / np.where(sd > 0, sd, 1.0), np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0)))
-        if self.cov is None and len(self.boot) >= 2:
-            z = _with_sure_percentiles(z, self.boot)
-        if self.blocks < 2:
-            z = np.zeros_like(z)  # one block: no measure of the variation, nothing separates
-        z[~self.rated, :] = 0.0
-        z[:, ~self.rated] = 0.0
-        return z
-
-    def p_stronger(self) -> np.ndarray:
-        """``(n, n)`` P(θ_i > θ_j): the normal approximation ``Φ(z)`` with the bootstrap's sd."""
-        return 0.5 * (1 + _erf(self.z() / math.sqrt(2)))
-
-    def p_win(self) -> np.ndarray:
-        """``(n, n)`` the model's expected score of i against j head to head (a tie counts half)."""
-        t = self.theta
-        d2 = self.tie.get(2, 0.0)
-        a = np.exp(t - np.nanmax(t)) if self.rated.any() else np.ones_like(t)
-        num = a[:, None] + 0.5 * d2 * np.sqrt(a[:, None] * a[None, :])
-        return num / (a[:, None] + a[None, :] + d2 * np.sqrt(a[:, None] * a[None, :]))
-
-    def order(self) -> np.ndarray:
-        """Bot indices best first: rated bots by ``θ`` (descending, to 1e-9), then the unrated."""
-        # strengths within 1e-9 (equal results, or a warm start's last bits) rank by index
-        key = np.where(self.rated, np.round(-self.theta, 9), np.inf)
-        return np.argsort(key, kind="stable")
-
-    def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per bot, the 1-based rank interval ``[1 + #bots surely above, #rated − #bots surely below]``.
-
-        "Surely" = the 95% interval of the difference excludes 0 (``|z| > 1.96``); the
-        true rank of a bot falls inside unless some other bot is placed surely on the
-        wrong side of it. Unrated bots get ``(0, 0)``.
-        """
-        z = self.z()
-        n = int(self.rated.sum())
-        above = (z.T > Z95).sum(axis=1)  # j surely above i: z[j, i] > 1.96
-        below = (z > Z95).sum(axis=1)
-        lo = np.where(self.rated, 1 + above, 0)
-        hi = np.where(self.rated, n - below, 0)
-        return lo, hi
-
-
-def _with_sure_percentiles(z: np.ndarray, boot: np.ndarray) -> np.ndarray:
-    """``z`` where the bootstrap's percentile interval of ``θ_i − θ_j`` excludes 0 but
-    ``|z| ≤ 1.96``, replaced by the normal quantile of the share of replicates on that side
-    (clipped to ``1 − 1/(2B)``). When one bot wins almost everything its replicates' far tail is
-    long (quasi-separation: a replicate where it never loses sends its ``θ`` towards the
-    ridge's bound) and the standard deviation makes a sure gap look unsure (a bot with 179
-    wins of 180 matches was ranked "1–3" with P(>next) 0.94 although every replicate put it
-    first); elsewhere the two agree and ``z`` is unchanged."""
-    from scipy.special import ndtri
-
-    b = len(boot)
-    share = ((boot[:, :, None] - boot[:, None, :]) > 0).mean(axis=0)
-    share = np.clip(share, 0.5 / b, 1 - 0.5 / b)
-    zp = ndtri(share)
-    every = (share >= 1 - 0.5 / b) | (share <= 0.5 / b)  # every replicate on one side
-    upgrade = every & (np.abs(z) <= Z95) & (np.sign(zp) == np.sign(z))
-    return np.where(upgrade, zp, z)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    from scipy.special import erf
-    return erf(x)
-
-
 #: the sandwich's block scores leverage-adjusted (CR3, :mod:`arena.leverage`); False: the plain
 #: sandwich, far too sure of bots that few blocks inform (kept for the tests that show it)
 LEVERAGE_ADJUSTED = True
 
 
-def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
+def sandwich(d: Design | TwoSide, beta: np.ndarray, lam: float = RIDGE, hess: list | None = None) -> np.ndarray:
     """``(n_bots, n_bots)`` block sandwich covariance of the bots' parameters at ``beta``:
     ``H⁻¹ (Σ_b G̃_b G̃_bᵀ) H⁻¹`` with ``H`` the penalised information over the bots (tie
     parameters held, as in :func:`bootstrap`) and ``G̃_b = (I − J_b H⁻¹)⁻¹ G_b`` the score of
@@ -606,6 +318,8 @@ def sandwich(d: Design, beta: np.ndarray, lam: float = RIDGE, hess: list | None 
 
     :param hess: if given, the whole ``(P, P)`` information at ``beta`` is appended to it (the
         next fit's :func:`chord` preconditioner)."""
+    if isinstance(d, TwoSide):
+        return twoside.sandwich(d, beta, lam, hess, LEVERAGE_ADJUSTED)
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
     r = -p  # G_b = Σ over its stages' rows of (chosen − p_row) · x_row
@@ -655,7 +369,7 @@ def _meat(d: Design, r: np.ndarray) -> np.ndarray:
     return np.asfortranarray(out.reshape(nb, nb))  # the layout of G.T @ G's array: the same BLAS path after
 
 
-def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
+def fit(d: Design | TwoSide, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: np.ndarray | None = None,
         method: str = "auto", info0: np.ndarray | None = None) -> BatchFit:
     """Fit ``d`` and measure its uncertainty; ``θ`` centred on the rated bots' mean.
 
@@ -678,6 +392,20 @@ def fit(d: Design, n_boot: int = 400, seed: int = 0, lam: float = RIDGE, beta0: 
         return _fit(d, n_boot, seed, lam, beta0, method, info0)
 
 
+def _centred(cv: np.ndarray, rated: np.ndarray) -> np.ndarray:
+    """``C cv Cᵀ`` (in place), ``C`` the map to strengths relative to the rated bots' mean (an
+    unrated bot's row 0), for the symmetric ``cv``: ``cv_ij − u_i − u_j + ū`` with ``u = cv[:, rated]``'s
+    row means (O(n²), no ``n × n`` products)."""
+    if rated.any():
+        u = cv[:, rated].mean(axis=1)
+        cv -= u[None, :]
+        cv -= u[:, None]
+        cv += u[rated].mean()
+    cv[~rated] = 0.0
+    cv[:, ~rated] = 0.0
+    return cv
+
+
 def _one_blas_thread() -> Any:
     """The BLAS/LAPACK calls of a fit on one thread (``threadpoolctl``): its dense solves are
     ~1,000 × 1,000, where OpenBLAS's threads cost several times the CPU of one on a loaded machine
@@ -691,7 +419,7 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(1, user_api="blas")
 
 
-def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
+def _fit(d: Design | TwoSide, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None, method: str,
          info0: np.ndarray | None) -> BatchFit:
     """:func:`fit` (its BLAS already limited to one thread)."""
     large = d.n_stages >= ANALYTIC_FROM or d.n_bots > ANALYTIC_BOTS
@@ -699,6 +427,8 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
     # a warm start stops within Newton's tolerance of the cold fit, not on its last bit: only
     # where it pays (large fields); a small field's table stays bit for bit reproducible
     warm = large or method == "sandwich"
+    if isinstance(d, TwoSide) and (not warm or (n_boot and not use_cov)):  # small fields, a bootstrap:
+        d = d.generic()  # the generic design, as before
     start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
     if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
         got = chord(d, start, info0, lam) if start is not None and info0 is not None else None
@@ -708,21 +438,21 @@ def _fit(d: Design, n_boot: int, seed: int, lam: float, beta0: np.ndarray | None
         info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
     else:
         beta, info = newton(d, lam=lam, beta=start)
-    rated = np.zeros(d.n_bots, bool)
-    rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
+    if isinstance(d, TwoSide):
+        rated = twoside.rated(d)
+    else:
+        rated = np.zeros(d.n_bots, bool)
+        rated[np.unique(d.x[:, : d.n_bots].nonzero()[1])] = True
     cov = None
     if use_cov:
         boot = np.empty((0, len(beta)))
         hess: list = []
         cv = sandwich(d, beta, lam, hess)
         info = hess[0]
-        c = np.eye(d.n_bots)
-        if rated.any():
-            c[:, rated] -= 1.0 / rated.sum()
-        c[~rated] = 0.0
-        cov = c @ cv @ c.T
+        cov = _centred(cv, rated)
     else:
-        boot = bootstrap(d, beta, info, n_boot, seed, lam) if n_boot and info is not None else np.empty((0, len(beta)))
+        boot = (bootstrap(d, beta, info, n_boot, seed, lam) if n_boot and info is not None and isinstance(d, Design)
+                else np.empty((0, len(beta))))
     theta, bt = beta[: d.n_bots].copy(), boot[:, : d.n_bots].copy()
     if rated.any():
         theta -= theta[rated].mean()

@@ -29,7 +29,14 @@ def block_slots(block_of_entry: np.ndarray, bot_of_entry: np.ndarray, n_blocks: 
         and ``(n_blocks, k)`` every block's bots (``-1`` pads; ``k`` the most bots a block has).
     """
     key = block_of_entry.astype(np.int64) * n_bots + bot_of_entry
-    ukey, slot = np.unique(key, return_inverse=True)
+    order = np.argsort(key, kind="stable")  # the entries come by block: nearly sorted, a fast merge
+    sk = key[order]
+    new = np.empty(len(sk), bool)
+    new[:1] = True
+    np.not_equal(sk[1:], sk[:-1], out=new[1:])
+    ukey = sk[new]
+    slot = np.empty(len(sk), np.int64)
+    slot[order] = np.cumsum(new) - 1  # what np.unique(key, return_inverse=True) gives
     ublk = ukey // n_bots
     first = np.searchsorted(ublk, np.arange(n_blocks))
     loc = slot - first[block_of_entry]
@@ -71,8 +78,29 @@ def adjusted_scores(row: np.ndarray, loc: np.ndarray, val: np.ndarray, bots: np.
             g[:, a] += np.bincount(blk, gs[:, a], n_blocks)
             for b in range(k):
                 j[:, a * k + b] += np.bincount(blk, js[:, a, b], n_blocks)
+    return adjust(j.reshape(n_blocks, k, k), g, bots, hinv)
+
+
+def adjust(j: np.ndarray, g: np.ndarray, bots: np.ndarray, hinv: np.ndarray) -> np.ndarray:
+    """``(n_blocks, k)`` the blocks' scores ``g`` adjusted: ``(I − J_b H⁻¹_bb)⁻¹ G_b``.
+
+    :param j: ``(n_blocks, k, k)`` each block's information over its bots' slots.
+    :param g: ``(n_blocks, k)`` each block's score; :param bots: ``(n_blocks, k)`` its bots (``-1`` pads).
+    :param hinv: ``(n_bots, n_bots)`` inverse of the penalised information over the bots.
+    """
+    k = bots.shape[1]
     safe = np.where(bots < 0, 0, bots)
     on = bots >= 0
+    if k == 2:  # most blocks of a two-player field: Cramer's rule, no batched LAPACK call a block
+        n, flat = hinv.shape[0], hinv.ravel()
+        h = [np.where(on[:, a] & on[:, b], flat.take(safe[:, a] * n + safe[:, b]), 0.0) for a in (0, 1) for b in (0, 1)]
+        h00, h01, h10, h11 = h
+        j00, j01, j10, j11 = j[:, 0, 0], j[:, 0, 1], j[:, 1, 0], j[:, 1, 1]
+        a00, a01 = 1.0 - (j00 * h00 + j01 * h10), -(j00 * h01 + j01 * h11)
+        a10, a11 = -(j10 * h00 + j11 * h10), 1.0 - (j10 * h01 + j11 * h11)
+        det = a00 * a11 - a01 * a10
+        g0, g1 = g[:, 0], g[:, 1]
+        return np.stack([(a11 * g0 - a01 * g1) / det, (a00 * g1 - a10 * g0) / det], axis=1)
     hl = hinv[safe[:, :, None], safe[:, None, :]] * (on[:, :, None] & on[:, None, :])
-    a = np.eye(k)[None] - j.reshape(n_blocks, k, k) @ hl
+    a = np.eye(k)[None] - j @ hl
     return np.linalg.solve(a, g[:, :, None])[:, :, 0]

@@ -115,7 +115,7 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
             flat_ranks.append(rk)  # the record's shared side-ranks tuple
             block_i.append(blocks.setdefault((rec.lineup, rec.deal_index), len(blocks)))
     sides_i, ranks = _compact(flat, shapes, flat_ranks)
-    d = batchfit.build_design(sides_i, ranks, block_i, len(bots))
+    d = batchfit.design(sides_i, ranks, block_i, len(bots))
     return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method), len(ranks),
                     len(blocks))
 
@@ -132,7 +132,7 @@ def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT
     information of the fit ``beta0`` comes from (:func:`fit_info`; :func:`arena.batchfit.chord`).
     """
     sides, ranks, blocks, n_blocks = tallies.contests()
-    d = batchfit.build_design(sides, ranks, blocks, len(bots))
+    d = batchfit.design(sides, ranks, blocks, len(bots))
     return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method, info0=info0),
                     len(ranks), n_blocks)
 

@@ -455,14 +455,18 @@ class Tallies:
         instead of the names (numpy, no Python sort of every block: the same independence of
         the journal's order; the names are used if two lineups' hashes collide)."""
         n_fit = len(self.fit_block_src)
-        src = self.fit_block_src.v.astype(np.int64)
-        lid = self.block_lineup.v[src].astype(np.int64)
+        src = self.fit_block_src.v
+        lid = self.block_lineup.v[src]
         deal = self.block_deal.v[src]
+        del src
         new = np.empty(n_fit, dtype=np.int64)
         if n_fit >= HASH_ORDER_FROM:
             lh = self.lineup_hash.v
-            if len(np.unique(lh)) == len(lh):
-                new[np.lexsort((deal, lh[lid]))] = np.arange(n_fit)
+            by_hash = np.argsort(lh, kind="stable")
+            if not (lh[by_hash][1:] == lh[by_hash][:-1]).any():  # no two lineups' hashes collide
+                rank = np.empty(len(lh), np.int64)
+                rank[by_hash] = np.arange(len(lh))  # each lineup's place by hash
+                new[_sort_by((rank[lid], deal))] = np.arange(n_fit)
                 return new
         names = [self._lineup_name(i) for i in range(len(self.lineup_hash))]
         keys = list(zip([names[i] for i in lid.tolist()], deal.tolist()))
@@ -478,9 +482,9 @@ class Tallies:
         journal holds the records in (a rerun from a shuffled journal, an incremental update,
         a full rebuild)."""
         pats = list(self.rank_pats)
-        c_rank = self.c_rank.v.astype(np.int64)
+        c_rank = self.c_rank.v  # int32 codes (and int32 canonical codes: 4 bytes a result each)
         canon = {p: i for i, p in enumerate(sorted(pats))}
-        rank_c = np.array([canon[p] for p in pats], dtype=np.int64)[c_rank] if pats else np.zeros(0, np.int64)
+        rank_c = np.array([canon[p] for p in pats], dtype=np.int32)[c_rank] if pats else np.zeros(0, np.int32)
         block = self._block_order()[self.c_block.v] if len(self.c_block) else np.zeros(0, np.int64)
         c_shape = self.c_shape.v
         used = np.unique(c_shape).tolist()
@@ -488,7 +492,7 @@ class Tallies:
         if len(used) <= 1:
             k, size = self.shapes[used[0]] if used else (2, 1)
             flat = flat_all.reshape(len(rank_c), k * size)
-            perm = np.lexsort((rank_c, *flat.T[::-1], block)) if len(rank_c) else np.zeros(0, dtype=np.int64)
+            perm = _sort_by((block, *flat.T, rank_c)) if len(rank_c) else np.zeros(0, dtype=np.int64)
             sides: Any = flat[perm].reshape(len(rank_c), k, size)
             ranks: Any = RankCodes(c_rank[perm], pats)
         else:
@@ -562,6 +566,24 @@ class Tallies:
             setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int64)))
         t._check()
         return t
+
+
+def _sort_by(keys: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The stable order of rows by the non-negative integer ``keys`` (most significant first): the
+    permutation ``np.lexsort(keys[::-1])`` gives, by one sort of the keys packed into 63 bits when
+    they fit (a sort of ``len(keys)`` keys costs as many passes), else by ``np.lexsort``."""
+    bits = [max(int(k.max()), 1).bit_length() if len(k) else 1 for k in keys]
+    if sum(bits) > 63 or any(len(k) and int(k.min()) < 0 for k in keys):
+        return np.lexsort(keys[::-1])
+    packed = np.zeros(len(keys[0]), np.int64)
+    for k, b in zip(keys, bits):
+        packed <<= b
+        packed |= k.astype(np.int64)
+    order = np.argsort(packed)  # the fast (unstable) sort: the same order when no two rows are equal
+    srt = packed[order]
+    if (srt[1:] == srt[:-1]).any():
+        return np.argsort(packed, kind="stable")
+    return order
 
 
 def _first_seen(codes: np.ndarray) -> list[int]:
