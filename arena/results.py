@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from arena import journal_cache, render, results_folder, schedule_file, tables, tallies
+from arena import journal_cache, render, results_folder, schedule_file, tables, tallies_checkpoint
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
 from arena.record import MatchRecord
@@ -124,7 +124,7 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
     """The schedule's records (without their decision times), the count of the others, and the
     decision times of the schedule's records: the journal's cached typed prefix plus its new
     lines (:mod:`arena.journal_cache`; only the lines after the cached prefix are parsed), and
-    the journal's vouched-for prefixes (for :func:`arena.tallies.tallies`)."""
+    the journal's vouched-for prefixes (for :func:`arena.tallies_checkpoint.tallies`)."""
     latency = tables.Latency(meta["bots"])
     prefixes: list = []
     inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"],
@@ -165,7 +165,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
-    tal = tallies.tallies(folder, records, bots, rf, prefixes)
+    tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes)
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
     fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0)

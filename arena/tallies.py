@@ -1,4 +1,5 @@
-"""The tables' counters over a run of records, mergeable and checkpointed (issue 18).
+"""The tables' counters over a run of records, mergeable (issue 18; their checkpoint:
+:mod:`arena.tallies_checkpoint`).
 
 :class:`Tallies` adds records (:meth:`Tallies.add_all`) into counters that only grow: per bot
 its matches, wins, rank sum, faults by class, forfeits and first fault; per (duplicate block,
@@ -14,19 +15,9 @@ one. Lineups, blocks, slots and fit blocks are numbered in order of first appear
 order, kept as numpy columns with sorted key arrays (no dict per lineup, block or slot); the
 floating-point sums are ``numpy.add.at`` in file order — the same additions in the same order
 as one record at a time, so every counter is equal bit for bit however the records are cut
-into chunks.
+into chunks. :meth:`Tallies.arrays` / :meth:`Tallies.from_arrays` are the checkpoint's layout.
 
-:func:`tallies` keeps them in ``<folder>/checkpoint-tables.npz`` (numpy arrays and a JSON
-header, read with ``allow_pickle=False``: a folder someone sent never runs code) for the
-journal's **byte prefix** that :mod:`arena.journal_cache` vouches for (its chunks' running
-digests): the counters of the records in ``matches.jsonl[0, end)`` in file order, so an update
-after ``k`` new records adds those ``k``. A journal edited before ``end``, other bots or another
-``rate_forfeits`` → the counters are rebuilt from the records. A cache: deleting it only costs
-time; an unreadable or foreign one is ignored (and the older ``checkpoint-tables.pkl`` is never
-read, only deleted).
-
-(~675 lines: the counters and their checkpoint share one array layout; the checkpoint's
-write/read is the part to move out next.)
+(~650 lines: the counters, their summaries and their array layout are one job.)
 """
 
 from __future__ import annotations
@@ -34,9 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,11 +35,8 @@ from arena.batchfit import RankCodes, record_results
 from arena.record import MatchRecord, RecordFault
 from arena.tallies_events import Events, Sorted, credits, events_of, number
 
-__all__ = ["HASH_ORDER_FROM", "NAME", "Tallies", "credits", "tallies"]
+__all__ = ["HASH_ORDER_FROM", "Tallies", "credits"]
 
-NAME = "checkpoint-tables.npz"
-OLD_NAME = "checkpoint-tables.pkl"  #: format 3 and before (pickles): deleted, never read
-FORMAT = 5
 _SHIFT = 32  # slot key: block << _SHIFT | bot; block key: lineup << _SHIFT | deal
 #: from this many fit blocks on, :meth:`Tallies.contests` orders the blocks by their lineups' hashes
 HASH_ORDER_FROM = 20_000
@@ -656,76 +642,3 @@ def lineup_hashes(enc: list[bytes]) -> np.ndarray:
 def _bootstrap(sums: np.ndarray, counts: np.ndarray, seed: int) -> tuple[float, float, float]:
     """:func:`arena.stats.bootstrap_ci` of blocks given by their sums and sizes."""
     return stats.bootstrap_ci([[float(s)] + [0.0] * (int(c) - 1) for s, c in zip(sums, counts)], seed=seed)
-
-
-# ---------------------------------------------------------------- checkpoint
-def _key(bots: Sequence[str], rate_forfeits: bool) -> str:
-    blob = json.dumps([FORMAT, list(bots), bool(rate_forfeits)])
-    return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
-
-
-def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequence[str],
-            rate_forfeits: bool = False, prefixes: Sequence[tuple[int, str, int]] | None = None) -> Tallies:
-    """The :class:`Tallies` of ``records`` (the schedule's records in file order), resumed from
-    ``folder``'s checkpoint and saved again.
-
-    :param prefixes: the journal's vouched-for byte prefixes, ``(end, digest, records of
-        ``records`` in it)`` each (:func:`arena.journal_cache.read`'s ``info["prefixes"]``); the
-        last one is where the new checkpoint is taken. None or empty: no checkpoint.
-    :returns: counters equal to ``Tallies(bots, rate_forfeits).add_all(records)`` bit for bit.
-    """
-    key = _key(bots, rate_forfeits)
-    valid: dict[tuple[Any, Any], int] = {(int(e), str(d)): int(n) for e, d, n in prefixes or ()}
-    t = _load(Path(folder), key, valid, len(records)) if folder is not None and valid else None
-    if t is None:
-        t = Tallies(bots, rate_forfeits)
-    t.resumed_from = t.count
-    t.add_all(records[t.count:] if t.count else records)
-    t.trim()
-    release_heap()
-    if folder is not None and prefixes and worth_saving(t.resumed_from, len(records)):
-        end, digest, n = prefixes[-1]
-        if n == len(records):
-            _save(Path(folder), {"key": key, "end": int(end), "digest": str(digest), "count": n}, t)
-    return t
-
-
-#: the counters are checkpointed again once the records counted past the checkpoint reach this
-#: fraction of all (1/16: at 1M records, 62,500). Counting a record again costs ~7 µs, writing the
-#: checkpoint ~180 bytes (~1.5 µs) a record of *all* of them (1.5 CPU-s at 1M, measured): saving
-#: after every small update would cost more than it spares the next one
-SAVE_FRACTION = 1 / 16
-
-
-def worth_saving(resumed_from: int, count: int) -> bool:
-    """Whether :func:`tallies` writes a new checkpoint: none was resumed from (``resumed_from`` 0
-    and records exist), or the records counted past it are at least :data:`SAVE_FRACTION` of
-    ``count``. Never when nothing is new."""
-    new = count - resumed_from
-    return new > 0 and (resumed_from == 0 or new >= SAVE_FRACTION * count)
-
-
-def _load(folder: Path, key: str, valid: dict[tuple[Any, Any], int], n_records: int) -> Tallies | None:
-    """The checkpointed counters if they are of ``key`` and a vouched-for prefix (else None)."""
-    try:
-        with np.load(folder / NAME, allow_pickle=False) as z:
-            head = json.loads(bytes(np.asarray(z["head"], np.uint8)).decode())
-            if (not isinstance(head, dict) or head.get("key") != key
-                    or valid.get((head.get("end"), head.get("digest"))) != head.get("count")
-                    or not isinstance(head.get("count"), int) or head["count"] > n_records):
-                return None
-            t = Tallies.from_arrays(z)
-    except Exception:  # noqa: BLE001 - a cache: unreadable, cut or foreign means rebuild
-        return None
-    return t if t.count == head["count"] else None
-
-
-def _save(folder: Path, head: dict[str, Any], t: Tallies) -> None:
-    tmp = folder / (NAME + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, head=np.frombuffer(json.dumps(head).encode(), np.uint8), **t.arrays())  # type: ignore[arg-type]
-        os.replace(tmp, folder / NAME)
-        (folder / OLD_NAME).unlink(missing_ok=True)
-    except OSError:
-        tmp.unlink(missing_ok=True)

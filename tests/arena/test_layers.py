@@ -23,7 +23,7 @@ FLOORS: dict[int, set[str]] = {
         "tallies_events"},
     2: {"faults", "journal_cache", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
         "replay_columns"},
-    3: {"match", "tables", "replay_html", "checkpoint", "adaptive"},
+    3: {"match", "tables", "replay_html", "checkpoint", "adaptive", "tallies_checkpoint"},
     4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim"},
     5: {"executors", "ray_setup", "results", "doctor"},
     6: {"driver", "progress", "play"},

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import checkpoint, journal_cache, stats, tables, tallies
+from arena import checkpoint, journal_cache, stats, tables, tallies, tallies_checkpoint
 from arena.journal import read_records
 from arena.results import standings
 from tests.scale.test_checkpoint import bench
@@ -68,14 +68,14 @@ def assert_same_tables(got, ref) -> None:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_checkpointed_tables_equal_the_full_rebuild_after_random_interruptions(tmp_path, seed, monkeypatch):
     resumed: list[int] = []
-    real = tallies.tallies
+    real = tallies_checkpoint.tallies
 
     def observed(*a, **kw):
         t = real(*a, **kw)
         resumed.append(t.resumed_from)
         return t
 
-    monkeypatch.setattr(tallies, "tallies", observed)  # the real function, its result observed
+    monkeypatch.setattr(tallies_checkpoint, "tallies", observed)  # the real function, its result observed
     lines, meta = journal_lines(tmp_path, 700, 16, seed)
     folder = tmp_path / "t"
     folder.mkdir()
@@ -88,7 +88,7 @@ def test_checkpointed_tables_equal_the_full_rebuild_after_random_interruptions(t
         if done < len(lines) and rng.random() < 0.3:
             body += lines[done][: rng.randrange(1, len(lines[done]))]  # a line being written
         (folder / "matches.jsonl").write_bytes(body)
-        fault, cp = rng.random(), folder / tallies.NAME
+        fault, cp = rng.random(), folder / tallies_checkpoint.NAME
         if fault < 0.15 and cp.exists():
             data = cp.read_bytes()
             cp.write_bytes(data[: rng.randrange(len(data))])
@@ -131,11 +131,11 @@ def test_an_update_adds_only_the_new_records(tmp_path):
 
     recs, pre = read()
     assert pre[-1][2] == 250 == len(recs)
-    first = tallies.tallies(folder, recs, meta["bots"], prefixes=pre)
+    first = tallies_checkpoint.tallies(folder, recs, meta["bots"], prefixes=pre)
     assert first.resumed_from == 0 and first.count == 250
     (folder / "matches.jsonl").write_bytes(b"".join(lines))
     recs, pre = read()
-    inc = tallies.tallies(folder, recs, meta["bots"], prefixes=pre)
+    inc = tallies_checkpoint.tallies(folder, recs, meta["bots"], prefixes=pre)
     assert inc.resumed_from == 250 and inc.count == 300
     whole = tallies.Tallies(meta["bots"]).add_all(recs)
     assert json.dumps(inc.bot_stats()) == json.dumps(whole.bot_stats())
@@ -145,10 +145,10 @@ def test_an_update_adds_only_the_new_records(tmp_path):
     body[body.index(b'"deal_seed": ') + 13] ^= 1
     (folder / "matches.jsonl").write_bytes(bytes(body))
     recs, pre = read()
-    assert tallies.tallies(folder, recs, meta["bots"], prefixes=pre).resumed_from == 0
+    assert tallies_checkpoint.tallies(folder, recs, meta["bots"], prefixes=pre).resumed_from == 0
     # other bots or rate_forfeits: another key
-    assert tallies.tallies(folder, recs, meta["bots"][:-1], prefixes=pre).resumed_from == 0
-    assert tallies.tallies(folder, recs, meta["bots"][:-1], True, prefixes=pre).resumed_from == 0
+    assert tallies_checkpoint.tallies(folder, recs, meta["bots"][:-1], prefixes=pre).resumed_from == 0
+    assert tallies_checkpoint.tallies(folder, recs, meta["bots"][:-1], True, prefixes=pre).resumed_from == 0
 
 
 def test_the_counters_reproduce_the_record_tables(tmp_path):
@@ -267,7 +267,7 @@ def test_the_checkpoint_is_no_pickle_and_a_foreign_or_old_one_is_rebuilt(tmp_pat
     def run():
         prefixes: list = []
         recs = journal_cache.read(folder, ok, meta["bots"], prefixes=prefixes)[0]
-        return tallies.tallies(folder, recs, meta["bots"], prefixes=prefixes)
+        return tallies_checkpoint.tallies(folder, recs, meta["bots"], prefixes=prefixes)
 
     trap = tmp_path / "ran"
 
@@ -277,10 +277,10 @@ def test_the_checkpoint_is_no_pickle_and_a_foreign_or_old_one_is_rebuilt(tmp_pat
 
     import pickle
 
-    (folder / tallies.OLD_NAME).write_bytes(pickle.dumps(Trap()))
+    (folder / tallies_checkpoint.OLD_NAME).write_bytes(pickle.dumps(Trap()))
     first = run()
-    cp = folder / tallies.NAME
-    assert first.resumed_from == 0 and cp.exists() and not (folder / tallies.OLD_NAME).exists()
+    cp = folder / tallies_checkpoint.NAME
+    assert first.resumed_from == 0 and cp.exists() and not (folder / tallies_checkpoint.OLD_NAME).exists()
     with np.load(cp, allow_pickle=False) as z:
         assert all(z[k].dtype != object for k in z.files)
     assert run().resumed_from == 200
@@ -326,9 +326,9 @@ def test_the_counters_are_checkpointed_again_only_when_worth_it(tmp_path):
         (folder / "matches.jsonl").write_bytes(b"".join(lines[:n]))
         prefixes: list = []
         recs = journal_cache.read(folder, lambda r: True, meta["bots"], prefixes=prefixes)[0]
-        t = tallies.tallies(folder, recs, meta["bots"], prefixes=prefixes)
+        t = tallies_checkpoint.tallies(folder, recs, meta["bots"], prefixes=prefixes)
         assert json.dumps(t.bot_stats()) == json.dumps(tallies.Tallies(meta["bots"]).add_all(recs).bot_stats())
-        with np.load(folder / tallies.NAME, allow_pickle=False) as z:
+        with np.load(folder / tallies_checkpoint.NAME, allow_pickle=False) as z:
             saved = json.loads(bytes(np.asarray(z["head"], np.uint8)).decode())["count"]
         return t.resumed_from, saved
 
@@ -338,4 +338,4 @@ def test_the_counters_are_checkpointed_again_only_when_worth_it(tmp_path):
     assert update(318) == (300, 300)           # 18 new < 318/16 = 19.9
     assert update(330) == (300, 330)           # 30 new >= 330/16: written
     assert update(331) == (330, 330)
-    assert tallies.worth_saving(0, 5) and not tallies.worth_saving(0, 0) and not tallies.worth_saving(7, 7)
+    assert tallies_checkpoint.worth_saving(0, 5) and not tallies_checkpoint.worth_saving(0, 0) and not tallies_checkpoint.worth_saving(7, 7)
