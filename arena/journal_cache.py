@@ -261,6 +261,15 @@ def _np_of(a: array) -> np.ndarray:
     return np.frombuffer(a, dtype=a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
+def _close(m: Any) -> None:
+    """Close the journal's map; if a view of it is still held (an exception's traceback, a
+    profiler's frame), leave it to the garbage collector rather than raise over the real error."""
+    try:
+        m.close()
+    except BufferError:  # pragma: no cover - only with a frame kept alive elsewhere
+        pass
+
+
 def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
     """The valid chunks of the cache at ``path`` against the open ``journal``: ``(chunks, journal
     offset, running hash at it, cache bytes to keep)``."""
@@ -280,7 +289,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
             jmap: Any = mmap.mmap(journal.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # empty, or a file that cannot be mapped: no chunk holds
             return chunks, 0, h, keep
-        with jmap:
+        try:
             while True:
                 ch = _read_chunk(f)
                 if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
@@ -298,6 +307,8 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                     break
                 chunks.append(ch)
                 h, offset, keep = h2, ch["end"], f.tell()
+        finally:
+            _close(jmap)
     return chunks, offset, h, keep
 
 

@@ -394,14 +394,25 @@ class Tallies:
                                "var_single": float("nan"), "var_block_mean": float("nan")}
         if k == 0:
             return out
-        full = np.flatnonzero(en == k)
-        bot = self.slot_bot.v[full].astype(np.int64)
-        block = self.slot_block.v[full].astype(np.int64)
-        lineup = self.block_lineup.v[block].astype(np.int64)
-        grp, size = _groups(bot * (len(self.lineup_hash) + 1) + lineup)
+        # the slots of complete blocks, then of groups with 2+ of them; the columns themselves
+        # where every slot qualifies (no copies: at 1M records each is 2M entries)
+        full: Any = slice(None) if bool((en == k).all()) else np.flatnonzero(en == k)
+        block = self.slot_block.v[full]
+        span = len(self.lineup_hash) + 1
+        narrow = (len(self.names) + 1) * span < 2**31  # the key fits 4 bytes (1,000 bots, 430k lineups: yes)
+        key = self.slot_bot.v[full].astype(np.int32 if narrow else np.int64)
+        key *= span
+        key += self.block_lineup.v[block]
+        grp, size = _groups(key)
+        del key
         keep = size[grp] >= 2  # groups with 2+ complete blocks
-        grp, block = grp[keep], block[keep]
-        s, q = self.e_sum.v[full][keep], self.e_sq.v[full][keep]
+        everyone = bool(keep.all())
+        if not everyone:
+            grp, block = grp[keep], block[keep]
+        s, q = self.e_sum.v[full], self.e_sq.v[full]
+        if not everyone:
+            s, q = s[keep], q[keep]
+        del keep
         out["blocks"] = int(np.count_nonzero(np.bincount(block))) if len(block) else 0
         out["bot_blocks"] = n_block = len(grp)
         n_g = np.bincount(grp, minlength=len(size)).astype(float)
@@ -615,8 +626,12 @@ def _groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     new = np.empty(len(key), bool)
     new[0] = True
     np.not_equal(srt[1:], srt[:-1], out=new[1:])
-    grp = np.empty(len(key), np.int64)
-    grp[order] = np.cumsum(new) - 1
+    del srt
+    grp = np.empty(len(key), np.int32 if len(key) < 2**31 else np.int64)
+    rank = np.cumsum(new, dtype=grp.dtype)
+    rank -= 1
+    grp[order] = rank
+    del order, rank
     return grp, np.diff(np.append(np.flatnonzero(new), len(key)))
 
 
