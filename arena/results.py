@@ -166,7 +166,7 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
-    tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes)
+    tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes, close=True)
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
     fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0)

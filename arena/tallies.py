@@ -136,6 +136,7 @@ class Tallies:
         self.lineup_blob = bytearray()  # the lineups' names, UTF-8, in id order (offsets lineup_off)
         self.lineup_other: dict[str, int] = {}  # lineups whose hash collides with another's
         self.lineups, self.blocks, self.slots, self.fit_blocks = Sorted(), Sorted(), Sorted(), Sorted()
+        self.closed = False  #: :meth:`close`d: no more records, no checkpoint
         self.met = np.zeros((len(self.field),) * 2, dtype=bool)
         self.met_extra: dict[str, set[str]] = {}
         self.shapes: list[tuple[int, int]] = []
@@ -162,6 +163,8 @@ class Tallies:
         """Add every record, in order (the rules of :func:`credits`, :func:`arena.tables.reliability`,
         :func:`arena.tables.duplicate_efficiency`, :func:`arena.tables.mixing` and
         :func:`arena.strength.strength`); returns ``self``."""
+        if self.closed:
+            raise RuntimeError("these counters were closed (Tallies.close): their lookup indexes are gone")
         recs: Any = records if isinstance(records, Sequence) else list(records)
         rf = self.rate_forfeits
         for lo in range(0, len(recs), CHUNK):
@@ -522,9 +525,19 @@ class Tallies:
         out = {"tallies": np.frombuffer(json.dumps(small).encode(), np.uint8), "met": self.met,
                "lineup_blob": np.frombuffer(bytes(self.lineup_blob), np.uint8)}
         out.update({name: getattr(self, name).v for name in _COLS})
+        if self.closed:
+            raise RuntimeError("these counters were closed (Tallies.close): their lookup indexes are gone")
         for name in _INDEXES:
             out[name + "_keys"], out[name + "_vals"] = getattr(self, name).keys, getattr(self, name).vals
         return out
+
+    def close(self) -> None:
+        """Drop the lookup indexes (lineups, blocks, slots, fit blocks: ~55 MB at 1M records), needed
+        only to add records or to checkpoint; the tables read from a closed :class:`Tallies` as
+        before, :meth:`add_all` and :meth:`arrays` raise ``RuntimeError``."""
+        for name in _INDEXES:
+            setattr(self, name, Sorted())
+        self.closed = True
 
     def dump(self, f: Any) -> None:
         """Write :meth:`arrays` to the open binary file ``f`` (``numpy.savez``: no pickle)."""
@@ -547,7 +560,7 @@ class Tallies:
         t.index = {b: i for i, b in enumerate(t.names)}
         t.faults = [{str(k): int(v) for k, v in f.items()} for f in small["faults"]]
         t.first = {int(i): (_record_of(r), RecordFault(**f)) for i, r, f in small["first"]}
-        t.count, t.resumed_from = int(small["count"]), 0
+        t.count, t.resumed_from, t.closed = int(small["count"]), 0, False
         t.lineup_other = {str(k): int(v) for k, v in small["lineup_other"].items()}
         t.met_extra = {str(a): set(bs) for a, bs in small["met_extra"].items()}
         t.shapes = [(int(a), int(b)) for a, b in small["shapes"]]

@@ -34,9 +34,12 @@ def _key(bots: Sequence[str], rate_forfeits: bool) -> str:
 
 
 def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequence[str],
-            rate_forfeits: bool = False, prefixes: Sequence[tuple[int, str, int]] | None = None) -> Tallies:
+            rate_forfeits: bool = False, prefixes: Sequence[tuple[int, str, int]] | None = None,
+            close: bool = False) -> Tallies:
     """The :class:`Tallies` of ``records`` (the schedule's records in file order), resumed from
     ``folder``'s checkpoint and saved again.
+
+    :param close: :meth:`arena.tallies.Tallies.close` them once saved (the tables only read them).
 
     :param prefixes: the journal's vouched-for byte prefixes, ``(end, digest, records of
         ``records`` in it)`` each (:func:`arena.journal_cache.read`'s ``info["prefixes"]``); the
@@ -56,6 +59,9 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
         end, digest, n = prefixes[-1]
         if n == len(records):
             _save(Path(folder), {"key": key, "end": int(end), "digest": str(digest), "count": n}, t)
+    if close:
+        t.close()
+        release_heap()
     return t
 
 

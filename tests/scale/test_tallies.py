@@ -339,3 +339,25 @@ def test_the_counters_are_checkpointed_again_only_when_worth_it(tmp_path):
     assert update(330) == (300, 330)           # 30 new >= 330/16: written
     assert update(331) == (330, 330)
     assert tallies_checkpoint.worth_saving(0, 5) and not tallies_checkpoint.worth_saving(0, 0) and not tallies_checkpoint.worth_saving(7, 7)
+
+
+def test_closed_counters_read_the_same_tables_and_refuse_more_records(tmp_path):
+    """:meth:`Tallies.close` drops the lookup indexes: every table reads the same, adding or
+    checkpointing raises instead of numbering blocks wrongly."""
+    lines, meta = journal_lines(tmp_path, 200, 10, 8)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "tournament.json").write_text(json.dumps(meta))
+    (folder / "matches.jsonl").write_bytes(b"".join(lines))
+    recs = journal_cache.read(folder, lambda r: True, meta["bots"])[0]
+    t = tallies.Tallies(meta["bots"]).add_all(recs)
+    before = (json.dumps(t.bot_stats()), json.dumps(t.efficiency()), t.mixing(),
+              [np.asarray(a).tolist() if isinstance(a, np.ndarray) else a for a in t.contests()[2:]])
+    t.close()
+    after = (json.dumps(t.bot_stats()), json.dumps(t.efficiency()), t.mixing(),
+             [np.asarray(a).tolist() if isinstance(a, np.ndarray) else a for a in t.contests()[2:]])
+    assert before == after and len(t.slots) == 0
+    with pytest.raises(RuntimeError, match="closed"):
+        t.add_all(recs[:1])
+    with pytest.raises(RuntimeError, match="closed"):
+        t.arrays()
