@@ -46,3 +46,27 @@ def test_where_replicates_disagree_z_is_the_normal_one():
     z = f.z()
     assert np.isclose(z[1, 2], plain[1, 2]) and np.isclose(z[2, 1], plain[2, 1])
     assert z[0, 1] > bf.Z95 >= plain[0, 1]  # the pair the old z missed
+
+
+def _tied_fit(n_bots: int, per_pair: int, sandwich: bool) -> bf.BatchFit:
+    sides, ranks, blocks = [], [], []
+    for i in range(n_bots):
+        for j in range(i + 1, n_bots):
+            for _ in range(per_pair):
+                sides.append([[i], [j]])
+                ranks.append([0, 0])
+                blocks.append(len(blocks))
+    d = bf.build_design(sides, ranks, blocks, n_bots)
+    return bf.fit(d, n_boot=200, seed=0, method="sandwich" if sandwich else "bootstrap")
+
+
+def test_bots_that_tie_every_match_are_not_surely_ordered():
+    """Adversarial trial (session 8): two bots tying all 200 matches were shown "#1 … rank 2,
+    P(>next) 0.02" — rounding noise (±1e-25) between identical estimates read as sure by the
+    replicates, which all shared it; four all-tied bots got P(>next) 0.76 / 0.64 / 0.56."""
+    for n_bots, sandwich in ((2, False), (4, False), (4, True)):
+        f = _tied_fit(n_bots, 200 if n_bots == 2 else 60, sandwich)
+        assert np.all(np.abs(f.theta) < bf.RESOLUTION)
+        lo, hi = f.rank_intervals()
+        assert lo.tolist() == [1] * n_bots and hi.tolist() == [n_bots] * n_bots, (n_bots, sandwich, lo, hi)
+        assert np.allclose(f.p_stronger(), 0.5), (n_bots, sandwich)
