@@ -169,7 +169,8 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
     tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes, close=True)
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
-    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0)
+    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0,
+                               folder=folder)
     release_heap()  # the fit's chunked temporaries, freed now, handed back to the system (~70 MB at 1M)
     save_fit(folder, bots, rf, fit.fit.beta)
     save_fit_info(folder, fit.fit.info)

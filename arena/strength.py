@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from arena import batchfit
+from arena import batchfit, fit_cache
 
 N_BOOT = 200  #: bootstrap replicates of a table (the sd of a difference to about 5%)
 
@@ -121,7 +121,8 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
 
 
 def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT, seed: int = 0,
-                         beta0: Any = None, method: str = "auto", info0: Any = None) -> Strength:
+                         beta0: Any = None, method: str = "auto", info0: Any = None,
+                         folder: Any = None) -> Strength:
     """The batch fit of the results kept by an :class:`arena.tallies.Tallies` (its records in the
     order added; the checkpointed path of :func:`arena.results.standings`).
 
@@ -130,11 +131,21 @@ def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT
     to rounding (the likelihood's sums in another order), and a checkpointed table equals its
     full rebuild bit for bit (both add the journal's records in file order). ``info0``: the
     information of the fit ``beta0`` comes from (:func:`fit_info`; :func:`arena.batchfit.chord`).
+    ``folder``: a small field's fit (the bootstrap path) is kept there and reused while its
+    results are the same (:mod:`arena.fit_cache`: the same bits, without the 200 refits).
     """
     sides, ranks, blocks, n_blocks = tallies.contests()
+    small = (len(ranks) < batchfit.ANALYTIC_FROM and len(bots) <= batchfit.ANALYTIC_BOTS and method != "sandwich"
+             and n_boot > 0 and folder is not None)
+    key = fit_cache.digest(sides, ranks, blocks, len(bots), n_boot, seed, method, batchfit.RIDGE) if small else ""
+    kept = fit_cache.load(folder, key, len(bots), n_boot) if small else None
+    if kept is not None:
+        return Strength(tuple(bots), kept, len(ranks), n_blocks)
     d = batchfit.design(sides, ranks, blocks, len(bots))
-    return Strength(tuple(bots), batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method, info0=info0),
-                    len(ranks), n_blocks)
+    got = batchfit.fit(d, n_boot=n_boot, seed=seed, beta0=beta0, method=method, info0=info0)
+    if small:
+        fit_cache.save(folder, key, got)
+    return Strength(tuple(bots), got, len(ranks), n_blocks)
 
 
 INFO_NAME = "checkpoint-fit-info.npy"

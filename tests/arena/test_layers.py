@@ -20,7 +20,7 @@ FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt", "schedule_file", "config_read",
         "latency", "int_index", "results_folder", "leverage", "twoside", "design_matrix", "fit_summary"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast",
-        "tallies_events"},
+        "tallies_events", "fit_cache"},
     2: {"faults", "journal_cache", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
         "replay_columns"},
     3: {"match", "tables", "replay_html", "checkpoint", "adaptive", "tallies_checkpoint"},
