@@ -9,10 +9,12 @@ or size the tables (bot names become ``bots/<name>.html``) against the configura
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +54,77 @@ def refuse_links(folder: str | Path, inside: tuple[str, ...] = ()) -> None:
                     "files into a new folder), then run the command again")
 
 
+def write_file(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` in a results folder, never through a link.
+
+    The file is created or truncated with ``O_NOFOLLOW`` (a planted ``logs/<bot>/<match>.stderr ->
+    ~/.bashrc`` is refused, not written through) and must be a regular file (a FIFO is refused,
+    not waited on); its folder must be a real folder (:func:`make_dir`).
+
+    :raises ArenaError: ``path`` or its folder is a link or not a regular file / folder.
+    :raises OSError: any other failure to write (a full disk).
+    """
+    path = Path(path)
+    _check_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise _not_regular(path) from e
+        raise
+    with os.fdopen(fd, "wb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _not_regular(path)
+        os.set_blocking(fd, True)
+        f.truncate(0)
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def make_dir(path: str | Path) -> Path:
+    """Create the folder ``path`` in a results folder (parents too) and check it is no link.
+
+    :raises ArenaError: ``path`` is a symbolic link or not a folder.
+    """
+    path = Path(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        pass  # a file or a dangling link there: reported just below
+    _check_dir(path)
+    return path
+
+
+def _check_dir(path: Path) -> None:
+    """Raise :class:`ArenaError` unless ``path`` is a real folder (``lstat``: a link is refused)."""
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
+        raise _not_regular(path)
+
+
+def _not_regular(path: Path) -> ArenaError:
+    """The error for a link, FIFO or other non-regular entry where the arena writes."""
+    what = "a symbolic link" if path.is_symlink() else "not a regular file or folder"
+    return ArenaError(f"{path} is {what}: the arena writes there and will not write through it or wait on it. "
+                      "Remove it (or copy the folder's regular files into a new folder), then run the command again")
+
+
+def is_regular(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file itself (``lstat``: no link, FIFO, device or folder)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def read_meta(path: Path) -> dict[str, Any]:
     """``tournament.json`` at ``path``, parsed and checked (:func:`check_meta`).
 
     :raises ArenaError: unreadable, not JSON, or a field fails its check.
     """
+    if path.exists() and not is_regular(path):
+        raise ArenaError(f"{path} is not a regular file (a link, FIFO or device): the arena will not read it. "
+                         "Replace it with the tournament.json `arena run` wrote, or run the tournament again "
+                         "into a new folder (its matches.jsonl can be copied there)")
     try:
         meta = json.loads(path.read_bytes())
     except OSError as e:
