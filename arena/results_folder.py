@@ -15,6 +15,7 @@ import math
 import os
 import re
 import stat
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,46 @@ def refuse_links(folder: str | Path, inside: tuple[str, ...] = ()) -> None:
                     f"{entry.path} is a symbolic link (to {os.readlink(entry.path)}): the arena writes into this "
                     "results folder and would write through it. Remove the link (or copy the folder's regular "
                     "files into a new folder), then run the command again")
+            if d == root:
+                _vet_entry(entry)
+
+
+def _vet_entry(entry: os.DirEntry) -> None:
+    """Drop a cache the arena could not read safely; refuse any other entry it cannot read or write.
+
+    A ``checkpoint*`` cache that is not a regular file (a FIFO would hang its read) or a ``.npz``
+    cache holding a compressed member (a small file inflating to gigabytes in ``np.load``) is
+    deleted, so it is rebuilt from ``matches.jsonl``; any other entry that is neither a regular
+    file nor a folder (a FIFO, a device, a socket), and a page or log folder that is no folder,
+    is refused.
+
+    :raises ArenaError: naming the entry and the remedy.
+    """
+    kind = entry.stat(follow_symlinks=False).st_mode
+    name = entry.name
+    if name.startswith("checkpoint"):
+        if stat.S_ISDIR(kind) or (stat.S_ISREG(kind) and (not name.endswith(".npz") or npz_stored(entry.path))):
+            return  # a folder of that name: not a cache the arena writes, left alone
+            return
+        try:
+            os.unlink(entry.path)
+        except OSError as e:
+            raise ArenaError(f"{entry.path} is not a cache the arena can read (a FIFO, a device or a compressed "
+                             f"archive) and cannot be deleted ({e.strerror or e}): delete it by hand (it is "
+                             "rebuilt from matches.jsonl)") from e
+        return
+    if not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):
+        raise _not_regular(Path(entry.path))
+
+
+def npz_stored(path: str | Path) -> bool:
+    """Whether the ``.npz`` at ``path`` holds only uncompressed (STORED) members: then ``np.load``
+    inflates nothing, and reads no more than the file's own size.  False if it is no zip archive."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return all(i.compress_type == zipfile.ZIP_STORED and i.file_size == i.compress_size for i in z.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
 
 
 def write_file(path: str | Path, data: str | bytes) -> None:
@@ -106,6 +147,22 @@ def _not_regular(path: Path) -> ArenaError:
     what = "a symbolic link" if path.is_symlink() else "not a regular file or folder"
     return ArenaError(f"{path} is {what}: the arena writes there and will not write through it or wait on it. "
                       "Remove it (or copy the folder's regular files into a new folder), then run the command again")
+
+
+def open_regular(path: str | Path) -> Any:
+    """``path`` opened for reading as a binary file, if it is a regular file.
+
+    Opened without blocking (a FIFO is not waited on), then checked with ``fstat``.
+
+    :raises OSError: it cannot be opened, or is no regular file (``EINVAL``): callers reading
+        a cache treat it as absent.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def is_regular(path: str | Path) -> bool:

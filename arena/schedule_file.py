@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from arena.errors import ArenaError
+from arena.results_folder import open_regular, write_file
+
 #: schedules of at least this many matches are written compact
 COMPACT_FROM = 20_000
 KEY = "schedule_compact"
@@ -340,20 +343,17 @@ def save_pairs(folder: str | Path, key: str, schedule: CompactSchedule) -> None:
     path = Path(folder) / PAIRS_NAME
     head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
     body = index.pairs().astype("<u8").tobytes()
-    try:
-        with open(path.with_suffix(".tmp"), "wb") as f:
-            f.write(head)
-            f.write(body)
-            f.write(struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
+    try:  # never through a link
+        write_file(path.with_suffix(".tmp"), head + body + struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
         os.replace(path.with_suffix(".tmp"), path)
-    except OSError:
+    except (OSError, ArenaError):
         path.with_suffix(".tmp").unlink(missing_ok=True)
 
 
 def pairs_key(folder: str | Path) -> str | None:
     """The schedule digest of ``folder``'s kept pair hashes (None if there are none)."""
     try:
-        with open(Path(folder) / PAIRS_NAME, "rb") as f:
+        with open_regular(Path(folder) / PAIRS_NAME) as f:  # a FIFO is not waited on
             head = f.read(len(_PMAGIC) + 200)
     except OSError:
         return None
@@ -367,7 +367,8 @@ def load_pairs(folder: str | Path, key: str) -> np.ndarray | None:
     another schedule, cut or damaged)."""
     head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
     try:
-        data = (Path(folder) / PAIRS_NAME).read_bytes()
+        with open_regular(Path(folder) / PAIRS_NAME) as f:
+            data = f.read()
     except OSError:
         return None
     n = len(data) - len(head) - 4

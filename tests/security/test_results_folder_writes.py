@@ -9,9 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from arena import batch
+from arena import batch, results_folder
 from arena.errors import ArenaError
-from arena import results_folder
 
 MID = "s3/evil+random/d00000/r00"
 
