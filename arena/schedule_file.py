@@ -174,6 +174,11 @@ class CompactSchedule(Mapping[str, str]):
 
 
 _SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
+#: a schedule whose longest id or fingerprint is wider than this and than 4x the median one is
+#: not indexed (every row is padded to the longest: one 50 KB id in a crafted tournament.json
+#: would cost GBs), and rows a step are cut so one step's rows stay within _ROW_BYTES
+_WIDE = 256
+_ROW_BYTES = 32 << 20
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -247,6 +252,11 @@ def _pair(hid: np.ndarray, hfp: np.ndarray) -> np.ndarray:
     return _hash(np.stack([hid, hfp], axis=1))
 
 
+def _step(sid: _Strings, sfp: _Strings) -> int:
+    """Rows a step for strings of these widths: :data:`_SLICE`, fewer for wide ones (:data:`_ROW_BYTES`)."""
+    return max(1, min(_SLICE, _ROW_BYTES // max(sid.width + sfp.width, 1)))
+
+
 class _Index:
     """The compact schedule for :meth:`CompactSchedule.holds`: its ids and fingerprints as
     :class:`_Strings` over the encoded blobs, and the hashes of its ``(id, fingerprint)`` pairs,
@@ -261,13 +271,16 @@ class _Index:
         increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two pairs share a hash)."""
         sid, sfp = _Strings(ids, id_end, 1), _Strings(fps, fp_end, 1)
         n = len(sid)
+        if n and any(s.width > _WIDE and s.width > 4 * float(np.median(s.size)) for s in (sid, sfp)):
+            return None  # an outlier width: per-pair lookups (CompactSchedule.get) instead of padded rows
+        step = _step(sid, sfp)
         hashes = np.empty(n, np.uint64)
         last = np.zeros((0, -(-sid.width // 8)), np.uint64)
-        for c in range(0, n, _SLICE):
-            w = _words(sid.rows(slice(c, c + _SLICE)))
+        for c in range(0, n, step):
+            w = _words(sid.rows(slice(c, c + step)))
             if not _increasing(np.concatenate([last, w])):
                 return None
-            hashes[c:c + _SLICE] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + _SLICE)))))
+            hashes[c:c + step] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + step)))))
             last = w[-1:]
         order = np.argsort(hashes)
         hashes = hashes[order]
@@ -298,8 +311,9 @@ class _Index:
             return out
         start = np.concatenate(([0], id_end[:-1]))
         fstart = np.concatenate(([0], fp_end[:-1]))
-        for c in range(0, n, _SLICE):  # a slice of pairs at a time: a few MB of temporaries
-            d = min(c + _SLICE, n)
+        step = _step(self.sid, self.sfp)
+        for c in range(0, n, step):  # a slice of pairs at a time: a few MB of temporaries
+            d = min(c + step, n)
             lo, flo = int(start[c]), int(fstart[c])
             qid = _Strings(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.width)
             qfp = _Strings(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.width)
