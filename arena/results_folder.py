@@ -58,15 +58,15 @@ def refuse_links(folder: str | Path, inside: tuple[str, ...] = ()) -> None:
 
 
 def _vet_entry(entry: os.DirEntry) -> None:
-    """Drop a cache the arena could not read safely; refuse any other entry it cannot read or write.
+    """Drop a cache the arena could not read safely.
 
     A ``checkpoint*`` cache that is not a regular file (a FIFO would hang its read) or a ``.npz``
     cache holding a compressed member (a small file inflating to gigabytes in ``np.load``) is
-    deleted, so it is rebuilt from ``matches.jsonl``; any other entry that is neither a regular
-    file nor a folder (a FIFO, a device, a socket), and a page or log folder that is no folder,
-    is refused.
+    deleted, so it is rebuilt from ``matches.jsonl``. The other files are checked where they are
+    read (``tournament.json``: :func:`read_meta`; the journal: :mod:`arena.journal`) or written
+    (:func:`write_file`).
 
-    :raises ArenaError: naming the entry and the remedy.
+    :raises ArenaError: naming the cache, when it cannot be deleted.
     """
     kind = entry.stat(follow_symlinks=False).st_mode
     name = entry.name
@@ -81,8 +81,6 @@ def _vet_entry(entry: os.DirEntry) -> None:
                              f"archive) and cannot be deleted ({e.strerror or e}): delete it by hand (it is "
                              "rebuilt from matches.jsonl)") from e
         return
-    if not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):
-        raise _not_regular(Path(entry.path))
 
 
 def npz_stored(path: str | Path) -> bool:
