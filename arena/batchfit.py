@@ -48,7 +48,7 @@ import scipy.sparse.linalg as spla
 
 from arena import leverage, stats, twoside
 from arena.design_matrix import Design, RankCodes, build_design, dense_ranks, record_results  # noqa: F401 (re-exported)
-from arena.fit_summary import Z95, BatchFit  # noqa: F401 (re-exported: arena.batchfit.BatchFit, Z95)
+from arena.fit_summary import RESOLUTION, Z95, BatchFit  # noqa: F401 (re-exported: arena.batchfit.BatchFit, Z95, RESOLUTION)
 from arena.twoside import TwoSide
 
 RIDGE = 1e-3  #: λ of the ridge penalty (per parameter, in log-strength units)

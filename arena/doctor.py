@@ -161,12 +161,14 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     else:
         report.add("matches", PASS, f"{matches} full matches against the random bot, seats "
                    f"{sorted({m % n for m in range(matches)})}, every reply legal and on time")
+    late = sum(1 for f, _, _ in faults if f.cls == "timeout")
     if report.move_ms:
         p50, p99 = statistics.median(report.move_ms), _pct(report.move_ms, 0.99)
-        status = PASS if p99 <= 0.5 * clock.move_ms else WARN
-        report.add("timing", status, f"{len(report.move_ms)} decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+        status = FAIL if late else PASS if p99 <= 0.5 * clock.move_ms else WARN
+        report.add("timing", status, f"{len(report.move_ms)} answered decisions: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
                    f"max {max(report.move_ms):.1f} ms (move_ms {clock.move_ms}"
-                   + (", p99 above half of it: risky under load" if status == WARN else "") + ")")
+                   + (f"; {late} not answered in time: the matches row" if late else
+                      ", p99 above half of it: risky under load" if status == WARN else "") + ")")
     _exit_check(report, cand, game, clock, n, limits)
     return report
 

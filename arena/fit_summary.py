@@ -17,6 +17,11 @@ import numpy as np
 Z95 = 1.959963984540054  #: the two-sided 95% normal quantile
 
 
+#: strengths closer than this (log-strength units, ~4e-7 Elo) are equal: all-tied or symmetric
+#: results leave only rounding noise between bots (±1e-11), which must not read as "surely above"
+RESOLUTION = 1e-9
+
+
 @dataclass(frozen=True)
 class BatchFit:
     """A batch fit and its bootstrap, in log-strength units (``θ``, mean 0 over the rated bots).
@@ -78,11 +83,13 @@ class BatchFit:
     @cached_property
     def _z(self) -> np.ndarray:
         d = self.theta[:, None] - self.theta[None, :]
+        d[np.abs(d) < RESOLUTION] = 0.0  # equal to the fit's resolution: neither is above (order() ties them too)
         sd = self.diff_sd()
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(sd > 0, d / np.where(sd > 0, sd, 1.0), np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0)))
         if self.cov is None and len(self.boot) >= 2:
             z = _with_sure_percentiles(z, self.boot)
+        z[d == 0.0] = 0.0  # (the replicates' last bits do not separate bots the estimate cannot)
         if self.blocks < 2:
             z = np.zeros_like(z)  # one block: no measure of the variation, nothing separates
         z[~self.rated, :] = 0.0
@@ -104,7 +111,7 @@ class BatchFit:
     def order(self) -> np.ndarray:
         """Bot indices best first: rated bots by ``θ`` (descending, to 1e-9), then the unrated."""
         # strengths within 1e-9 (equal results, or a warm start's last bits) rank by index
-        key = np.where(self.rated, np.round(-self.theta, 9), np.inf)
+        key = np.where(self.rated, np.round(-self.theta, 9), np.inf)  # 9 digits: RESOLUTION
         return np.argsort(key, kind="stable")
 
     def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:

@@ -579,10 +579,13 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
                 times[b] = ts  # the chunk's arrays themselves (no second copy)
     cols.id_hash = hashes  # type: ignore[attr-defined]  # RecordView.id_hashes
     _trim()
-    if prefixes is not None:  # (end, digest, inside records before end): arena.tallies' checkpoint
-        n_in = 0
+    if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
+        n_in, seen = 0, 0
         for ch in [*chunks, *([tail] if tail is not None else [])]:
             n_in += sum(ch["inside"])
-            prefixes.append((ch["end"], ch["digest"], n_in))
+            seen = zlib.crc32(ch["inside"], seen)
+            # which rows are inside is part of the prefix: a new schedule that keeps the count but
+            # not the set (fewer deals, then a gauntlet) must not resume the old counters
+            prefixes.append((ch["end"], f"{ch['digest']}/{seen:08x}", n_in))
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}

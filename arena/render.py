@@ -73,13 +73,19 @@ def matches_text(st: Any) -> str:
 
 def notes_lines(st: Any) -> list[str]:
     """The lines printed under the leaderboard (console and Markdown): how it is ordered, the
-    order notes (:func:`arena.tables.order_notes`), the duplicate efficiency and the design's mixing."""
+    order notes (:func:`arena.tables.order_notes`), fixed ratings, the duplicate efficiency and
+    the design's mixing."""
     out = []
     if st.strength is not None:
         out.append("Ordered by strength (Plackett–Luce fit over all results; Elo points, 0 = field average). "
                    "rank: the ranks the bot could hold (95%); P(>next): probability it is stronger than the "
                    "next row. μ, σ: TrueSkill.")
     out += order_notes(st.rows)
+    fixed = [b for b in (st.meta.get("ratings") or {}).get("fixed") or [] if isinstance(b, str)]
+    if fixed:
+        out.append(f"Fixed TrueSkill ratings ({', '.join(fixed)}): their μ, σ stay at the prior as anchors of the "
+                   "TrueSkill columns (σ here is not their uncertainty); their strength is the batch fit's, as for "
+                   "every bot.")
     out.append(efficiency_line(st.efficiency))
     mix = mixing_line(st.mixing)
     if mix:

@@ -178,6 +178,27 @@ def order_notes(rows: Sequence[dict[str, Any]], limit: int = 5) -> list[str]:
                    "rating counts each result by the strength of the bots it was against.")
     if len(out) > limit:
         out = [*out[:limit], f"… and {len(out) - limit} more such pairs."]
+    return [*separation_notes(rows, limit), *out]
+
+
+def separation_notes(rows: Sequence[dict[str, Any]], limit: int = 5) -> list[str]:
+    """Sentences for bots that won (or lost) every match they played: no result bounds their
+    strength on that side, so its value and interval there are set by the fit's small penalty
+    (:data:`arena.batchfit.RIDGE`), not measured — the order is sure, the margin is not
+    (adversarial trial: a bot winning every match showed ``+1976 [+1964, +1988]``)."""
+    def names(group: list[str]) -> str:
+        return ", ".join(group[:limit]) + (f" and {len(group) - limit} more" if len(group) > limit else "")
+
+    rated = [r for r in rows if r.get("strength") is not None and r.get("matches")]
+    won = [r["bot"] for r in rated if r["wins"] == r["matches"]]
+    lost = [r["bot"] for r in rated if r["wins"] == 0 and r.get("score") == 0.0]
+    out = []
+    for group, what, side in ((won, "won", "above"), (lost, "lost", "below")):
+        if group:
+            one = len(group) == 1
+            out.append(f"{names(group)} {what} every match {'it' if one else 'they'} played: nothing bounds "
+                       f"{'its' if one else 'their'} strength from {side}, so its size there (and that end of "
+                       "the interval) comes from the fit's small penalty, not from the results.")
     return out
 
 

@@ -100,18 +100,22 @@ def legal_view(legal: Sequence[str]) -> RenderableType:
 
 def outcome_view(outcome: dict[str, list] | None, names: Sequence[str], you: int | None,
                  status: str = "ok") -> RenderableType:
-    """The match's result: each seat's rank (0 = first) and score; the person's place first."""
+    """The match's result: each seat's place and game points; the person's place first (a
+    partnership's seats share their place: "you ranked 2 with seat 3 (…)")."""
     if not outcome:
         return Text(f"the match ended without a result ({status})", style="bold red")
     ranks, scores = outcome["ranks"], outcome.get("scores") or [None] * len(outcome["ranks"])
     lines: list[RenderableType] = []
     if you is not None:
         best = min(ranks)
+        mates = [seat_name(s, names, you) for s, r in enumerate(ranks) if r == ranks[you] and s != you]
         verdict = "you won" if ranks[you] == best and ranks.count(best) == 1 else (
-            "you shared first place" if ranks[you] == best else f"you ranked {ranks[you] + 1} of {len(ranks)}")
+            "you shared first place" if ranks[you] == best else  # a partnership's seats share their place
+            f"you ranked {ranks[you] + 1} with {', '.join(mates)}" if mates else
+            f"you ranked {ranks[you] + 1} of {len(ranks)}")
         lines.append(Text(verdict + (" (a forfeit)" if status == "forfeit" else ""), style="bold magenta"))
     table = Table(title="outcome", show_lines=False)
-    for col in ("seat", "place", "score"):
+    for col in ("seat", "place", "points"):  # the game's own points (the tables' score is a reward in [0, 1])
         table.add_column(col)
     for s, (r, sc) in enumerate(zip(ranks, scores, strict=True)):
         table.add_row(seat_name(s, names, you), str(r + 1), "" if sc is None else str(sc))

@@ -38,6 +38,7 @@ class BlockBook:
         self.scores: list[float] = []
         self.void = 0
         self.lost = 0            # blocks lost to a candidate fault
+        self.lost_at: list[bool] = []  # per fed block (in order): lost to a candidate fault
         self.faults: Counter = Counter()  # per bot: matches with a fault of it
         self.records = 0
 
@@ -68,11 +69,10 @@ class BlockBook:
             self.void += 1
             return
         c = self.design.candidate
-        if any(f.bot == c for r in block.values() for f in r.faults):
-            self.lost += 1
-            x = 0.0
-        else:
-            x = self.score(block)
+        lost = any(f.bot == c for r in block.values() for f in r.faults)
+        self.lost += lost
+        self.lost_at.append(lost)
+        x = 0.0 if lost else self.score(block)
         self.scores.append(x)
         self.test.add(x)
 

@@ -66,12 +66,23 @@ def markdown(r: SprtResult) -> str:
     if r.reason:
         lines.append(f"| note | {r.reason} |")
     if r.blocks and e.score_ci[0] == e.score_ci[1]:
-        lines.append("| note | every block scored the same: the two versions played alike, so no Elo "
-                     "difference can be estimated |")
+        lines.append(f"| note | {_same_blocks_note(r.lost, r.blocks, e.score)} |")
     lines += ["", f"`arena sprt` exit code {r.code} ({r.verdict}); results in `{r.folder}/`."]
     if r.verdict == "inconclusive":
         lines.append("To go on, run the same command with a larger `--max-matches`: the recorded blocks count.")
     return "\n".join(lines) + "\n"
+
+
+def _same_blocks_note(lost: int, blocks: int, score: float) -> str:
+    """Why no Elo difference can be estimated when every block scored the same."""
+    if lost >= blocks:
+        return ("the candidate lost every block to its own faults (crashes, timeouts or illegal moves: the "
+                "faults row; `arena doctor` and the bot's page in the results folder show why), so no Elo "
+                "difference can be estimated")
+    if score == 0.5:
+        return "every block scored the same: the two versions played alike, so no Elo difference can be estimated"
+    return (f"the candidate {'won' if score > 0.5 else 'lost'} every block, so the Elo difference has no finite "
+            "estimate (only its sign)")
 
 
 def _cell(text: str) -> str:

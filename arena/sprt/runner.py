@@ -191,5 +191,5 @@ def result_of(tournament, tr: Tracker, folder: Path, seconds: float) -> SprtResu
                 "bots": tested_bots(tournament, tr), "software": software(tournament)}
     return SprtResult(m.name, folder, verdict, EXIT[verdict], test.last_llr if test.n else 0.0, test.lower,
                       test.upper, used, used * book.design.per_block(m.players), tr.played,
-                      estimate(book.scores[:used]), book.void, book.lost, dict(book.faults), seconds, reason,
+                      estimate(book.scores[:used]), book.void, sum(book.lost_at[:used]), dict(book.faults), seconds, reason,
                       settings)

@@ -103,3 +103,13 @@ def test_a_bot_that_fails_at_startup_is_quoted_on_whole_lines(tmp_path):
                            "(choose from 'tree', 'rollout')")
     assert len(quoted) <= 300
     assert quoted.splitlines() == lines[-len(quoted.splitlines()):]  # whole lines, none cut
+
+
+def test_a_timeout_fails_the_timing_check_too():
+    """New-user trial (session 8): "matches FAIL … did not answer within …" next to "timing PASS"
+    (the timing row counted only the answered decisions)."""
+    rep = doctor("toy", [sys.executable, f"{ZOO}/misbehave.py", "late_at_second", "1.5"], matches=3, clock=FAST)
+    timing = [c for c in rep.checks if c.name == "timing"]
+    matches = [c for c in rep.checks if c.name == "matches"]
+    assert matches and matches[0].status == "fail" and "timeout" in matches[0].message, rep.text()
+    assert timing and timing[0].status == "fail" and "not answered in time" in timing[0].message, rep.text()

@@ -173,6 +173,18 @@ def test_block_score_and_faults():
         faults = [{"seat": 1, "bot": "cand", "class": "timeout"}] if key == "cand" and r == 1 else []
         book.add(_rec(1, key, r, seats, [0, 1, 2], faults))
     assert book.scores == [1.0, 0.0] and book.lost == 1 and book.faults == {"cand": 1}
+    assert book.lost_at == [False, True]  # per block: the result counts those of the blocks the test used
+
+
+def test_the_note_for_blocks_that_all_scored_the_same_says_why():
+    """New-user trial (session 8): a candidate that crashed in every block got "the two versions
+    played alike" — the note now tells a crash from a draw and from a clean sweep."""
+    from arena.sprt.render import _same_blocks_note
+
+    assert "lost every block to its own faults" in _same_blocks_note(25, 25, 0.0)
+    assert "played alike" in _same_blocks_note(0, 25, 0.5)
+    assert "candidate lost every block" in _same_blocks_note(3, 25, 0.0)
+    assert "candidate won every block" in _same_blocks_note(0, 25, 1.0)
 
 
 @pytest.mark.parametrize("row", [[0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 5, 3, 1, 0, 0, 0, 0, 0],

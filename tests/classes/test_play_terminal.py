@@ -184,3 +184,21 @@ def test_the_terminal_replay_steps_forward_back_and_jumps(terminal, tmp_path):
     t.type("q")
     t.wait(re.compile(r"^EXIT=\d"))
     assert "EXIT=0" in t.screen()
+
+
+def test_the_outcome_of_a_partnership_names_the_partner_not_a_place_out_of_four():
+    """New-user trial (session 8): Sedma 2 vs 2 ended "you ranked 2 of 4" (there are two sides)
+    under a "score" column of game points."""
+    from rich.console import Console
+
+    from arena.terminal import outcome_view
+
+    c = Console(width=100, record=True)
+    c.print(outcome_view({"ranks": [0, 1, 0, 1], "scores": [70.0, 20.0, 70.0, 20.0]},
+                         ["ismcts", "you", "ismcts", "random"], 1))
+    text = c.export_text()
+    assert "you ranked 2 with seat 3 (random)" in text and "of 4" not in text
+    assert "points" in text and "score" not in text
+    c = Console(width=100, record=True)
+    c.print(outcome_view({"ranks": [1, 0], "scores": [0.0, 1.0]}, ["you", "b"], 0))
+    assert "you ranked 2 of 2" in c.export_text()

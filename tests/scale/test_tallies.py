@@ -361,3 +361,35 @@ def test_closed_counters_read_the_same_tables_and_refuse_more_records(tmp_path):
         t.add_all(recs[:1])
     with pytest.raises(RuntimeError, match="closed"):
         t.arrays()
+
+
+@pytest.mark.parametrize("keep_end", [True, False])
+def test_a_new_schedule_of_as_many_matches_does_not_resume_the_old_counters(tmp_path, keep_end):
+    """Adversarial trial (session 8): `deals: 6`, then a gauntlet of 9 deals — the same number of
+    scheduled records, another set — resumed the old counters and TrueSkill state (the prefix
+    checkpoints were keyed by the journal's bytes and the count of inside records). The set of
+    inside rows is now part of the prefix: the tables equal a rebuild."""
+    from arena.schedule_file import KEY, encode, schedule_of
+
+    lines, meta = journal_lines(tmp_path, 300, 12, 9)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    ids = [json.loads(x)["match_id"] for x in lines]
+    every = dict(schedule_of(meta) or {})
+    first, last = ids[:150], ids[150:]
+
+    def schedule(chosen):
+        m = {k: v for k, v in meta.items() if k != KEY}
+        m.update(encode({i: every[i] for i in chosen}))
+        (folder / "tournament.json").write_text(json.dumps(m))
+
+    (folder / "matches.jsonl").write_bytes(b"".join(lines if keep_end else lines[:280]))
+    schedule(first)
+    a = standings(folder, history=False)
+    assert_same_tables(a, fresh(folder, tmp_path))
+    if not keep_end:  # the journal grew meanwhile: the old checkpoints cover a shorter prefix
+        (folder / "matches.jsonl").write_bytes(b"".join(lines))
+    schedule(last[:140] + first[:10])
+    b = standings(folder, history=False)
+    assert_same_tables(b, fresh(folder, tmp_path))
+    assert json.dumps(a.rows) != json.dumps(b.rows)

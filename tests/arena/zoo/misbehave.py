@@ -99,6 +99,8 @@ for line in sys.stdin.buffer:
             time.sleep(left - 0.25)
     elif MODE == "late_then_ok" and acts == 1:
         time.sleep(ARG)
+    elif MODE == "late_at_second" and acts == 2:  # one answered decision, then a timeout
+        time.sleep(ARG)
     elif MODE == "partial":
         data = json.dumps(reply).encode() + b"\n"
         out.write(data[:10])
