@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 
 import orjson
 
+from arena.errors import ArenaError
 from arena.match import SeatPool, play_match
 from arena.process import (
     PROJECT_ROOT,
@@ -32,6 +33,7 @@ from arena.process import (
     hide_from_sandbox,
     hide_results_root,
 )
+from arena.results_folder import make_dir, write_file
 from arena.specs import BotSpec, MatchResult, MatchSpec
 
 
@@ -91,7 +93,7 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
             if results_dir is not None:
                 try:
                     _write_logs(results_dir, spec, stderr, infos.lines())
-                except OSError as e:  # a full disk must not cost the played match its result
+                except (OSError, ArenaError) as e:  # a full disk or a planted link must not cost the result
                     sys.stderr.write(f"cardarena: logs of {spec.match_id} not written: {e}\n")
             yield result
     finally:
@@ -154,18 +156,13 @@ def _write_logs(results_dir: str, spec: MatchSpec, stderr: list[str], infos: lis
         if text:
             by_bot.setdefault(spec.seats[seat], []).append((seat, text))
     for bot, parts in by_bot.items():
-        d = os.path.join(logs, bot)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, name + ".stderr"), "w", encoding="utf-8") as f:
-            if len(parts) == 1:
-                f.write(parts[0][1])
-            else:
-                for seat, text in parts:
-                    f.write(f"===== seat {seat} =====\n{text}\n")
+        make_dir(logs)
+        d = make_dir(os.path.join(logs, bot))  # refused (noted by the caller) if a link
+        text = parts[0][1] if len(parts) == 1 else "".join(f"===== seat {seat} =====\n{t}\n" for seat, t in parts)
+        write_file(os.path.join(d, name + ".stderr"), text)  # never through a planted link
     if infos:
-        os.makedirs(logs, exist_ok=True)
-        with open(os.path.join(logs, name + ".jsonl"), "wb") as f:
-            f.writelines(infos)
+        make_dir(logs)
+        write_file(os.path.join(logs, name + ".jsonl"), b"".join(infos))
 
 
 def _inside(path: str, root: str) -> bool:

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import html
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from arena.errors import ArenaError
 from arena.links import replay_name
 from arena.replay import complete_deals, journal_lines
 from arena.replay_html import write_page
+from arena.results_folder import make_dir, write_file
 from arena.tables import elo_text, rank_text
 
 _CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:0 18px 40px;color:#0f172a}
@@ -87,23 +89,36 @@ def write_replays(folder: Path, records: list[dict[str, Any]]) -> dict[str, str]
     """
     done = complete_deals(folder, records)
     out: dict[str, str] = {}
+    make_dir(folder / "replays")
     for rec in chosen(records, done):
         name = replay_name(rec["match_id"])
+        if not _file_name_ok(name):
+            continue  # a NUL, a name too long for the file system: the page stays one command away
         path = folder / "replays" / name
-        if not path.exists():
+        if not os.path.lexists(path):
             try:
-                write_page(path, rec, everyone=True)
+                write_page(path, rec, everyone=True, in_results=True)
             except ArenaError:
                 continue
         out[rec["match_id"]] = name
     return out
 
 
+def _file_name_ok(name: str) -> bool:
+    """Whether ``name`` can be a file name of ``replays/`` (no NUL, at most 255 bytes, not hidden)."""
+    return "\0" not in name and not name.startswith(".") and len(name.encode("utf-8", "surrogatepass")) <= 255
+
+
+def _move_text(move: Any) -> str:
+    """A fault's move as shown (1-based), or "–" when the record's ``move`` is no whole number."""
+    return str(move + 1) if type(move) is int else "–"
+
+
 def _index(name: str, records: list[dict[str, Any]], pages: dict[str, str], folder: str) -> str:
     rows = []
     for rec in records:
         mid = rec["match_id"]
-        link = f'<a href="{_e(pages[mid])}">{_e(mid)}</a>' if mid in pages else \
+        link = f'<a href="./{_e(pages[mid])}">{_e(mid)}</a>' if mid in pages else \
             f'{_e(mid)} <span class="muted">(no page in the report, which holds the first matches and the first losses of each bot: <code>arena replay {_e(folder)} {_e(mid)} --html FILE</code>)</span>'
         ranks = (rec.get("outcome") or {}).get("ranks") or []
         who = ", ".join(f"{_e(b)} {r + 1}" for b, r in zip(rec["seats"], ranks, strict=False))
@@ -147,12 +162,12 @@ def _bot_page(st: Any, records: list[dict[str, Any]], bot: str, pages: dict[str,
         elif lost:
             unpaged.append(f'<li>{_e(rec["match_id"])} <span class="muted"><code>arena replay {_e(folder)} '
                            f'{_e(rec["match_id"])} --seat {seats[0]} --html FILE</code></span></li>')
-        faults += [(rec["match_id"], f) for f in rec.get("faults") or [] if f.get("bot") == bot]
+        faults += [(rec["match_id"], f) for f in rec.get("faults") or [] if isinstance(f, dict) and f.get("bot") == bot]
     parts.append(f"<h2>Faults <small class=muted>{len(faults)}</small></h2>")
     if not faults:
         parts.append('<p class="muted">none: every reply was legal and on time</p>')
     for mid, f in faults[:MAX_FAULTS]:
-        parts.append(f"<p><b>{_e(f.get('class'))}</b> in {_e(mid)} at move {_e(int(f.get('move', 0)) + 1)} "
+        parts.append(f"<p><b>{_e(f.get('class'))}</b> in {_e(mid)} at move {_e(_move_text(f.get('move', 0)))} "
                      f"(seat {_e(f.get('seat'))}): {_e(f.get('detail', ''))}</p>")
         tail = (f.get("stderr_tail") or "")[-STDERR_CHARS:]
         if tail:
@@ -181,9 +196,7 @@ def write_class_pages(folder: str | Path, st: Any) -> None:
     rated = {r["match_id"] if isinstance(r, dict) else r.match_id for r in st.records}
     records = [r for r in journal_lines(folder) if r["match_id"] in rated]
     pages = write_replays(folder, records)
-    (folder / "replays").mkdir(exist_ok=True)
-    (folder / "replays" / "index.html").write_text(_index(st.name, records, pages, str(folder)), encoding="utf-8")
-    (folder / "bots").mkdir(exist_ok=True)
+    write_file(make_dir(folder / "replays") / "index.html", _index(st.name, records, pages, str(folder)))
+    make_dir(folder / "bots")
     for r in st.rows:
-        (folder / "bots" / f"{r['bot']}.html").write_text(_bot_page(st, records, r["bot"], pages, str(folder)),
-                                                         encoding="utf-8")
+        write_file(folder / "bots" / f"{r['bot']}.html", _bot_page(st, records, r["bot"], pages, str(folder)))

@@ -388,7 +388,8 @@ def fit_start(folder: str | Path | None, bots: Sequence[str], rate_forfeits: boo
     if not isinstance(data, dict) or data.get("key") != _fit_key(bots, rate_forfeits):
         return None
     beta = data.get("beta")
-    return beta if isinstance(beta, list) and all(isinstance(x, float) for x in beta) else None
+    ok = isinstance(beta, list) and all(isinstance(x, float) and math.isfinite(x) for x in beta)
+    return beta if ok else None  # a NaN / Infinity start (an edited file) is no start: fitted from zero
 
 
 def save_fit(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool, beta: Any) -> None:

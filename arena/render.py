@@ -19,6 +19,7 @@ from rich.console import RenderableType
 from rich.table import Table
 
 from arena.ratings import RatingResult
+from arena.results_folder import write_file
 from arena.tables import (
     FAULT_CLASSES,
     efficiency_line,
@@ -215,8 +216,8 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
     folder = Path(folder)
     doc = clean({"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
                   "rows": [dict(r) for r in rows]})
-    (folder / "leaderboard.json").write_text(json.dumps(doc, indent=2) + "\n")
-    (folder / "leaderboard.csv").write_text(to_csv(rows))
+    write_file(folder / "leaderboard.json", json.dumps(doc, indent=2) + "\n")  # never through a link
+    write_file(folder / "leaderboard.csv", to_csv(rows))
     notes = list(meta.get("order_notes") or [])
     if "duplicate_efficiency" in meta:
         notes.append(efficiency_line(meta["duplicate_efficiency"]))
@@ -224,6 +225,6 @@ def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, 
         notes.append(mixing_line(meta["design_mixing"]))
     if _design_line(meta.get("design")):
         notes.append(_design_line(meta["design"], rows))
-    (folder / "leaderboard.md").write_text(to_markdown(rows, f"{tournament} — leaderboard", notes))
-    (folder / "crosstable.json").write_text(json.dumps(clean(cross), indent=2) + "\n")
-    (folder / "reliability.json").write_text(json.dumps(clean(rel), indent=2) + "\n")
+    write_file(folder / "leaderboard.md", to_markdown(rows, f"{tournament} — leaderboard", notes))
+    write_file(folder / "crosstable.json", json.dumps(clean(cross), indent=2) + "\n")
+    write_file(folder / "reliability.json", json.dumps(clean(rel), indent=2) + "\n")

@@ -140,8 +140,11 @@ def page(record: dict[str, Any], steps: Sequence[Frame], seats: Sequence[int], e
 
 
 def write_page(path: str | Path, record: dict[str, Any], seats: Sequence[int] | None = None,
-               everyone: bool = False) -> Path:
+               everyone: bool = False, in_results: bool = False) -> Path:
     """Rebuild ``record``'s match and write its viewer to ``path`` (seats default: all).
+
+    :param in_results: ``path`` is inside a results folder: written without following a link
+        (:func:`arena.results_folder.write_file`); otherwise (a file the user named) as asked.
 
     :raises ArenaError: when the record does not replay (:func:`arena.replay.frames`).
     """
@@ -150,6 +153,12 @@ def write_page(path: str | Path, record: dict[str, Any], seats: Sequence[int] | 
     seats = list(range(len(record["seats"]))) if seats is None else list(seats)
     steps = frames(record, seats)
     path = Path(path)
+    if in_results:
+        from arena.results_folder import make_dir, write_file
+
+        make_dir(path.parent)
+        write_file(path, page(record, steps, seats, everyone))
+        return path
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page(record, steps, seats, everyone), encoding="utf-8")
     return path

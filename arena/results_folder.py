@@ -9,10 +9,13 @@ or size the tables (bot names become ``bots/<name>.html``) against the configura
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import re
+import stat
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,122 @@ def refuse_links(folder: str | Path, inside: tuple[str, ...] = ()) -> None:
                     f"{entry.path} is a symbolic link (to {os.readlink(entry.path)}): the arena writes into this "
                     "results folder and would write through it. Remove the link (or copy the folder's regular "
                     "files into a new folder), then run the command again")
+            if d == root:
+                _vet_entry(entry)
+
+
+def _vet_entry(entry: os.DirEntry) -> None:
+    """Drop a cache the arena could not read safely.
+
+    A ``checkpoint*`` cache that is not a regular file (a FIFO would hang its read) or a ``.npz``
+    cache holding a compressed member (a small file inflating to gigabytes in ``np.load``) is
+    deleted, so it is rebuilt from ``matches.jsonl``. The other files are checked where they are
+    read (``tournament.json``: :func:`read_meta`; the journal: :mod:`arena.journal`) or written
+    (:func:`write_file`).
+
+    :raises ArenaError: naming the cache, when it cannot be deleted.
+    """
+    kind = entry.stat(follow_symlinks=False).st_mode
+    name = entry.name
+    if name.startswith("checkpoint"):
+        if stat.S_ISDIR(kind) or (stat.S_ISREG(kind) and (not name.endswith(".npz") or npz_stored(entry.path))):
+            return  # a folder of that name: not a cache the arena writes, left alone
+            return
+        try:
+            os.unlink(entry.path)
+        except OSError as e:
+            raise ArenaError(f"{entry.path} is not a cache the arena can read (a FIFO, a device or a compressed "
+                             f"archive) and cannot be deleted ({e.strerror or e}): delete it by hand (it is "
+                             "rebuilt from matches.jsonl)") from e
+        return
+
+
+def npz_stored(path: str | Path) -> bool:
+    """Whether the ``.npz`` at ``path`` holds only uncompressed (STORED) members: then ``np.load``
+    inflates nothing, and reads no more than the file's own size.  False if it is no zip archive."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return all(i.compress_type == zipfile.ZIP_STORED and i.file_size == i.compress_size for i in z.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
+def write_file(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` in a results folder, never through a link.
+
+    The file is created or truncated with ``O_NOFOLLOW`` (a planted ``logs/<bot>/<match>.stderr ->
+    ~/.bashrc`` is refused, not written through) and must be a regular file (a FIFO is refused,
+    not waited on); its folder must be a real folder (:func:`make_dir`).
+
+    :raises ArenaError: ``path`` or its folder is a link or not a regular file / folder.
+    :raises OSError: any other failure to write (a full disk).
+    """
+    path = Path(path)
+    _check_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise _not_regular(path) from e
+        raise
+    with os.fdopen(fd, "wb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _not_regular(path)
+        os.set_blocking(fd, True)
+        f.truncate(0)
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def make_dir(path: str | Path) -> Path:
+    """Create the folder ``path`` in a results folder (parents too) and check it is no link.
+
+    :raises ArenaError: ``path`` is a symbolic link or not a folder.
+    """
+    path = Path(path)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        pass  # a file or a dangling link there: reported just below
+    _check_dir(path)
+    return path
+
+
+def _check_dir(path: Path) -> None:
+    """Raise :class:`ArenaError` unless ``path`` is a real folder (``lstat``: a link is refused)."""
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
+        raise _not_regular(path)
+
+
+def _not_regular(path: Path) -> ArenaError:
+    """The error for a link, FIFO or other non-regular entry where the arena writes."""
+    what = "a symbolic link" if path.is_symlink() else "not a regular file or folder"
+    return ArenaError(f"{path} is {what}: the arena writes there and will not write through it or wait on it. "
+                      "Remove it (or copy the folder's regular files into a new folder), then run the command again")
+
+
+def open_regular(path: str | Path) -> Any:
+    """``path`` opened for reading as a binary file, if it is a regular file.
+
+    Opened without blocking (a FIFO is not waited on), then checked with ``fstat``.
+
+    :raises OSError: it cannot be opened, or is no regular file (``EINVAL``): callers reading
+        a cache treat it as absent.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def is_regular(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file itself (``lstat``: no link, FIFO, device or folder)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def read_meta(path: Path) -> dict[str, Any]:
@@ -57,6 +176,10 @@ def read_meta(path: Path) -> dict[str, Any]:
 
     :raises ArenaError: unreadable, not JSON, or a field fails its check.
     """
+    if path.exists() and not is_regular(path):
+        raise ArenaError(f"{path} is not a regular file (a link, FIFO or device): the arena will not read it. "
+                         "Replace it with the tournament.json `arena run` wrote, or run the tournament again "
+                         "into a new folder (its matches.jsonl can be copied there)")
     try:
         meta = json.loads(path.read_bytes())
     except OSError as e:

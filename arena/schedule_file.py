@@ -22,6 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from arena.errors import ArenaError
+from arena.results_folder import open_regular, write_file
+
 #: schedules of at least this many matches are written compact
 COMPACT_FROM = 20_000
 KEY = "schedule_compact"
@@ -171,6 +174,11 @@ class CompactSchedule(Mapping[str, str]):
 
 
 _SLICE = 1 << 16  # rows a step (the temporaries stay a few MB)
+#: a schedule whose longest id or fingerprint is wider than this and than 4x the median one is
+#: not indexed (every row is padded to the longest: one 50 KB id in a crafted tournament.json
+#: would cost GBs), and rows a step are cut so one step's rows stay within _ROW_BYTES
+_WIDE = 256
+_ROW_BYTES = 32 << 20
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -244,6 +252,11 @@ def _pair(hid: np.ndarray, hfp: np.ndarray) -> np.ndarray:
     return _hash(np.stack([hid, hfp], axis=1))
 
 
+def _step(sid: _Strings, sfp: _Strings) -> int:
+    """Rows a step for strings of these widths: :data:`_SLICE`, fewer for wide ones (:data:`_ROW_BYTES`)."""
+    return max(1, min(_SLICE, _ROW_BYTES // max(sid.width + sfp.width, 1)))
+
+
 class _Index:
     """The compact schedule for :meth:`CompactSchedule.holds`: its ids and fingerprints as
     :class:`_Strings` over the encoded blobs, and the hashes of its ``(id, fingerprint)`` pairs,
@@ -258,13 +271,16 @@ class _Index:
         increasing — :meth:`CompactSchedule.get`'s binary search needs them so — or two pairs share a hash)."""
         sid, sfp = _Strings(ids, id_end, 1), _Strings(fps, fp_end, 1)
         n = len(sid)
+        if n and any(s.width > _WIDE and s.width > 4 * float(np.median(s.size)) for s in (sid, sfp)):
+            return None  # an outlier width: per-pair lookups (CompactSchedule.get) instead of padded rows
+        step = _step(sid, sfp)
         hashes = np.empty(n, np.uint64)
         last = np.zeros((0, -(-sid.width // 8)), np.uint64)
-        for c in range(0, n, _SLICE):
-            w = _words(sid.rows(slice(c, c + _SLICE)))
+        for c in range(0, n, step):
+            w = _words(sid.rows(slice(c, c + step)))
             if not _increasing(np.concatenate([last, w])):
                 return None
-            hashes[c:c + _SLICE] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + _SLICE)))))
+            hashes[c:c + step] = _pair(_hash(w), _hash(_words(sfp.rows(slice(c, c + step)))))
             last = w[-1:]
         order = np.argsort(hashes)
         hashes = hashes[order]
@@ -295,8 +311,9 @@ class _Index:
             return out
         start = np.concatenate(([0], id_end[:-1]))
         fstart = np.concatenate(([0], fp_end[:-1]))
-        for c in range(0, n, _SLICE):  # a slice of pairs at a time: a few MB of temporaries
-            d = min(c + _SLICE, n)
+        step = _step(self.sid, self.sfp)
+        for c in range(0, n, step):  # a slice of pairs at a time: a few MB of temporaries
+            d = min(c + step, n)
             lo, flo = int(start[c]), int(fstart[c])
             qid = _Strings(memoryview(ids)[lo:int(id_end[d - 1])], id_end[c:d] - lo, 0, self.sid.width)
             qfp = _Strings(memoryview(fps)[flo:int(fp_end[d - 1])], fp_end[c:d] - flo, 0, self.sfp.width)
@@ -340,20 +357,17 @@ def save_pairs(folder: str | Path, key: str, schedule: CompactSchedule) -> None:
     path = Path(folder) / PAIRS_NAME
     head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
     body = index.pairs().astype("<u8").tobytes()
-    try:
-        with open(path.with_suffix(".tmp"), "wb") as f:
-            f.write(head)
-            f.write(body)
-            f.write(struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
+    try:  # never through a link
+        write_file(path.with_suffix(".tmp"), head + body + struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
         os.replace(path.with_suffix(".tmp"), path)
-    except OSError:
+    except (OSError, ArenaError):
         path.with_suffix(".tmp").unlink(missing_ok=True)
 
 
 def pairs_key(folder: str | Path) -> str | None:
     """The schedule digest of ``folder``'s kept pair hashes (None if there are none)."""
     try:
-        with open(Path(folder) / PAIRS_NAME, "rb") as f:
+        with open_regular(Path(folder) / PAIRS_NAME) as f:  # a FIFO is not waited on
             head = f.read(len(_PMAGIC) + 200)
     except OSError:
         return None
@@ -367,7 +381,8 @@ def load_pairs(folder: str | Path, key: str) -> np.ndarray | None:
     another schedule, cut or damaged)."""
     head = _PMAGIC + key.encode("ascii", "replace") + b"\n"
     try:
-        data = (Path(folder) / PAIRS_NAME).read_bytes()
+        with open_regular(Path(folder) / PAIRS_NAME) as f:
+            data = f.read()
     except OSError:
         return None
     n = len(data) - len(head) - 4

@@ -15,6 +15,7 @@ the rated bots: +100 means winning about 64% of head-to-head decisions against a
 
 from __future__ import annotations
 
+import io
 import os
 from array import array
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from arena import batchfit, fit_cache
+from arena.errors import ArenaError
+from arena.results_folder import open_regular, write_file
 
 N_BOOT = 200  #: bootstrap replicates of a table (the sd of a difference to about 5%)
 
@@ -157,11 +160,21 @@ def fit_info(folder: Any, n_params: int) -> Any:
     steps, never a different table (:func:`arena.batchfit.chord`)."""
     if folder is None:
         return None
+    path = Path(folder) / INFO_NAME
     try:
-        got = np.load(Path(folder) / INFO_NAME, allow_pickle=False)
-    except (OSError, ValueError):
+        with open_regular(path) as f:  # a FIFO is refused, not waited on
+            version = np.lib.format.read_magic(f)
+            fmt = np.lib.format
+            header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, fortran, dtype = header(f)  # the header only
+            if shape != (n_params, n_params) or dtype != np.float64 or fortran:
+                return None  # another size, or an npz / crafted header: absent (checked before any allocation)
+            f.seek(0)
+            got = np.load(f, allow_pickle=False)
+    except (OSError, ValueError, TypeError, EOFError):
         return None
-    return got if got.shape == (n_params, n_params) and got.dtype == np.float64 else None
+    ok = isinstance(got, np.ndarray) and got.shape == (n_params, n_params) and got.dtype == np.float64
+    return got if ok and bool(np.isfinite(got).all()) else None
 
 
 def save_fit_info(folder: Any, info: Any) -> None:
@@ -170,10 +183,12 @@ def save_fit_info(folder: Any, info: Any) -> None:
         return
     path = Path(folder) / INFO_NAME
     tmp = path.with_suffix(".tmp.npy")
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(info, dtype=np.float64))
     try:
-        np.save(tmp, np.ascontiguousarray(info, dtype=np.float64))
+        write_file(tmp, buf.getvalue())  # never through a link
         os.replace(tmp, path)
-    except OSError:
+    except (OSError, ArenaError):
         tmp.unlink(missing_ok=True)
 
 

@@ -33,6 +33,7 @@ from arena.report_html.tables_html import (
     team_stats,
     teams_html,
 )
+from arena.results_folder import write_file
 from arena.tables import Standings
 
 #: Background of table headers (the screenshot test looks for it).
@@ -218,7 +219,7 @@ def write_report(folder: str | Path, st: Standings, links: dict[str, str] | None
     """
     path = Path(folder) / "report.html"
     tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render(st, links=default_links(folder) if links is None else links), encoding="utf-8")
+    write_file(tmp, render(st, links=default_links(folder) if links is None else links))  # never through a link
     tmp.replace(path)
     return path
 
