@@ -17,7 +17,7 @@ floating-point sums are ``numpy.add.at`` in file order — the same additions in
 as one record at a time, so every counter is equal bit for bit however the records are cut
 into chunks. :meth:`Tallies.arrays` / :meth:`Tallies.from_arrays` are the checkpoint's layout.
 
-(~650 lines: the counters, their summaries and their array layout are one job.)
+(~670 lines: the counters, their summaries and their array layout are one job; the checkpoint moved out.)
 """
 
 from __future__ import annotations
