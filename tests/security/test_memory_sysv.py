@@ -40,7 +40,7 @@ def test_detached_sysv_shared_memory_counts_in_max_rss_mb(tmp_path, mode):
     (f,) = r.faults
     assert (f.seat, f.cls) == (0, "crash"), f
     m = re.search(r"used (\d+) MiB resident memory .*the limit is 200 MiB \((\d+) MiB of it in System V", f.detail)
-    assert m and int(m.group(1)) > 200, f.detail
+    assert m and int(m.group(1)) >= 200, f.detail  # the crossing sample, rounded: 200.4 MiB reads "200" (CI)
     # the segments are counted (without it the fault would not come, or name no System V
     # share). The figure is the sample that crossed the limit, which may precede the bot's HELD
     # line (CI under load: 189 of 300 MiB counted while it was finishing the third segment; 99
