@@ -73,6 +73,7 @@ def design(sides: Sequence[Sequence[Sequence[int]]] | np.ndarray, ranks: Sequenc
 
     :raises ValueError: as :func:`build_design`."""
     def generic() -> Design:
+        """The generic sparse design of the same results (any shape)."""
         return build_design(sides, ranks, blocks, n_bots)
 
     if isinstance(sides, np.ndarray) and len(sides):

@@ -41,7 +41,6 @@ when the new one is written.
 
 from __future__ import annotations
 
-import ctypes
 import mmap
 import os
 import struct
@@ -57,6 +56,7 @@ import orjson
 from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
 from arena.errors import JournalError
+from arena.heap import release_heap
 from arena.int_index import IntIndex
 from arena.journal import parse_line
 from arena.latency import DecisionTimes
@@ -75,15 +75,6 @@ _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
 _BLOCK = 8 << 20  # bytes of the journal checked a step
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
-
-
-def _trim() -> None:
-    """Give the heap the parse freed back to the system (glibc's ``malloc_trim``; elsewhere nothing):
-    at 100k records the resident size after a read drops by ~20-40 MB."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 class _Crc:
@@ -578,7 +569,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             else:
                 times[b] = ts  # the chunk's arrays themselves (no second copy)
     cols.id_hash = hashes  # type: ignore[attr-defined]  # RecordView.id_hashes
-    _trim()
+    release_heap()
     if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
         n_in, seen = 0, 0
         for ch in [*chunks, *([tail] if tail is not None else [])]:

@@ -20,10 +20,10 @@ import numpy as np
 from arena import journal_cache, render, results_folder, schedule_file, tables, tallies_checkpoint
 from arena.checkpoint import fit_start, replay, save_fit
 from arena.errors import ArenaError
+from arena.heap import release_heap
 from arena.record import MatchRecord
 from arena.strength import fit_info, save_fit_info, strength_of_contests
 from arena.tables import Standings
-from arena.tallies import release_heap
 
 __all__ = ["Standings", "drop_caches", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
 
@@ -130,7 +130,7 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
     prefixes: list = []
     inside, outside, latency.times, _info = journal_cache.read(folder, in_schedule(meta), meta["bots"],
                                                                prefixes=prefixes)
-    journal_cache._trim()  # the schedule's lookup arrays, freed now, handed back to the system
+    release_heap()  # the schedule's lookup arrays, freed now, handed back to the system
     return inside, outside, latency, prefixes
 
 

@@ -187,6 +187,7 @@ def separation_notes(rows: Sequence[dict[str, Any]], limit: int = 5) -> list[str
     (:data:`arena.batchfit.RIDGE`), not measured — the order is sure, the margin is not
     (adversarial trial: a bot winning every match showed ``+1976 [+1964, +1988]``)."""
     def names(group: list[str]) -> str:
+        """Up to ``limit`` bot names, then how many more."""
         return ", ".join(group[:limit]) + (f" and {len(group) - limit} more" if len(group) > limit else "")
 
     rated = [r for r in rows if r.get("strength") is not None and r.get("matches")]

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from arena.heap import release_heap
 from arena.record import MatchRecord
-from arena.tallies import Tallies, release_heap
+from arena.tallies import Tallies
 
 NAME = "checkpoint-tables.npz"
 OLD_NAME = "checkpoint-tables.pkl"  #: format 3 and before (pickles): deleted, never read

@@ -91,7 +91,9 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
     if start and meta_path.exists():
         schedule = dict(schedule_of(json.loads(meta_path.read_text())) or {})
 
-    def records(lo: int, hi: int):  # a match id already scheduled for another record is skipped
+    def records(lo: int, hi: int):
+        """The synthetic records ``lo .. hi − 1`` (each range seeded on its own, so a later extension
+        draws the same ones), scheduling each; a match id already scheduled for another record is skipped."""
         rng = random.Random(seed * 1_000_003 + lo)
         for i in range(lo, hi):
             rec = synthetic_record(name, i, bots, strength, players, rng)

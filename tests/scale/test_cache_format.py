@@ -26,6 +26,7 @@ from arena.record import MatchRecord, id_hash
 from arena.results import in_schedule
 from arena.schedule_file import CompactSchedule
 from tests.scale.test_columns import BOTS, raw_record, same
+from tests.scale.test_read_update import _blobs
 
 
 def odd_raws(seed: int, n: int) -> list[dict]:
@@ -305,12 +306,7 @@ def test_compact_schedule_holds_equals_get():
     pairs = [(k, schedule[k] if rng.random() < 0.7 else "x") for k in keys[:500]]
     pairs += [(f"t/zz{i}", "1") for i in range(50)] + [(keys[3] + "-longer-than-any-id" * 3, schedule[keys[3]])]
     pairs += [(keys[4][:-1], schedule[keys[4]]), (keys[5], schedule[keys[5]] + "0")]
-    ids, ie, fps, fe = bytearray(), [], bytearray(), []
-    for a, b in pairs:
-        ids += a.encode()
-        ie.append(len(ids))
-        fps += b.encode()
-        fe.append(len(fps))
+    ids, ie, fps, fe = _blobs(pairs)
     got = cs.holds(ids, ie, fps, fe)
     assert got.tolist() == [int(cs.get(a) == b) for a, b in pairs] and 0 < got.sum() < len(pairs)
 
