@@ -87,6 +87,11 @@ class Columns:
         self._memo = {}
         self.freeze()
 
+    def tail_after(self, row: int) -> tuple[int, Columns] | None:
+        """``(offset, tail)`` if rows ``row..`` of these columns are rows ``row - offset..`` of
+        other, smaller columns ``tail`` (:class:`arena.deferred_columns.DeferredColumns`); None here."""
+        return None
+
     def nbytes(self) -> int:
         """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""
         return sum(len(getattr(self, n)) * (getattr(self, n).itemsize if isinstance(getattr(self, n), array) else 1)
@@ -434,7 +439,11 @@ class RecordView(Sequence[MatchRecord]):
 
     def __getitem__(self, i: int | slice) -> MatchRecord | RecordView:
         if isinstance(i, slice):
-            return RecordView(self.cols, self.rows[i])
+            rows = self.rows[i]
+            part = self.cols.tail_after(int(rows.min())) if len(rows) else None
+            if part is not None:  # wholly in the new rows of deferred columns: a view of those alone
+                return RecordView(part[1], rows - part[0])
+            return RecordView(self.cols, rows)
         return self.cols.record(int(self.rows[i]))
 
     def __iter__(self) -> Iterator[MatchRecord]:

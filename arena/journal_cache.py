@@ -44,6 +44,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import weakref
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
@@ -55,6 +56,7 @@ import orjson
 
 from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
+from arena.deferred_columns import DeferredColumns
 from arena.errors import JournalError
 from arena.heap import release_heap
 from arena.int_index import IntIndex
@@ -151,6 +153,9 @@ _ROWS = 1 << 16  # records per block of the parse (bounded: no list of every lin
 _ARRAYS = ("id_end", "fp_end", "game", "status", "deal", "rot", "time", "seat_end", "seats", "ranks", "scores",
            "versions", "shape")
 _TYPES = frozenset("bhiqdBI")
+#: the arrays of a chunk's columns (:func:`_read_chunk` with ``columns=False`` checks them, keeps none)
+_COLUMN_ARRAYS = frozenset(("ids", "fps", *_ARRAYS, "extra"))
+_PER_RECORD = ("id_end", "fp_end", "game", "status", "deal", "rot", "time", "seat_end", "shape")
 
 
 def _header() -> bytes:
@@ -187,8 +192,11 @@ def _encode(ch: dict[str, Any], f: Any) -> None:
     f.write(h.digest())
 
 
-def _read_chunk(f: Any) -> dict[str, Any] | None:
-    """The next chunk of the open cache ``f`` (None at its end, or if it is cut, damaged or foreign)."""
+def _read_chunk(f: Any, columns: bool = True) -> dict[str, Any] | None:
+    """The next chunk of the open cache ``f`` (None at its end, or if it is cut, damaged or foreign).
+
+    :param columns: False: the columns' arrays are checked (their CRC) but not kept — the chunk's
+        ``cols`` is None and ``rows`` its record count (:func:`_deferred` reads them when used)."""
     try:
         if f.read(4) != _CHUNK:
             return None
@@ -207,6 +215,11 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
             if tc not in _TYPES or not isinstance(count, int) or count < 0 \
                     or count * np.dtype(tc).itemsize > size - f.tell():
                 return None  # an unknown type, or more bytes than the file holds (never allocated)
+            if not columns and name in _COLUMN_ARRAYS:
+                if not _check_only(f, count * np.dtype(tc).itemsize, h):
+                    return None  # cut
+                got.setdefault(name, []).append(count)
+                continue
             # one allocation each, read into (no bytes object in between); bytes as a bytearray
             a: Any = bytearray(count) if tc == "B" else array(tc, [0]) * count
             view = memoryview(a).cast("B")
@@ -222,8 +235,30 @@ def _read_chunk(f: Any) -> dict[str, Any] | None:
         return None
 
 
+def _check_only(f: Any, nbytes: int, h: _Crc) -> bool:
+    """Add the next ``nbytes`` of ``f`` to ``h`` through a bounded buffer (False if ``f`` ends first)."""
+    buf = memoryview(bytearray(min(nbytes, _BLOCK)))
+    while nbytes:
+        got = f.readinto(buf[:min(nbytes, len(buf))])
+        if not got:
+            return False
+        h.update(buf[:got])
+        nbytes -= got
+    return True
+
+
 def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None:
-    """The chunk of a checksummed ``meta`` and its arrays, its columns checked (None if inconsistent)."""
+    """The chunk of a checksummed ``meta`` and its arrays, its columns checked (None if inconsistent);
+    columns only counted (:func:`_read_chunk`'s ``columns=False``): ``cols`` None, the lengths checked."""
+    inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
+    rows = meta["rows"]
+    if isinstance(got["ids"][0], int):  # deferred: the per-record columns' lengths and the extra rows' sizes
+        if not isinstance(rows, int) or len(inside) != rows or len(hashes) != rows \
+                or any(got[n][0] != rows for n in _PER_RECORD) \
+                or sum(int(size) for _i, size in meta["extra"]) != got["extra"][0]:
+            return None
+        return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")}, "cols": None,
+                "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
     cols = Columns()
     cols.names = [str(n) for n in meta["names"]]
     cols._code = {n: i for i, n in enumerate(cols.names)}
@@ -235,16 +270,20 @@ def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None
         cols.extra[int(i)] = blob[at:at + size]
         at += size
     cols.check()
-    inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
-    if len(inside) != len(cols) or len(hashes) != len(cols) or at != len(blob) or meta["rows"] != len(cols):
+    if len(inside) != len(cols) or len(hashes) != len(cols) or at != len(blob) or rows != len(cols):
         return None
+    return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")},
+            "cols": cols, "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
+
+
+def _times_of(meta: dict[str, Any], got: dict[str, list]) -> dict[str, DecisionTimes]:
+    """The chunk's decision times per bot (its ``us``, ``counts`` and ``odd`` arrays)."""
     times = {}
     for k, bot in enumerate(meta["times"]):
         times[str(bot)] = DecisionTimes.of_arrays(np.frombuffer(got["us"][k], np.uint32).copy(),
                                                   _np_of(got["counts"][k]),
                                                   np.frombuffer(got["odd"][k], np.float64))
-    return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")},
-            "cols": cols, "inside": inside, "id_hash": hashes, "times": times}
+    return times
 
 
 def _np_of(a: array) -> np.ndarray:
@@ -261,28 +300,31 @@ def _close(m: Any) -> None:
         pass
 
 
-def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int]:
+def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int, Any]:
     """The valid chunks of the cache at ``path`` against the open ``journal``: ``(chunks, journal
-    offset, running hash at it, cache bytes to keep)``."""
+    offset, running hash at it, cache bytes to keep, the cache file open again)`` — the chunks'
+    columns not read (:func:`_deferred` reads them from that file, the one checked, when used);
+    each chunk's ``at`` is its place in the file."""
     h = _digest()
     chunks: list[dict[str, Any]] = []
     offset = keep = 0
     try:
         f = open(path, "rb")
     except OSError:
-        return chunks, 0, h, 0
+        return chunks, 0, h, 0, None
     with f:
         head = _header()
         if f.read(len(head)) != head:
-            return chunks, 0, h, 0
+            return chunks, 0, h, 0, None
         keep = f.tell()
         try:  # the journal's bytes checked in place (no copy through a buffer: ~0.1 CPU-s a GB)
             jmap: Any = mmap.mmap(journal.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # empty, or a file that cannot be mapped: no chunk holds
-            return chunks, 0, h, keep
+            return chunks, 0, h, keep, None
         try:
             while True:
-                ch = _read_chunk(f)
+                place = f.tell()
+                ch = _read_chunk(f, columns=False)
                 if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
                         or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= len(jmap):
                     break
@@ -296,11 +338,42 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                             jmap.madvise(_DONTNEED, lo, stop - lo)
                 if _stamp(h2, ch["end"]) != ch["digest"]:
                     break
+                ch["at"] = place
                 chunks.append(ch)
                 h, offset, keep = h2, ch["end"], f.tell()
         finally:
             _close(jmap)
-    return chunks, offset, h, keep
+        source = os.fdopen(os.dup(f.fileno()), "rb") if chunks else None  # this file, whatever replaces the path
+    return chunks, offset, h, keep, source
+
+
+def _deferred(path: Path, source: Any, chunks: list[dict[str, Any]]) -> DeferredColumns:
+    """The columns of the checked ``chunks``, read from ``source`` (the cache file open) when first used.
+
+    :raises JournalError: (when used) if a chunk no longer reads back as the one checked — the
+        file was cut or rewritten meanwhile, or its columns fail :meth:`arena.columns.Columns.check`
+        (only a crafted file: their checksum held)."""
+    spots = [(ch["at"], ch["digest"], ch["rows"]) for ch in chunks]
+
+    def load() -> Columns:
+        """Each chunk read again in full (its checksum checked again), concatenated."""
+        try:
+            parts = []
+            for at, digest, rows in spots:
+                source.seek(at)
+                ch = _read_chunk(source)
+                if ch is None or ch["digest"] != digest or ch["rows"] != rows:
+                    raise JournalError(f"{path}: a chunk no longer reads back as the one checked (the file was cut or "
+                                       "rewritten meanwhile, or its columns are inconsistent): delete the file (a "
+                                       "cache: it is rebuilt from matches.jsonl) and run the command again")
+                parts.append(ch["cols"])
+            return concat(parts, into_first=True)
+        finally:
+            source.close()
+
+    cols = DeferredColumns(sum(rows for _at, _d, rows in spots), load)
+    weakref.finalize(cols, source.close)  # never used: the file is closed with the columns
+    return cols
 
 
 class _Times:
@@ -527,10 +600,8 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
-        chunks, offset, h, keep = _load_chunks(cpath, journal) if cache else ([], 0, _digest(), 0)
-        cols = concat([ch["cols"] for ch in chunks], into_first=True)  # one chunk: its columns as they are
-        for ch in chunks:
-            ch["cols"] = None  # the chunks' own columns are not held twice
+        chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, _digest(), 0, None)
+        cols: Columns = _deferred(cpath, source, chunks) if chunks else concat([])  # read when used
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
@@ -559,8 +630,12 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     if isinstance(now_key, str) and (tail is not None or (chunks and chunks[-1].get("schedule_key") == now_key)) \
             and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
         schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
-    if tail is not None:  # written: its columns now extend the cached ones in place
-        cols = concat([cols, tail["cols"]], into_first=True)
+    if tail is not None:  # written: its columns follow the cached ones (their views alone read only them)
+        tail["cols"].id_hash = np.frombuffer(tail["id_hash"], dtype=np.int64)
+        if isinstance(cols, DeferredColumns):
+            cols.follow_with(tail["cols"])
+        else:  # nothing cached: the parse's columns as they are (no copy)
+            cols = tail["cols"]
         flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
         hashes = np.concatenate([hashes, np.frombuffer(tail["id_hash"], dtype=np.int64)])
         for b, ts in tail["times"].items():

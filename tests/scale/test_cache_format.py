@@ -21,6 +21,7 @@ import pytest
 from arena import journal_cache
 from arena.checkpoint import _Chain, _feed
 from arena.columns import RecordView, view_of
+from arena.errors import JournalError
 from arena.journal import iter_raw_records
 from arena.record import MatchRecord, id_hash
 from arena.results import in_schedule
@@ -204,15 +205,17 @@ def test_a_consistently_signed_but_inconsistent_chunk_is_rejected(tmp_path):
         seats = np.frombuffer(bytes(arrays["seats"][0]), dtype=tc).copy()
         seats[3] = len(meta["names"]) + 5
         arrays["seats"][0] = bytearray(seats.tobytes())
-    rewrite_first_chunk(folder / journal_cache.NAME, code_out_of_range)
-    assert agree(folder, ok)["cached"] == 0
-
     def ends_backwards(meta, arrays, spec):
         end = np.frombuffer(bytes(arrays["id_end"][0]), dtype=spec["id_end"][1]).copy()
         end[2], end[3] = end[3], end[2]
         arrays["id_end"][0] = bytearray(end.tobytes())
-    rewrite_first_chunk(folder / journal_cache.NAME, ends_backwards)
-    assert agree(folder, ok)["cached"] == 0
+
+    for edit in (code_out_of_range, ends_backwards):  # columns are checked when first used (read lazily)
+        rewrite_first_chunk(folder / journal_cache.NAME, edit)
+        with pytest.raises(JournalError, match="checkpoint-journal.bin: a chunk no longer reads back"):
+            journal_cache.read(folder, ok, BOTS)[0][0]  # (a repeated id in the new lines reads them too)
+        (folder / journal_cache.NAME).unlink()  # the remedy the error names
+        assert agree(folder, ok)["cached"] == 0
 
     def huge_count(meta, arrays, spec):  # 80 GB declared: refused before anything is allocated
         for a in meta["arrays"]:

@@ -1,0 +1,97 @@
+"""The journal cache's columns read from the file when first used (issue 18, an update's memory).
+
+An update after ``k`` new records reads only those ``k`` (the replay and the counters resume
+from their checkpoints), yet a :class:`arena.columns.RecordView` of every record is what the
+tables get. :class:`DeferredColumns` is that view's :class:`arena.columns.Columns`: the cached
+prefix's ``n`` rows stay in ``checkpoint-journal.bin`` until an attribute of the columns is
+read, and the new rows (:meth:`DeferredColumns.follow_with`) are their own ``Columns``. A slice
+of the view that lies wholly in the new rows is a view of those alone
+(:meth:`arena.columns.Columns.tail_after`), so the update's work never loads the prefix — at
+1M records, 155 MB that are never resident. Anything else (a crosstable, an export, a changed
+schedule) loads it once, transparently: the columns are then exactly those an eager read builds
+(:func:`arena.columns.concat` of the chunks, then the new rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arena.columns import Columns, concat
+
+__all__ = ["DeferredColumns"]
+
+_OWN = frozenset(("_rows", "_loader", "_tail", "__dict__", "__class__"))
+
+
+class DeferredColumns(Columns):
+    """:class:`arena.columns.Columns` of ``rows`` cached rows whose arrays ``loader`` reads on
+    first use, followed by new rows (:meth:`follow_with`).
+
+    :param rows: the cached prefix's number of records.
+    :param loader: returns the prefix's columns (frozen); called at most once. It may raise
+        :class:`arena.errors.JournalError` (the cache changed on disk since it was checked).
+    """
+
+    def __init__(self, rows: int, loader: Callable[[], Columns]) -> None:  # noqa: D107 - the class says it
+        # no Columns.__init__: every column attribute is missing until loaded (see __getattr__)
+        self._rows = rows
+        self._loader: Callable[[], Columns] | None = loader
+        self._tail: Columns | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the prefix has been read into memory."""
+        return self._loader is None
+
+    def __len__(self) -> int:
+        if self._loader is None:
+            return Columns.__len__(self)
+        return self._rows + (len(self._tail) if self._tail is not None else 0)
+
+    def follow_with(self, tail: Columns) -> None:
+        """Append the new rows ``tail`` (frozen columns; kept as they are, also once loaded)."""
+        if self._loader is None:
+            self._join(tail)
+        else:
+            self._tail = tail
+
+    def tail_after(self, row: int) -> tuple[int, Columns] | None:
+        """``(offset, tail)`` while not loaded and ``row`` is a new row: rows ``offset..`` of these
+        columns are rows ``0..`` of ``tail``; else None."""
+        if self._loader is not None and self._tail is not None and row >= self._rows:
+            return self._rows, self._tail
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for a missing attribute: a column (or a derived index) not read yet
+        if name in _OWN or name.startswith("__") or self.__dict__.get("_loader") is None:
+            raise AttributeError(name)
+        self._load()
+        return object.__getattribute__(self, name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._load()
+        return Columns.__getstate__(self)
+
+    def _load(self) -> None:
+        """Read the prefix (once) and append the new rows to it."""
+        loader, tail = self._loader, self._tail
+        if loader is None:
+            return
+        cols = loader()
+        if len(cols) != self._rows:
+            raise ValueError(f"the journal cache's prefix has {len(cols)} records, not {self._rows}")
+        keep = {k: v for k, v in self.__dict__.items() if k not in ("_loader", "_tail")}
+        self.__dict__.update(cols.__dict__)
+        self.__dict__.update(keep)  # what was set on these columns meanwhile (``id_hash``)
+        self._loader, self._tail = None, None
+        if tail is not None:
+            self._join(tail)
+
+    def _join(self, tail: Columns) -> None:
+        """Append ``tail``'s rows in place (concat empties what it copies from: a shallow copy of
+        ``tail``, so views of ``tail`` itself stay whole)."""
+        shell = Columns.__new__(Columns)
+        shell.__dict__.update(tail.__dict__)
+        concat([self, shell], into_first=True)
