@@ -1,0 +1,81 @@
+"""The journal cache's columns read when first used (arena/deferred_columns.py): an update's tables
+never load the cached prefix, yet the records read back equal a full read's, also once loaded
+after views of the new rows were taken; a cache cut after it was checked is a clear error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena import journal_cache, render, results
+from arena.deferred_columns import DeferredColumns
+from arena.errors import JournalError
+from arena.results import in_schedule, load_meta
+from tests.scale.test_journal_cache import journal, reference
+
+
+def _folder(tmp_path: Path, n: int = 500, first: int = 400) -> tuple[Path, list[bytes]]:
+    folder, lines = journal(tmp_path, n)
+    (folder / "matches.jsonl").write_bytes(b"".join(lines[:first]))
+    return folder, lines
+
+
+def test_an_update_reads_only_the_new_rows_and_equals_a_full_rebuild(tmp_path):
+    folder, lines = _folder(tmp_path)
+    results.standings(folder, history=False)  # the cache and the checkpoints of the first 400
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(b"".join(lines[400:]))
+    st = results.standings(folder, history=False)
+    cols = st.records.cols
+    assert isinstance(cols, DeferredColumns) and not cols.loaded  # the tables never read the prefix
+    full = tmp_path / "full"
+    shutil.copytree(folder, full)
+    for p in full.glob("checkpoint*"):
+        p.unlink()
+    st_full = results.standings(full, history=False)
+    assert render.to_csv(st.rows) == render.to_csv(st_full.rows)
+    ref_in, ref_out, _ = reference(folder, load_meta(folder))
+    assert list(st.records) == ref_in and st.outside == ref_out  # read in full when asked: loaded once
+    assert cols.loaded and len(cols) == len(ref_in) + ref_out
+
+
+def test_views_of_the_new_rows_stay_whole_once_the_prefix_is_loaded(tmp_path):
+    folder, lines = _folder(tmp_path)
+    meta = load_meta(folder)
+    journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(b"".join(lines[400:]))
+    recs = journal_cache.read(folder, in_schedule(meta), meta["bots"])[0]
+    cached = len(recs.cols) - 100
+    k = next(i for i, r in enumerate(recs.rows.tolist()) if r >= cached)
+    tail = recs[k:]
+    assert tail.cols is not recs.cols and len(tail.cols) == 100  # a view of the new rows alone
+    before = list(tail)
+    assert not recs.cols.loaded
+    everything = list(recs)  # loads the prefix and appends the new rows to it
+    assert recs.cols.loaded and list(tail) == before == everything[k:]
+    assert recs[k:].cols is recs.cols  # loaded: one set of columns again
+    assert recs.id_hashes().tolist()[k:] == tail.id_hashes().tolist()
+    assert everything == reference(folder, meta)[0]
+
+
+@pytest.mark.parametrize("how", ["cut", "replaced"])
+def test_a_cache_changed_after_its_check(tmp_path, how):
+    folder, _lines = _folder(tmp_path)
+    meta = load_meta(folder)
+    journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    recs = journal_cache.read(folder, in_schedule(meta), meta["bots"])[0]  # all cached, none loaded
+    path = folder / journal_cache.NAME
+    assert not recs.cols.loaded
+    if how == "cut":  # another process cut the file this one checked: a clear error when used
+        os.truncate(path, path.stat().st_size // 2)
+        with pytest.raises(JournalError, match="checkpoint-journal.bin: a chunk no longer reads back"):
+            recs[0]
+    else:  # replaced by a new file (as a fresh cache is written): the file checked is still read
+        tmp = path.with_suffix(".x")
+        tmp.write_bytes(b"not a cache")
+        os.replace(tmp, path)
+        assert list(recs) == reference(folder, meta)[0]
