@@ -4,10 +4,10 @@
 someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
 **chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
 ``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
-and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`_Crc`). It holds:
+and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`Crc`). It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
-* ``digest``: CRC-32 of the journal's bytes ``[0, end)`` and ``end`` (:class:`_Crc`) — a running
+* ``digest``: CRC-32 of the journal's bytes ``[0, end)`` and ``end`` (:class:`Crc`) — a running
   check, so a chunk vouches for the whole prefix before it;
 * its records (first occurrence of each match id, file order) as the arrays of
   :class:`arena.columns.Columns` (narrow item types; records kept whole as their journal lines,
@@ -23,7 +23,7 @@ and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`_C
 :func:`read` checks the journal from byte 0 while it loads the chunks and keeps the longest run of
 chunks whose digests match: an edit of the prefix — in place, same size, same ids — changes the
 CRC-32 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
-replaced likewise; the check is against accidents — see :class:`_Crc`); it then parses only the bytes after the last valid chunk, in blocks of
+replaced likewise; the check is against accidents — see :class:`Crc`); it then parses only the bytes after the last valid chunk, in blocks of
 :data:`_ROWS` records straight into columns (no record object for a plain line; the schedule
 and the decision times applied per block with numpy), and appends one chunk for them. The
 records, the inside/outside split and the decision times equal a full read's **bit for bit**
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import struct
 import weakref
 import zlib
 from array import array
@@ -52,7 +51,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
@@ -61,6 +59,7 @@ from arena.errors import JournalError
 from arena.heap import release_heap
 from arena.int_index import IntIndex
 from arena.journal import parse_line
+from arena.journal_chunks import encode, header, new_check, read_chunk, stamp
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
 from arena.schedule_file import CompactSchedule
@@ -71,53 +70,8 @@ NAME = "checkpoint-journal.bin"
 MAX_LINE = 64 << 20
 #: the cache's name up to format 5 (pickles): removed when the new one is written
 OLD_NAME = "checkpoint-journal.pkl"
-#: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
-FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
-_FIELDS = tuple(MatchRecord.__dataclass_fields__)
-_MAGIC = b"cardarena-jcache\n"
 _BLOCK = 8 << 20  # bytes of the journal checked a step
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
-
-
-class _Crc:
-    """The running check of the journal's bytes: CRC-32 (``zlib.crc32``), with the two methods of
-    a ``hashlib`` object the reader uses. About twice SHA-256's speed here (0.44 against 0.92 CPU-s
-    over 1 GB, no SHA extensions), and the prefix check is against accidents, not forgers (a forger
-    who can edit the journal can rewrite the cache: docs/security.md, "Results folders"): an edit of
-    up to 32 consecutive bits (a rank, a digit, a status letter) is always caught, any other change
-    of the prefix escapes with probability 2**-32; a truncated journal is shorter than the chunk's
-    ``end``, a foreign cache's chunks name other bytes."""
-
-    __slots__ = ("crc",)
-
-    def __init__(self, crc: int = 0) -> None:
-        self.crc = crc
-
-    def update(self, data: Any) -> None:
-        """Add ``data`` (a bytes-like object) to the check."""
-        self.crc = zlib.crc32(data, self.crc)
-
-    def copy(self) -> _Crc:
-        """An independent check of the same bytes so far."""
-        return _Crc(self.crc)
-
-    def digest(self) -> bytes:
-        """The check as 4 bytes (little-endian: a cache chunk's last bytes)."""
-        return struct.pack("<I", self.crc)
-
-    def hexdigest(self) -> str:
-        """The check as 8 hex digits (``crc32:`` and the length are the chunk's ``digest``, see :func:`_stamp`)."""
-        return f"{self.crc:08x}"
-
-
-def _digest() -> _Crc:
-    """The running check of the journal's bytes ``[0, end)`` (:class:`_Crc`)."""
-    return _Crc()
-
-
-def _stamp(h: _Crc, end: int) -> str:
-    """A chunk's ``digest``: the check of the journal's bytes ``[0, end)`` and ``end`` itself."""
-    return f"crc32:{h.hexdigest()}:{end}"
 
 
 class _Seen:
@@ -148,148 +102,7 @@ class _Seen:
         return True
 
 
-_CHUNK = b"CHNK"
 _ROWS = 1 << 16  # records per block of the parse (bounded: no list of every line's dict)
-_ARRAYS = ("id_end", "fp_end", "game", "status", "deal", "rot", "time", "seat_end", "seats", "ranks", "scores",
-           "versions", "shape")
-_TYPES = frozenset("bhiqdBI")
-#: the arrays of a chunk's columns (:func:`_read_chunk` with ``columns=False`` checks them, keeps none)
-_COLUMN_ARRAYS = frozenset(("ids", "fps", *_ARRAYS, "extra"))
-_PER_RECORD = ("id_end", "fp_end", "game", "status", "deal", "rot", "time", "seat_end", "shape")
-
-
-def _header() -> bytes:
-    """The cache file's first bytes: magic, format and the record's fields (another: ignored)."""
-    meta = orjson.dumps({"format": FORMAT, "fields": list(_FIELDS)})
-    return _MAGIC + struct.pack("<Q", len(meta)) + meta
-
-
-def _encode(ch: dict[str, Any], f: Any) -> None:
-    """Write a chunk to ``f``: ``CHNK``, the JSON meta's length and meta, the raw arrays, then
-    the CRC-32 of all but ``CHNK`` (written piece by piece: no copy of the chunk is built)."""
-    cols: Columns = ch["cols"]
-    arrays: list[tuple[str, str, Any]] = [("ids", "B", cols.ids), ("fps", "B", cols.fps)]
-    arrays += [(n, getattr(cols, n).typecode, getattr(cols, n)) for n in _ARRAYS]
-    arrays += [("inside", "B", ch["inside"]), ("id_hash", "q", ch["id_hash"])]
-    lines = [(int(i), bytes(line)) for i, line in sorted(cols.extra.items())]
-    arrays.append(("extra", "B", b"".join(line for _, line in lines)))
-    times = []
-    for bot, t in ch["times"].items():
-        us, counts, odd = t.arrays()
-        arrays += [("us", "I", us.astype(np.uint32)), ("counts", "I" if counts.dtype == np.uint32 else "q", counts), ("odd", "d", odd)]
-        times.append(bot)
-    views = [memoryview(x).cast("B") for _, _, x in arrays]
-    spec = [[n, tc, len(v) // np.dtype(tc).itemsize] for (n, tc, _), v in zip(arrays, views)]
-    meta = orjson.dumps({k: ch[k] for k in ("start", "end", "digest", "lines", "schedule_key")} | {
-        "rows": len(cols), "names": cols.names, "arrays": spec, "extra": [[i, len(line)] for i, line in lines],
-        "times": times})
-    h = _Crc()
-    f.write(_CHUNK)
-    pieces: list[Any] = [struct.pack("<Q", len(meta)), meta, *views]
-    for piece in pieces:
-        h.update(piece)
-        f.write(piece)
-    f.write(h.digest())
-
-
-def _read_chunk(f: Any, columns: bool = True) -> dict[str, Any] | None:
-    """The next chunk of the open cache ``f`` (None at its end, or if it is cut, damaged or foreign).
-
-    :param columns: False: the columns' arrays are checked (their CRC) but not kept — the chunk's
-        ``cols`` is None and ``rows`` its record count (:func:`_deferred` reads them when used)."""
-    try:
-        if f.read(4) != _CHUNK:
-            return None
-        head = f.read(8)
-        h = _Crc()
-        h.update(head)
-        size = os.fstat(f.fileno()).st_size
-        n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
-        if n > size - f.tell():
-            return None  # a length beyond the file: cut or not ours
-        meta_b = f.read(n)
-        h.update(meta_b)
-        meta = orjson.loads(meta_b)
-        got: dict[str, list] = {}
-        for name, tc, count in meta["arrays"]:
-            if tc not in _TYPES or not isinstance(count, int) or count < 0 \
-                    or count * np.dtype(tc).itemsize > size - f.tell():
-                return None  # an unknown type, or more bytes than the file holds (never allocated)
-            if not columns and name in _COLUMN_ARRAYS:
-                if not _check_only(f, count * np.dtype(tc).itemsize, h):
-                    return None  # cut
-                got.setdefault(name, []).append(count)
-                continue
-            # one allocation each, read into (no bytes object in between); bytes as a bytearray
-            a: Any = bytearray(count) if tc == "B" else array(tc, [0]) * count
-            view = memoryview(a).cast("B")
-            if f.readinto(view) != len(view):
-                return None  # cut
-            h.update(view)
-            got.setdefault(name, []).append(a)
-        if f.read(4) != h.digest():
-            return None
-        return _decode(meta, got)
-    except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
-            struct.error):  # orjson.JSONDecodeError is a ValueError
-        return None
-
-
-def _check_only(f: Any, nbytes: int, h: _Crc) -> bool:
-    """Add the next ``nbytes`` of ``f`` to ``h`` through a bounded buffer (False if ``f`` ends first)."""
-    buf = memoryview(bytearray(min(nbytes, _BLOCK)))
-    while nbytes:
-        got = f.readinto(buf[:min(nbytes, len(buf))])
-        if not got:
-            return False
-        h.update(buf[:got])
-        nbytes -= got
-    return True
-
-
-def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None:
-    """The chunk of a checksummed ``meta`` and its arrays, its columns checked (None if inconsistent);
-    columns only counted (:func:`_read_chunk`'s ``columns=False``): ``cols`` None, the lengths checked."""
-    inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
-    rows = meta["rows"]
-    if isinstance(got["ids"][0], int):  # deferred: the per-record columns' lengths and the extra rows' sizes
-        if not isinstance(rows, int) or len(inside) != rows or len(hashes) != rows \
-                or any(got[n][0] != rows for n in _PER_RECORD) \
-                or sum(int(size) for _i, size in meta["extra"]) != got["extra"][0]:
-            return None
-        return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")}, "cols": None,
-                "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
-    cols = Columns()
-    cols.names = [str(n) for n in meta["names"]]
-    cols._code = {n: i for i, n in enumerate(cols.names)}
-    cols.ids, cols.fps = got["ids"][0], got["fps"][0]  # bytearrays as read (no copy)
-    for n in _ARRAYS:
-        setattr(cols, n, got[n][0])
-    blob, at = bytes(got["extra"][0]), 0
-    for i, size in meta["extra"]:
-        cols.extra[int(i)] = blob[at:at + size]
-        at += size
-    cols.check()
-    if len(inside) != len(cols) or len(hashes) != len(cols) or at != len(blob) or rows != len(cols):
-        return None
-    return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")},
-            "cols": cols, "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
-
-
-def _times_of(meta: dict[str, Any], got: dict[str, list]) -> dict[str, DecisionTimes]:
-    """The chunk's decision times per bot (its ``us``, ``counts`` and ``odd`` arrays)."""
-    times = {}
-    for k, bot in enumerate(meta["times"]):
-        times[str(bot)] = DecisionTimes.of_arrays(np.frombuffer(got["us"][k], np.uint32).copy(),
-                                                  _np_of(got["counts"][k]),
-                                                  np.frombuffer(got["odd"][k], np.float64))
-    return times
-
-
-def _np_of(a: array) -> np.ndarray:
-    """An ``array`` as numpy (no copy), of its own item type."""
-    return np.frombuffer(a, dtype=a.typecode) if len(a) else np.zeros(0, a.typecode)
-
 
 def _close(m: Any) -> None:
     """Close the journal's map; if a view of it is still held (an exception's traceback, a
@@ -305,7 +118,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     offset, running hash at it, cache bytes to keep, the cache file open again)`` — the chunks'
     columns not read (:func:`_deferred` reads them from that file, the one checked, when used);
     each chunk's ``at`` is its place in the file."""
-    h = _digest()
+    h = new_check()
     chunks: list[dict[str, Any]] = []
     offset = keep = 0
     try:
@@ -313,7 +126,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     except OSError:
         return chunks, 0, h, 0, None
     with f:
-        head = _header()
+        head = header()
         if f.read(len(head)) != head:
             return chunks, 0, h, 0, None
         keep = f.tell()
@@ -324,7 +137,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
         try:
             while True:
                 place = f.tell()
-                ch = _read_chunk(f, columns=False)
+                ch = read_chunk(f, columns=False)
                 if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
                         or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= len(jmap):
                     break
@@ -336,7 +149,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                         if _DONTNEED is not None:  # the pages leave this process's resident set (not the page cache)
                             lo = at - at % mmap.PAGESIZE
                             jmap.madvise(_DONTNEED, lo, stop - lo)
-                if _stamp(h2, ch["end"]) != ch["digest"]:
+                if stamp(h2, ch["end"]) != ch["digest"]:
                     break
                 ch["at"] = place
                 chunks.append(ch)
@@ -361,7 +174,7 @@ def _deferred(path: Path, source: Any, chunks: list[dict[str, Any]]) -> Deferred
             parts = []
             for at, digest, rows in spots:
                 source.seek(at)
-                ch = _read_chunk(source)
+                ch = read_chunk(source)
                 if ch is None or ch["digest"] != digest or ch["rows"] != rows:
                     raise JournalError(f"{path}: a chunk no longer reads back as the one checked (the file was cut or "
                                        "rewritten meanwhile, or its columns are inconsistent): delete the file (a "
@@ -492,7 +305,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     if end == offset:
         return None
     cols = concat(parts, into_first=True)
-    return {"start": offset, "end": end, "digest": _stamp(h, end), "lines": lineno - first_line, "cols": cols,
+    return {"start": offset, "end": end, "digest": stamp(h, end), "lines": lineno - first_line, "cols": cols,
             "inside": bytes(inside), "times": {b: t for b, t in zip(bots, per_bot) if len(t)},
             "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
 
@@ -556,9 +369,9 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
         if keep == 0:
             tmp = path.with_suffix(".tmp")
             with open(tmp, "wb") as f:
-                f.write(_header())
+                f.write(header())
                 if chunk is not None:
-                    _encode(chunk, f)
+                    encode(chunk, f)
             os.replace(tmp, path)
             (path.parent / OLD_NAME).unlink(missing_ok=True)  # the pickled cache of format <= 5
             return
@@ -566,7 +379,7 @@ def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
             f.truncate(keep)
             f.seek(keep)
             if chunk is not None:
-                _encode(chunk, f)
+                encode(chunk, f)
     except OSError:
         path.with_suffix(".tmp").unlink(missing_ok=True)
 
@@ -600,7 +413,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
-        chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, _digest(), 0, None)
+        chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
         cols: Columns = _deferred(cpath, source, chunks) if chunks else concat([])  # read when used
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):

@@ -21,7 +21,7 @@ FLOORS: dict[int, set[str]] = {
         "latency", "int_index", "results_folder", "leverage", "heap", "twoside", "design_matrix", "fit_summary"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast",
         "tallies_events", "fit_cache"},
-    2: {"faults", "deferred_columns", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
+    2: {"faults", "deferred_columns", "journal_chunks", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
         "replay_columns"},
     3: {"match", "tables", "replay_html", "checkpoint", "adaptive", "tallies_checkpoint", "journal_cache"},
     4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim"},

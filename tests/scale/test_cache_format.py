@@ -18,7 +18,7 @@ import numpy as np
 import orjson
 import pytest
 
-from arena import journal_cache
+from arena import journal_cache, journal_chunks
 from arena.checkpoint import _Chain, _feed
 from arena.columns import RecordView, view_of
 from arena.errors import JournalError
@@ -333,9 +333,9 @@ def test_decision_times_with_huge_counts_round_trip_through_a_chunk(tmp_path):
     ch = {"start": 0, "end": 10, "digest": "0" * 32, "lines": 1, "schedule_key": None, "cols": cols,
           "inside": b"\x01" * 40, "id_hash": np.arange(40, dtype=np.int64).tobytes(), "times": {"alpha": big, "beta": small}}
     with open(tmp_path / "chunk", "wb") as f:
-        journal_cache._encode(ch, f)
+        journal_chunks.encode(ch, f)
     with open(tmp_path / "chunk", "rb") as f:
-        back = journal_cache._read_chunk(f)
+        back = journal_chunks.read_chunk(f)
     assert back is not None and back["times"]["beta"] == small
     assert [a.tolist() for a in back["times"]["alpha"].arrays()] == [a.tolist() for a in big.arrays()]
     assert len(back["times"]["alpha"]) == 2**33 + 4 and back["times"]["alpha"].counts.dtype == np.int64
