@@ -92,6 +92,9 @@ class Columns:
         other, smaller columns ``tail`` (:class:`arena.deferred_columns.DeferredColumns`); None here."""
         return None
 
+    def release(self) -> None:
+        """Drop what can be read again when next used (:class:`arena.deferred_columns.DeferredColumns`); nothing here."""
+
     def nbytes(self) -> int:
         """The bytes its arrays hold (the name table and the whole records of :attr:`extra` not counted)."""
         return sum(len(getattr(self, n)) * (getattr(self, n).itemsize if isinstance(getattr(self, n), array) else 1)
@@ -374,9 +377,10 @@ def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
 
     :param into_first: extend the first part in place and empty the others' columns as they are
         copied (the journal cache's chunks: no second copy of the cached prefix is held)."""
-    parts = list(parts)
-    out = parts.pop(0) if into_first and parts else Columns()
-    for p in parts:
+    it = iter(parts)  # taken one by one: a generator reading them holds one part at a time
+    out = next(it, None) if into_first else None
+    out = Columns() if out is None else out
+    for p in it:
         base = len(out)
         remap = np.array([out._c(n) for n in p.names] or [0], dtype=np.int64)
         for blob, end in (("ids", "id_end"), ("fps", "fp_end"), (None, "seat_end")):

@@ -21,7 +21,7 @@ from arena.columns import Columns, concat
 
 __all__ = ["DeferredColumns"]
 
-_OWN = frozenset(("_rows", "_loader", "_tail", "__dict__", "__class__"))
+_OWN = frozenset(("_rows", "_loader", "_tail", "_again", "_kept", "__dict__", "__class__"))
 
 
 class DeferredColumns(Columns):
@@ -29,7 +29,8 @@ class DeferredColumns(Columns):
     first use, followed by new rows (:meth:`follow_with`).
 
     :param rows: the cached prefix's number of records.
-    :param loader: returns the prefix's columns (frozen); called at most once. It may raise
+    :param loader: returns the prefix's columns (frozen); called once, and again after each
+        :meth:`release`. It may raise
         :class:`arena.errors.JournalError` (the cache changed on disk since it was checked).
     """
 
@@ -70,12 +71,28 @@ class DeferredColumns(Columns):
         self._load()
         return object.__getattribute__(self, name)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (or copied) as the plain :class:`arena.columns.Columns` it reads as, not the file."""
         self._load()
-        return Columns.__getstate__(self)
+        state = Columns.__getstate__(self)
+        for own in ("_again", "_kept", "_loader", "_tail", "_rows"):
+            state.pop(own, None)
+        return (Columns.__new__, (Columns,), state)
+
+    def release(self) -> None:
+        """Drop the loaded columns (read again when next used): what the tables hold once their
+        counters are taken (:func:`arena.results.standings`; 155 MB at 1M records). No-op when
+        not loaded."""
+        again = self.__dict__.get("_again")
+        if self._loader is not None or again is None:
+            return
+        keep = {k: v for k, v in self.__dict__.items() if k in ("id_hash", "_rows", "_kept")}
+        self.__dict__.clear()
+        self.__dict__.update(keep)
+        self._loader, self._tail = again, keep.get("_kept")
 
     def _load(self) -> None:
-        """Read the prefix (once) and append the new rows to it."""
+        """Read the prefix and append the new rows to it (again after :meth:`release`)."""
         loader, tail = self._loader, self._tail
         if loader is None:
             return
@@ -85,7 +102,7 @@ class DeferredColumns(Columns):
         keep = {k: v for k, v in self.__dict__.items() if k not in ("_loader", "_tail")}
         self.__dict__.update(cols.__dict__)
         self.__dict__.update(keep)  # what was set on these columns meanwhile (``id_hash``)
-        self._loader, self._tail = None, None
+        self._loader, self._tail, self._again, self._kept = None, None, loader, tail
         if tail is not None:
             self._join(tail)
 

@@ -48,9 +48,11 @@ import zlib
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import orjson
 
 from arena import schedule_file
 from arena.columns import Columns, RecordView, concat
@@ -122,7 +124,7 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
     chunks: list[dict[str, Any]] = []
     offset = keep = 0
     try:
-        f = open(path, "rb")
+        f = _open_cache(path)
     except OSError:
         return chunks, 0, h, 0, None
     with f:
@@ -156,37 +158,58 @@ def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, A
                 h, offset, keep = h2, ch["end"], f.tell()
         finally:
             _close(jmap)
-        source = os.fdopen(os.dup(f.fileno()), "rb") if chunks else None  # this file, whatever replaces the path
+        source = os.fdopen(os.dup(f.fileno()), f.mode) if chunks else None  # this file, whatever replaces the path
     return chunks, offset, h, keep, source
 
 
-def _deferred(path: Path, source: Any, chunks: list[dict[str, Any]]) -> DeferredColumns:
-    """The columns of the checked ``chunks``, read from ``source`` (the cache file open) when first used.
+def _open_cache(path: Path) -> Any:
+    """The cache file open for reading, and writing when it can be (new chunks go after the valid ones)."""
+    for mode, flags in (("r+b", os.O_RDWR), ("rb", os.O_RDONLY)):
+        try:
+            return os.fdopen(os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC), mode)
+        except PermissionError:
+            continue
+    raise PermissionError(path)
+
+
+def _reopen(fd: int) -> Any:
+    """A read-only file of the file ``fd`` is open on, with its own offset (``/proc/self/fd``; a
+    ``dup`` shares the offset, used where ``/proc`` is missing)."""
+    try:
+        return open(f"/proc/self/fd/{fd}", "rb")
+    except OSError:
+        return os.fdopen(os.dup(fd), "rb")
+
+
+def _deferred(path: Path, fd: int, chunks: list[dict[str, Any]]) -> DeferredColumns:
+    """The columns of the checked ``chunks``, read when first used from the cache file ``fd`` is
+    open on (the file checked or written, whatever replaces ``path`` meanwhile).
 
     :raises JournalError: (when used) if a chunk no longer reads back as the one checked — the
         file was cut or rewritten meanwhile, or its columns fail :meth:`arena.columns.Columns.check`
         (only a crafted file: their checksum held)."""
     spots = [(ch["at"], ch["digest"], ch["rows"]) for ch in chunks]
+    source = _reopen(fd)
 
     def load() -> Columns:
         """Each chunk read again in full (its checksum checked again), concatenated."""
-        try:
-            parts = []
-            for at, digest, rows in spots:
-                source.seek(at)
-                ch = read_chunk(source)
-                if ch is None or ch["digest"] != digest or ch["rows"] != rows:
-                    raise JournalError(f"{path}: a chunk no longer reads back as the one checked (the file was cut or "
-                                       "rewritten meanwhile, or its columns are inconsistent): delete the file (a "
-                                       "cache: it is rebuilt from matches.jsonl) and run the command again")
-                parts.append(ch["cols"])
-            return concat(parts, into_first=True)
-        finally:
-            source.close()
+        return concat((_read_back(path, source, at, digest, rows) for at, digest, rows in spots),
+                      into_first=True)  # a chunk at a time: the columns and one chunk in memory
 
     cols = DeferredColumns(sum(rows for _at, _d, rows in spots), load)
-    weakref.finalize(cols, source.close)  # never used: the file is closed with the columns
+    weakref.finalize(cols, source.close)  # the file is closed with the columns (read again after a release)
     return cols
+
+
+def _read_back(path: Path, source: Any, at: int, digest: str, rows: int) -> Columns:
+    """The columns of the chunk at ``at`` in ``source``, which must be the one checked (``digest``, ``rows``)."""
+    source.seek(at)
+    ch = read_chunk(source)
+    if ch is None or ch["digest"] != digest or ch["rows"] != rows:
+        raise JournalError(f"{path}: a chunk no longer reads back as the one checked (the file was cut or "
+                           "rewritten meanwhile, or its columns are inconsistent): delete the file (a "
+                           "cache: it is rebuilt from matches.jsonl) and run the command again")
+    return ch["cols"]
 
 
 class _Times:
@@ -230,39 +253,56 @@ class _Times:
 
 
 def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, hashes: np.ndarray,
-                ok: Callable[[MatchRecord], bool], bots: Sequence[str], first_line: int) -> dict[str, Any] | None:
-    """The chunk of the complete lines after ``offset`` whose ids are not in ``cached`` (its ids'
-    :func:`id_hash` ``hashes``); None if there is no new line. Parsed in blocks of :data:`_ROWS`
-    records straight into columns (no record built for a plain line)."""
+                ok: Callable[[MatchRecord], bool], bots: Sequence[str], first_line: int,
+                write: Callable[[dict[str, Any]], int | None], times: dict[str, DecisionTimes]) -> list[dict[str, Any]]:
+    """The chunks of the complete lines after ``offset`` whose ids are not in ``cached`` (its ids'
+    :func:`id_hash` ``hashes``), one per block of :data:`_ROWS` records parsed straight into
+    columns (no record built for a plain line); [] if there is no new line.
+
+    Each block is handed to ``write`` as it closes (its place in the cache, or None if not written):
+    a written block's columns are dropped once the next one closes (``cols`` None: read back when
+    used, :func:`_deferred`), so the parse holds one block of columns, not the journal's. Each
+    block's decision times are added to ``times`` once written (the chunks returned hold none)."""
     journal.seek(offset)
-    parts: list[Columns] = []
+    into = times
+    out: list[dict[str, Any]] = []
+    line_at = array("q")  # per new row, its line's place in the journal (the id of a dropped block's row)
 
     def tail_id(k: int) -> str:
         """The match id of new row ``k`` (blocks of :data:`_ROWS` rows)."""
         q, r = divmod(k, _ROWS)
-        return (parts[q] if q < len(parts) else part).match_id(r)
+        cols = out[q]["cols"] if q < len(out) else part
+        return cols.match_id(r) if cols is not None else _id_at(journal, line_at[k])
 
     seen = _Seen(cached, tail_id, hashes)
-    inside = bytearray()
-    per_bot = [DecisionTimes() for _ in bots]
     schedule = getattr(ok, "schedule", None)
     by_blob = isinstance(schedule, CompactSchedule)
     by_dict = isinstance(schedule, dict)
-    end = offset
-    lineno = first_line
+    end = start = offset
+    lineno = start_line = first_line
     part, flags, tl = Columns(), bytearray(), _Times(bots)
 
     def close() -> None:
-        """Classify the block, fold its times, keep its columns."""
-        nonlocal part, flags
+        """Classify the block, fold its times, hand it to ``write`` as a chunk."""
+        nonlocal part, flags, start, start_line
         if by_blob:
             assert isinstance(schedule, CompactSchedule)
             flags = bytearray(schedule.holds(part.ids, part.id_end, part.fps, part.fp_end).tobytes())
-        tl.fold(np.frombuffer(flags, np.uint8) if flags else np.zeros(0, np.uint8), per_bot)
-        inside.extend(flags)
+        times = [DecisionTimes() for _ in bots]
+        tl.fold(np.frombuffer(flags, np.uint8) if flags else np.zeros(0, np.uint8), times)
         part.freeze()
-        parts.append(part)
-        part, flags = Columns(), bytearray()
+        rows = len(seen.new_hashes)
+        ch = {"start": start, "end": end, "digest": stamp(h, end), "lines": lineno - start_line, "cols": part,
+              "rows": len(part), "inside": bytes(flags), "times": {b: t for b, t in zip(bots, times) if len(t)},
+              "id_hash": seen.new_hashes[rows - len(part):rows].tobytes(),
+              "schedule_key": getattr(ok, "schedule_key", None)}
+        ch["at"] = write(ch)
+        _merge_times(into, [ch])  # the per-bot totals, merged as they go (a block's own are ~20 MB at 1,000 bots)
+        if out and out[-1]["at"] is not None:
+            out[-1]["cols"] = None  # written: read back from the cache when used
+            release_heap()  # its arrays' pages (freed in pieces the allocator would keep)
+        out.append(ch)
+        part, flags, start, start_line = Columns(), bytearray(), end, lineno
 
     while line := journal.readline(MAX_LINE):
         if not line.endswith(b"\n"):
@@ -271,6 +311,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
                                    "KB): the file is damaged or not a journal; move it aside or cut the line")
             break
         lineno += 1
+        at = end
         end += len(line)
         h.update(line)
         if not line.strip():
@@ -279,6 +320,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
         mid = raw["match_id"]
         if not seen.add(mid):
             continue
+        line_at.append(at)
         try:
             seats = part.append_raw(raw, line)
             rec = None
@@ -300,14 +342,21 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
                                f"({type(e).__name__}: {e}); move the file aside or fix the line") from e
         if len(part) >= _ROWS:
             close()
-    if len(part) or not parts:
+    if len(part) or end > start:
         close()
-    if end == offset:
-        return None
-    cols = concat(parts, into_first=True)
-    return {"start": offset, "end": end, "digest": stamp(h, end), "lines": lineno - first_line, "cols": cols,
-            "inside": bytes(inside), "times": {b: t for b, t in zip(bots, per_bot) if len(t)},
-            "id_hash": seen.new_hashes.tobytes(), "schedule_key": getattr(ok, "schedule_key", None)}
+    return out
+
+
+def _id_at(journal: Any, at: int) -> str:
+    """The match id of the journal line starting at byte ``at`` (read with ``pread``: the parse's
+    place in the file is kept)."""
+    line = b""
+    while not line.endswith(b"\n") and len(line) < MAX_LINE:
+        got = os.pread(journal.fileno(), 1 << 16, at + len(line))
+        if not got:
+            break
+        line += got[:got.find(b"\n") + 1] if b"\n" in got else got
+    return str(orjson.loads(line)["match_id"])
 
 
 def _split_holds(ok: Callable[[MatchRecord], bool], cols: Columns, flags: np.ndarray, key: Any, folder: Path) -> bool:
@@ -363,25 +412,68 @@ def classify(schedule: Any, cols: Columns) -> np.ndarray:
     return np.fromiter((schedule.get(i) == f for i, f in zip(ids, fps)), dtype=np.uint8, count=len(ids))
 
 
-def _write(path: Path, keep: int, chunk: dict[str, Any] | None) -> None:
-    """Cut the cache to its ``keep`` valid bytes and append ``chunk`` (a fresh file when ``keep`` is 0)."""
-    try:
-        if keep == 0:
-            tmp = path.with_suffix(".tmp")
-            with open(tmp, "wb") as f:
-                f.write(header())
-                if chunk is not None:
-                    encode(chunk, f)
-            os.replace(tmp, path)
-            (path.parent / OLD_NAME).unlink(missing_ok=True)  # the pickled cache of format <= 5
+class _Sink:
+    """Where a read's new chunks go (:func:`_parse_tail`'s ``write``), by ``mode``: ``append`` after
+    the cache's ``keep`` valid bytes in the file ``fd`` is open on (the one checked); ``fresh`` into
+    a new file that replaces ``path`` at :meth:`finish`; ``off`` nowhere (a read-only cache).
+    Written with ``pwrite`` (the file's offset is its readers'); after the first failure (a full
+    disk) nothing more is written — the chunks not written stay in memory, those written stay valid."""
+
+    def __init__(self, path: Path, keep: int, fd: int | None, mode: str) -> None:
+        self.path, self.keep, self.mode, self.fd = path, keep, mode, fd
+        self.pos, self.wrote, self.stopped = keep, False, mode == "off"
+        self.tmp = path.with_suffix(".tmp")
+        if mode == "fresh":
+            try:
+                self.fd = os.open(self.tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+                self.pos = 0
+                self._put(header())
+            except OSError:
+                self.stopped = True
+
+    def _put(self, data: Any) -> None:
+        view = memoryview(data).cast("B")
+        while len(view):
+            n = os.pwrite(self.fd, view, self.pos)  # type: ignore[arg-type]
+            self.pos += n
+            view = view[n:]
+
+    def write(self, ch: dict[str, Any]) -> int | None:
+        """Append chunk ``ch``; its place in the file, or None if it was not written."""
+        if self.stopped or self.fd is None:
+            return None
+        at = self.pos
+        try:
+            if self.mode == "append" and not self.wrote:
+                os.ftruncate(self.fd, self.keep)  # a partial chunk after the valid ones goes
+            encode(ch, SimpleNamespace(write=self._put))
+            self.wrote = True
+            return at
+        except OSError:
+            self.stopped, self.pos = True, at
+            try:
+                os.ftruncate(self.fd, at)
+            except OSError:
+                pass  # a partial last chunk: the next read cuts it
+            return None
+
+    def finish(self) -> None:
+        """A fresh file put in place (its valid chunks, even after a failed write); an appended one
+        cut to its valid chunks when nothing was added."""
+        if self.fd is None:
             return
-        with open(path, "r+b") as f:
-            f.truncate(keep)
-            f.seek(keep)
-            if chunk is not None:
-                encode(chunk, f)
-    except OSError:
-        path.with_suffix(".tmp").unlink(missing_ok=True)
+        try:
+            if self.mode == "fresh":
+                os.replace(self.tmp, self.path)
+                (self.path.parent / OLD_NAME).unlink(missing_ok=True)  # the pickled cache of format <= 5
+            elif self.mode == "append" and not self.wrote and os.fstat(self.fd).st_size != self.keep:
+                os.ftruncate(self.fd, self.keep)
+        except OSError:
+            if self.mode == "fresh":
+                self.tmp.unlink(missing_ok=True)  # what was written is still read through the open file
+        if self.mode == "fresh":
+            os.close(self.fd)
+        self.fd = None
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
@@ -413,54 +505,42 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
+        source: Any  # the cache file checked (None: none)
         chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
-        cols: Columns = _deferred(cpath, source, chunks) if chunks else concat([])  # read when used
+        cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
-        if not _split_holds(ok, cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
+        if not _split_holds(ok, cached_cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
+            if source is not None:
+                source.close()
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
-        parts = [np.frombuffer(ch.pop("id_hash"), dtype=np.int64) for ch in chunks]
+        parts = [np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in chunks]
         hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
         del parts
-        for ch in chunks:
-            for b, ts in ch.pop("times").items():
-                if b in times:
-                    if len(times[b]):
-                        times[b].extend(ts)
-                    else:
-                        times[b] = ts  # the loaded arrays themselves (no copy)
-        cached = len(cols)
-        first_line = sum(ch["lines"] for ch in chunks)
-        tail = _parse_tail(path, journal, offset, h, cols, hashes, ok, bots, first_line)
-    try:
-        size = cpath.stat().st_size
-    except OSError:
-        size = -1
-    if not chunks:
-        _write(cpath, 0, tail)
-    elif tail is not None or keep != size:
-        _write(cpath, keep, tail)
+        _merge_times(times, chunks)
+        cached = len(cached_cols)
+        mode = "fresh" if not chunks else "append" if "+" in source.mode else "off"
+        sink = _Sink(cpath, keep, source.fileno() if mode == "append" else None, mode)
+        try:
+            new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
+                              sum(ch["lines"] for ch in chunks), sink.write, times)
+            cols = _columns(cpath, chunks, new, sink.fd if mode == "fresh" else source.fileno())
+        finally:
+            sink.finish()
+            if source is not None:
+                source.close()
+    del cached_cols
     now_key = getattr(ok, "schedule_key", None)
-    if isinstance(now_key, str) and (tail is not None or (chunks and chunks[-1].get("schedule_key") == now_key)) \
+    if isinstance(now_key, str) and (new or (chunks and chunks[-1].get("schedule_key") == now_key)) \
             and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
         schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
-    if tail is not None:  # written: its columns follow the cached ones (their views alone read only them)
-        tail["cols"].id_hash = np.frombuffer(tail["id_hash"], dtype=np.int64)
-        if isinstance(cols, DeferredColumns):
-            cols.follow_with(tail["cols"])
-        else:  # nothing cached: the parse's columns as they are (no copy)
-            cols = tail["cols"]
-        flags = np.concatenate([flags, np.frombuffer(tail["inside"], dtype=np.uint8)])
-        hashes = np.concatenate([hashes, np.frombuffer(tail["id_hash"], dtype=np.int64)])
-        for b, ts in tail["times"].items():
-            if len(times[b]):
-                times[b].extend(ts)
-            else:
-                times[b] = ts  # the chunk's arrays themselves (no second copy)
+    if new:
+        flags = np.concatenate([flags, *(np.frombuffer(ch["inside"], dtype=np.uint8) for ch in new)])
+        hashes = np.concatenate([hashes, *(np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in new)])
     cols.id_hash = hashes  # type: ignore[attr-defined]  # RecordView.id_hashes
     release_heap()
     if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
         n_in, seen = 0, 0
-        for ch in [*chunks, *([tail] if tail is not None else [])]:
+        for ch in [*chunks, *new]:
             n_in += sum(ch["inside"])
             seen = zlib.crc32(ch["inside"], seen)
             # which rows are inside is part of the prefix: a new schedule that keeps the count but
@@ -468,3 +548,33 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             prefixes.append((ch["end"], f"{ch['digest']}/{seen:08x}", n_in))
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}
+
+
+def _merge_times(times: dict[str, DecisionTimes], chunks: list[dict[str, Any]]) -> None:
+    """Add the chunks' decision times (popped from them) to ``times``' bots'."""
+    for ch in chunks:
+        for b, ts in ch.pop("times").items():
+            if b in times:
+                if len(times[b]):
+                    times[b].extend(ts)
+                else:
+                    times[b] = ts  # the chunk's arrays themselves (no copy)
+
+
+def _columns(path: Path, chunks: list[dict[str, Any]], new: list[dict[str, Any]], fd: int | None) -> Columns:
+    """The columns of the cached ``chunks`` and of the ``new`` ones: those in the cache file ``fd``
+    is open on (the cached, and the new ones written and dropped) read when used, then the blocks
+    still held (each with its rows' ``id_hash``)."""
+    held = [ch for ch in new if ch["cols"] is not None]
+    stored = [*chunks, *new[:len(new) - len(held)]]
+    assert all(ch["cols"] is None for ch in stored), "the blocks held are the last ones"
+    tail = concat([ch["cols"] for ch in held], into_first=True) if held else None
+    if tail is not None:
+        tail.id_hash = np.concatenate([np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in held])  # type: ignore[attr-defined]
+    if not stored:
+        return tail if tail is not None else concat([])
+    assert fd is not None
+    cols = _deferred(path, fd, stored)
+    if tail is not None:
+        cols.follow_with(tail)
+    return cols

@@ -19,6 +19,7 @@ import numpy as np
 
 from arena import journal_cache, render, results_folder, schedule_file, tables, tallies_checkpoint
 from arena.checkpoint import fit_start, replay, save_fit
+from arena.columns import RecordView
 from arena.errors import ArenaError
 from arena.heap import release_heap
 from arena.record import MatchRecord
@@ -166,7 +167,10 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
+    release_heap()  # the replay's temporaries (~100 MB at 1M), before the counters grow
     tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes, close=True)
+    if isinstance(records, RecordView):  # no table reads a record from here on: read again if one is asked for
+        records.cols.release()
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
     fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0,
