@@ -41,6 +41,9 @@ class Columns:
     journal cache writes the arrays raw (:mod:`arena.journal_cache`, no pickle).
     """
 
+    #: per row, :func:`arena.record.id_hash` of its match id, when the reader kept them (:meth:`RecordView.id_hashes`)
+    id_hash: np.ndarray | None = None
+
     def __init__(self) -> None:
         self.names: list[str] = []          # bots, games, statuses, versions (interned once)
         self._code: dict[str, int] = {}
@@ -90,6 +93,10 @@ class Columns:
     def tail_after(self, row: int) -> tuple[int, Columns] | None:
         """``(offset, tail)`` if rows ``row..`` of these columns are rows ``row - offset..`` of
         other, smaller columns ``tail`` (:class:`arena.deferred_columns.DeferredColumns`); None here."""
+        return None
+
+    def pieces(self) -> list[tuple[int, int, Any]] | None:
+        """``(first row, rows, read)`` per piece read alone (:class:`arena.deferred_columns.DeferredColumns`); None here."""
         return None
 
     def release(self) -> None:
@@ -449,6 +456,23 @@ class RecordView(Sequence[MatchRecord]):
                 return RecordView(part[1], rows - part[0])
             return RecordView(self.cols, rows)
         return self.cols.record(int(self.rows[i]))
+
+    def parts(self) -> Iterator[RecordView]:
+        """This view cut at its columns' pieces (:meth:`Columns.pieces`), each part a view of one
+        piece's columns read alone — a pass over the parts holds one piece, not every column;
+        the view itself when its columns are in memory or its rows are not in file order."""
+        pieces, rows = self.cols.pieces(), self.rows
+        if pieces is None or (len(rows) > 1 and bool((np.diff(rows) <= 0).any())):
+            yield self
+            return
+        hashes = self.cols.id_hash
+        for lo, n, read in pieces:
+            a, b = np.searchsorted(rows, [lo, lo + n]).tolist()
+            if b > a:
+                cols = read()
+                if hashes is not None and cols.id_hash is None:
+                    cols.id_hash = np.asarray(hashes)[lo:lo + n]
+                yield RecordView(cols, rows[a:b] - lo)
 
     def __iter__(self) -> Iterator[MatchRecord]:
         rec = self.cols.record

@@ -14,35 +14,40 @@ schedule) loads it once, transparently: the columns are then exactly those an ea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.columns import Columns, concat
 
 __all__ = ["DeferredColumns"]
 
-_OWN = frozenset(("_rows", "_loader", "_tail", "_again", "_kept", "__dict__", "__class__"))
+_OWN = frozenset(("_rows", "_pieces", "_loader", "_tail", "_again", "_kept", "__dict__", "__class__"))
 
 
 class DeferredColumns(Columns):
-    """:class:`arena.columns.Columns` of ``rows`` cached rows whose arrays ``loader`` reads on
-    first use, followed by new rows (:meth:`follow_with`).
+    """:class:`arena.columns.Columns` of stored pieces read on first use, followed by new rows
+    (:meth:`follow_with`).
 
-    :param rows: the cached prefix's number of records.
-    :param loader: returns the prefix's columns (frozen); called once, and again after each
-        :meth:`release`. It may raise
+    :param pieces: per stored piece in row order, its number of records and a function reading
+        its columns (frozen). Each is called when the columns are first used (and again after
+        :meth:`release`), or alone by a pass over :meth:`pieces`; one may raise
         :class:`arena.errors.JournalError` (the cache changed on disk since it was checked).
     """
 
-    def __init__(self, rows: int, loader: Callable[[], Columns]) -> None:  # noqa: D107 - the class says it
+    def __init__(self, pieces: Sequence[tuple[int, Callable[[], Columns]]]) -> None:  # noqa: D107 - the class says it
         # no Columns.__init__: every column attribute is missing until loaded (see __getattr__)
-        self._rows = rows
-        self._loader: Callable[[], Columns] | None = loader
+        self._pieces = list(pieces)
+        self._rows = sum(n for n, _read in self._pieces)
+        self._loader: Callable[[], Columns] | None = self._read_all
         self._tail: Columns | None = None
+
+    def _read_all(self) -> Columns:
+        """Every piece, concatenated one at a time (the columns and one piece in memory)."""
+        return concat((read() for _n, read in self._pieces), into_first=True)
 
     @property
     def loaded(self) -> bool:
-        """Whether the prefix has been read into memory."""
+        """Whether the stored pieces have been read into memory."""
         return self._loader is None
 
     def __len__(self) -> int:
@@ -56,6 +61,20 @@ class DeferredColumns(Columns):
             self._join(tail)
         else:
             self._tail = tail
+
+    def pieces(self) -> list[tuple[int, int, Callable[[], Columns]]] | None:
+        """While not loaded: ``(first row, rows, read)`` per stored piece, then the new rows' (its
+        read returns them); None once loaded."""
+        if self._loader is None:
+            return None
+        out, lo = [], 0
+        for n, read in self._pieces:
+            out.append((lo, n, read))
+            lo += n
+        if self._tail is not None:
+            tail = self._tail
+            out.append((lo, len(tail), lambda: tail))
+        return out
 
     def tail_after(self, row: int) -> tuple[int, Columns] | None:
         """``(offset, tail)`` while not loaded and ``row`` is a new row: rows ``offset..`` of these
@@ -75,7 +94,7 @@ class DeferredColumns(Columns):
         """Pickled (or copied) as the plain :class:`arena.columns.Columns` it reads as, not the file."""
         self._load()
         state = Columns.__getstate__(self)
-        for own in ("_again", "_kept", "_loader", "_tail", "_rows"):
+        for own in ("_again", "_kept", "_loader", "_tail", "_rows", "_pieces"):
             state.pop(own, None)
         return (Columns.__new__, (Columns,), state)
 
@@ -86,7 +105,7 @@ class DeferredColumns(Columns):
         again = self.__dict__.get("_again")
         if self._loader is not None or again is None:
             return
-        keep = {k: v for k, v in self.__dict__.items() if k in ("id_hash", "_rows", "_kept")}
+        keep = {k: v for k, v in self.__dict__.items() if k in ("id_hash", "_rows", "_pieces", "_kept")}
         self.__dict__.clear()
         self.__dict__.update(keep)
         self._loader, self._tail = again, keep.get("_kept")

@@ -47,6 +47,7 @@ import weakref
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -188,15 +189,9 @@ def _deferred(path: Path, fd: int, chunks: list[dict[str, Any]]) -> DeferredColu
     :raises JournalError: (when used) if a chunk no longer reads back as the one checked — the
         file was cut or rewritten meanwhile, or its columns fail :meth:`arena.columns.Columns.check`
         (only a crafted file: their checksum held)."""
-    spots = [(ch["at"], ch["digest"], ch["rows"]) for ch in chunks]
     source = _reopen(fd)
-
-    def load() -> Columns:
-        """Each chunk read again in full (its checksum checked again), concatenated."""
-        return concat((_read_back(path, source, at, digest, rows) for at, digest, rows in spots),
-                      into_first=True)  # a chunk at a time: the columns and one chunk in memory
-
-    cols = DeferredColumns(sum(rows for _at, _d, rows in spots), load)
+    cols = DeferredColumns([(ch["rows"], partial(_read_back, path, source, ch["at"], ch["digest"], ch["rows"]))
+                            for ch in chunks])
     weakref.finalize(cols, source.close)  # the file is closed with the columns (read again after a release)
     return cols
 
@@ -536,7 +531,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     if new:
         flags = np.concatenate([flags, *(np.frombuffer(ch["inside"], dtype=np.uint8) for ch in new)])
         hashes = np.concatenate([hashes, *(np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in new)])
-    cols.id_hash = hashes  # type: ignore[attr-defined]  # RecordView.id_hashes
+    cols.id_hash = hashes  # RecordView.id_hashes
     release_heap()
     if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
         n_in, seen = 0, 0
@@ -570,7 +565,7 @@ def _columns(path: Path, chunks: list[dict[str, Any]], new: list[dict[str, Any]]
     assert all(ch["cols"] is None for ch in stored), "the blocks held are the last ones"
     tail = concat([ch["cols"] for ch in held], into_first=True) if held else None
     if tail is not None:
-        tail.id_hash = np.concatenate([np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in held])  # type: ignore[attr-defined]
+        tail.id_hash = np.concatenate([np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in held])
     if not stored:
         return tail if tail is not None else concat([])
     assert fd is not None

@@ -137,6 +137,9 @@ def _read(folder: str | Path, meta: dict[str, Any]) -> tuple[Sequence[MatchRecor
 
 def _scheduled(meta: dict[str, Any]) -> int | None:
     """The number of matches ``tournament.json`` schedules (None if it records no schedule)."""
+    compact = meta.get(schedule_file.KEY)
+    if isinstance(compact, dict) and type(compact.get("count")) is int:
+        return compact["count"]  # checked against its ids when the journal was read (in_schedule)
     try:
         schedule = schedule_file.schedule_of(meta)
     except ValueError:
@@ -167,10 +170,10 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
                      sigma=r.get("sigma", 25.0 / 3),
                      rate_forfeits=meta.get("rate_forfeits", False), history=history, journal=prefixes)
     rf = meta.get("rate_forfeits", False)
+    if isinstance(records, RecordView):  # the counters read the journal's pieces one at a time; no table reads
+        records.cols.release()  # a record after them (read again if one is asked for: 155 MB at 1M)
     release_heap()  # the replay's temporaries (~100 MB at 1M), before the counters grow
     tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes, close=True)
-    if isinstance(records, RecordView):  # no table reads a record from here on: read again if one is asked for
-        records.cols.release()
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
     fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0,

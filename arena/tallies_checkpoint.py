@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from arena.columns import RecordView
 from arena.heap import release_heap
 from arena.record import MatchRecord
 from arena.tallies import Tallies
@@ -53,7 +54,9 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
     if t is None:
         t = Tallies(bots, rate_forfeits)
     t.resumed_from = t.count
-    t.add_all(records[t.count:] if t.count else records)
+    new = records[t.count:] if t.count else records
+    for part in new.parts() if isinstance(new, RecordView) else (new,):  # a piece of the journal at a time
+        t.add_all(part)
     t.trim()
     release_heap()
     if folder is not None and prefixes and worth_saving(t.resumed_from, len(records)):
