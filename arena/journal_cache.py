@@ -2,16 +2,17 @@
 
 ``<folder>/checkpoint-journal.bin`` (format 7; no pickle anywhere: loading a results folder
 someone sent runs no code) is a header (magic, format, the record's fields) and a sequence of
-**chunks**, one per call that found new complete lines in ``matches.jsonl``. A chunk is
-``CHNK``, a JSON meta (length-prefixed), raw arrays in the order and item types the meta lists,
-and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`Crc`). It holds:
+**chunks**, one per block of up to :data:`_ROWS` new records a read parsed from ``matches.jsonl``
+(the format: :mod:`arena.journal_chunks`). A chunk is ``CHNK``, a JSON meta (length-prefixed),
+raw arrays in the order and item types the meta lists, and the CRC-32 of meta and arrays
+(against a damaged or cut file, see :class:`arena.journal_chunks.Crc`). It holds:
 
 * ``start``, ``end``: the byte range of the journal it covers (``end`` just after a newline);
 * ``digest``: CRC-32 of the journal's bytes ``[0, end)`` and ``end`` (:class:`Crc`) — a running
   check, so a chunk vouches for the whole prefix before it;
 * its records (first occurrence of each match id, file order) as the arrays of
   :class:`arena.columns.Columns` (narrow item types; records kept whole as their journal lines,
-  parsed again by ``orjson`` when read), checked for consistency when loaded (:meth:`Columns.check`);
+  parsed again by ``orjson`` when read), checked for consistency when read back (:meth:`Columns.check`);
 * ``inside``: per row, whether it was in the tournament's schedule when read (bytes, 0/1);
 * ``times``: per bot, the decision times of its inside rows (:class:`arena.latency.DecisionTimes`
   as its three arrays);
@@ -23,11 +24,14 @@ and the CRC-32 of meta and arrays (against a damaged or cut file, see :class:`Cr
 :func:`read` checks the journal from byte 0 while it loads the chunks and keeps the longest run of
 chunks whose digests match: an edit of the prefix — in place, same size, same ids — changes the
 CRC-32 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
-replaced likewise; the check is against accidents — see :class:`Crc`); it then parses only the bytes after the last valid chunk, in blocks of
-:data:`_ROWS` records straight into columns (no record object for a plain line; the schedule
-and the decision times applied per block with numpy), and appends one chunk for them. The
-records, the inside/outside split and the decision times equal a full read's **bit for bit**
-(same values, same order). The cached split is used as it is when the schedule is the one the
+replaced likewise; the check is against accidents — see :class:`arena.journal_chunks.Crc`); it
+then parses only the bytes after the last valid chunk, in blocks of :data:`_ROWS` records
+straight into columns (no record object for a plain line; the schedule and the decision times
+applied per block with numpy), and appends each block as a chunk as it closes. The columns are
+not held: the chunks' arrays are checked (CRC) and read back when first used
+(:class:`arena.deferred_columns.DeferredColumns`; the last block stays in memory), so an update
+never loads the prefix and a full read holds one block. The records, the inside/outside split
+and the decision times equal a full read's **bit for bit** (same values, same order). The cached split is used as it is when the schedule is the one the
 last chunk was classified with (its digest, ``ok.schedule_key``); under another schedule the
 cached rows are classified again from their ids and fingerprints at once (:func:`classify`), and
 if that moves a cached record (``tournament.json`` changed), the cache is dropped and the
@@ -41,6 +45,7 @@ when the new one is written.
 
 from __future__ import annotations
 
+import fcntl
 import mmap
 import os
 import weakref
@@ -500,6 +505,9 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
+        # one reader of the folder's cache at a time (two would append their chunks at one place);
+        # the journal's writer (arena.journal) takes no lock on it, so a run is never held up
+        fcntl.flock(journal.fileno(), fcntl.LOCK_EX)
         source: Any  # the cache file checked (None: none)
         chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
         cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
@@ -507,6 +515,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         if not _split_holds(ok, cached_cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
             if source is not None:
                 source.close()
+            journal.close()  # its lock released first
             return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
         parts = [np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in chunks]
         hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)

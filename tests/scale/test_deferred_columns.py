@@ -79,3 +79,30 @@ def test_a_cache_changed_after_its_check(tmp_path, how):
         tmp.write_bytes(b"not a cache")
         os.replace(tmp, path)
         assert list(recs) == reference(folder, meta)[0]
+
+
+def test_one_reader_of_a_folders_cache_at_a_time(tmp_path):
+    import fcntl
+    import threading
+
+    folder, lines = _folder(tmp_path)
+    meta = load_meta(folder)
+    journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(b"".join(lines[400:]))
+    done = threading.Event()
+    got: list = []
+
+    def reader() -> None:
+        got.append(journal_cache.read(folder, in_schedule(meta), meta["bots"])[3])
+        done.set()
+
+    with open(folder / "matches.jsonl", "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another reader is appending its chunks
+        t = threading.Thread(target=reader)
+        t.start()
+        assert not done.wait(1.0)  # it waits for the other to finish
+    assert done.wait(60)
+    t.join()
+    assert got == [{"cached": 400, "parsed": 100}]
+    assert journal_cache.read(folder, in_schedule(meta), meta["bots"])[3] == {"cached": 500, "parsed": 0}
