@@ -276,8 +276,6 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
 
     seen = _Seen(cached, tail_id, hashes)
     schedule = getattr(ok, "schedule", None)
-    by_blob = isinstance(schedule, CompactSchedule)
-    by_dict = isinstance(schedule, dict)
     end = start = offset
     lineno = start_line = first_line
     part, flags, tl = Columns(), bytearray(), _Times(bots)
@@ -285,8 +283,7 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     def close() -> None:
         """Classify the block, fold its times, hand it to ``write`` as a chunk."""
         nonlocal part, flags, start, start_line
-        if by_blob:
-            assert isinstance(schedule, CompactSchedule)
+        if isinstance(schedule, CompactSchedule):  # the block's rows classified at once
             flags = bytearray(schedule.holds(part.ids, part.id_end, part.fps, part.fp_end).tobytes())
         times = [DecisionTimes() for _ in bots]
         tl.fold(np.frombuffer(flags, np.uint8) if flags else np.zeros(0, np.uint8), times)
@@ -317,34 +314,45 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
         if not line.strip():
             continue
         raw = parse_line(path, lineno, line)
-        mid = raw["match_id"]
-        if not seen.add(mid):
+        if not seen.add(raw["match_id"]):
             continue
         line_at.append(at)
-        try:
-            seats = part.append_raw(raw, line)
-            rec = None
-            if seats is None or not (by_blob or by_dict):
-                rec = MatchRecord.from_json(raw, moves=False)
-                if seats is None:
-                    part.append_whole(rec, line)
-            if not by_blob:
-                if by_dict:
-                    fp = schedule.get(mid)  # type: ignore[union-attr]
-                    flags.append(fp is not None and fp == str(raw.get("fingerprint", "")))
-                else:
-                    flags.append(bool(ok(rec)))  # type: ignore[arg-type]
-            tl.add(len(part) - 1, raw["seats"], raw.get("move_ms"))
-        except CardArenaError as e:  # an unknown game, a player count the game does not have
-            raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, IndexError) as e:
-            raise JournalError(f"{path}: line {lineno}: a field is not of the type `arena run` writes "
-                               f"({type(e).__name__}: {e}); move the file aside or fix the line") from e
+        _add_record(part, flags, tl, raw, line, ok, path, lineno)
         if len(part) >= _ROWS:
             close()
     if len(part) or end > start:
         close()
     return out
+
+
+def _add_record(part: Columns, flags: bytearray, tl: _Times, raw: dict[str, Any], line: bytes,
+                ok: Callable[[MatchRecord], bool], path: Path, lineno: int) -> None:
+    """Append a new line's record (``raw``, parsed from ``line``) to the block: its columns, its
+    inside flag (unless a compact schedule classifies the block at once) and its decision times.
+
+    :raises JournalError: naming ``path`` and ``lineno`` for a field of another type or an
+        unknown game."""
+    schedule = getattr(ok, "schedule", None)
+    by_blob, by_dict = isinstance(schedule, CompactSchedule), isinstance(schedule, dict)
+    try:
+        seats = part.append_raw(raw, line)
+        rec = None
+        if seats is None or not (by_blob or by_dict):
+            rec = MatchRecord.from_json(raw, moves=False)
+            if seats is None:
+                part.append_whole(rec, line)
+        if not by_blob:
+            if by_dict:
+                fp = schedule.get(raw["match_id"])  # type: ignore[union-attr]
+                flags.append(fp is not None and fp == str(raw.get("fingerprint", "")))
+            else:
+                flags.append(bool(ok(rec)))  # type: ignore[arg-type]
+        tl.add(len(part) - 1, raw["seats"], raw.get("move_ms"))
+    except CardArenaError as e:  # an unknown game, a player count the game does not have
+        raise JournalError(f"{path}: line {lineno}: {e}; move the file aside or fix the line") from e
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError, IndexError) as e:
+        raise JournalError(f"{path}: line {lineno}: a field is not of the type `arena run` writes "
+                           f"({type(e).__name__}: {e}); move the file aside or fix the line") from e
 
 
 def _id_at(journal: Any, at: int) -> str:
