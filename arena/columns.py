@@ -451,6 +451,8 @@ class RecordView(Sequence[MatchRecord]):
     def __getitem__(self, i: int | slice) -> MatchRecord | RecordView:
         if isinstance(i, slice):
             rows = self.rows[i]
+            if not len(rows) and self.cols.pieces() is not None:  # nothing to read: not deferred columns
+                return RecordView(concat([]), rows)
             part = self.cols.tail_after(int(rows.min())) if len(rows) else None
             if part is not None:  # wholly in the new rows of deferred columns: a view of those alone
                 return RecordView(part[1], rows - part[0])

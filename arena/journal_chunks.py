@@ -19,7 +19,6 @@ import numpy as np
 import orjson
 
 from arena.columns import Columns
-from arena.latency import DecisionTimes
 from arena.record import MatchRecord
 
 __all__ = ["FORMAT", "Crc", "encode", "header", "new_check", "read_chunk", "stamp"]
@@ -199,13 +198,18 @@ def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None
             "cols": cols, "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
 
 
-def _times_of(meta: dict[str, Any], got: dict[str, list]) -> dict[str, DecisionTimes]:
-    """The chunk's decision times per bot (its ``us``, ``counts`` and ``odd`` arrays)."""
+def _times_of(meta: dict[str, Any], got: dict[str, list]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The chunk's decision times per bot as :meth:`arena.latency.DecisionTimes.arrays` (views of
+    its ``us``, ``counts`` and ``odd`` arrays; merged with the other chunks' at once:
+    :meth:`arena.latency.DecisionTimes.merged`).
+
+    :raises ValueError: for arrays that are no multiset (unequal lengths, a count below 1)."""
     times = {}
     for k, bot in enumerate(meta["times"]):
-        times[str(bot)] = DecisionTimes.of_arrays(np.frombuffer(got["us"][k], np.uint32).copy(),
-                                                  _np_of(got["counts"][k]),
-                                                  np.frombuffer(got["odd"][k], np.float64))
+        us, counts = np.frombuffer(got["us"][k], np.uint32), _np_of(got["counts"][k])
+        if len(us) != len(counts) or (len(counts) and int(counts.min()) < 1):
+            raise ValueError("decision times: microseconds and counts of unequal length, or a count below 1")
+        times[str(bot)] = (us, counts, np.frombuffer(got["odd"][k], np.float64))
     return times
 
 

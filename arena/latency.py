@@ -155,6 +155,30 @@ class DecisionTimes:
         t.folded = int(t.counts.sum()) + len(odd)
         return t
 
+    @classmethod
+    def merged(cls, parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> DecisionTimes:
+        """The union of several multisets given as :meth:`arrays` (``us`` distinct within a part,
+        in any order) in one step — what :meth:`extend` of each would give, without a merge per
+        part (a 1M-record journal cache holds 16 parts for each of 1,000 bots).
+
+        :raises ValueError: for a count below 1 or arrays of unequal length (a damaged cache)."""
+        if any(len(u) != len(c) for u, c, _o in parts):
+            raise ValueError("decision times: microseconds and counts of unequal length")
+        t = cls()
+        us = np.concatenate([np.asarray(u, np.uint32) for u, _c, _o in parts]) if parts else _EMPTY_U
+        counts = np.concatenate([np.asarray(c, np.int64) for _u, c, _o in parts]) if parts else _EMPTY_C
+        if len(counts) and int(counts.min()) < 1:
+            raise ValueError("decision times: a count below 1")
+        if len(us):
+            order = np.argsort(us, kind="stable")  # timsort: the parts are sorted runs
+            s, c = us[order], counts[order]
+            starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+            t.us, t.counts = s[starts], _narrow(np.add.reduceat(c, starts))
+        odd = [np.asarray(o, np.float64) for _u, _c, o in parts if len(o)]
+        t.odd = np.concatenate(odd) if odd else _EMPTY_F
+        t.folded = int(counts.sum()) + len(t.odd)
+        return t
+
     def __getstate__(self) -> tuple[Any, ...]:
         self._fold()  # raw bytes: a few bytes of pickle overhead, not numpy's per array
         wide = bool(len(self.counts)) and int(self.counts.max()) >= 1 << 32

@@ -31,6 +31,8 @@ def test_an_update_reads_only_the_new_rows_and_equals_a_full_rebuild(tmp_path):
     st = results.standings(folder, history=False)
     cols = st.records.cols
     assert isinstance(cols, DeferredColumns) and not cols.loaded  # the tables never read the prefix
+    again = results.standings(folder, history=False).records.cols  # nothing new: an empty update
+    assert isinstance(again, DeferredColumns) and not again.loaded
     full = tmp_path / "full"
     shutil.copytree(folder, full)
     for p in full.glob("checkpoint*"):

@@ -243,6 +243,17 @@ def test_merging_decision_times_equals_the_union():
         assert got.values().tobytes() == want.tobytes() and len(got) == len(want)
         us, counts, _odd = got.arrays()
         assert bool((np.diff(us.astype(np.int64)) > 0).all()) and int(counts.min(initial=1)) >= 1
+        pieces = []
+        for p in parts:  # the same parts merged in one step (how a cache's chunks are read), odd times too
+            t = DecisionTimes()
+            t.add_values(np.concatenate([p, [0.0001234, -1.0]]))
+            pieces.append(t.arrays())
+        one = DecisionTimes.merged(pieces[::-1])
+        want = np.sort(np.concatenate([*parts, [0.0001234, -1.0] * len(parts)]))
+        assert one.values().tobytes() == want.tobytes() and len(one) == len(want)
+        assert one.percentile(50) == np.percentile(want, 50) and one.percentile(99) == np.percentile(want, 99)
+    with pytest.raises(ValueError, match="a count below 1"):
+        DecisionTimes.merged([(np.array([5], np.uint32), np.array([0]), np.zeros(0))])
 
 
 def test_encode_writes_what_compact_reads():
