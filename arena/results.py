@@ -76,11 +76,11 @@ def _undeletable(folder: Path, cache: Path, e: OSError) -> ArenaError:
     if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
         return ArenaError(f"cannot delete the cache {cache}: {e.strerror or e}; delete it by hand "
                           "(it is rebuilt from matches.jsonl), then run the command again")
-    copy = Path.home() / f"{folder.resolve().name}-copy"
+    copy = shlex.quote(str(Path.home() / f"{folder.resolve().name}-copy"))
     return ArenaError(f"cannot delete the cache {cache}: {e.strerror or e} — you cannot write this results "
                       "folder (someone else's, or read-only), so --rebuild cannot drop its caches. Rebuild a copy "
-                      f"of your own instead: `cp -r {shlex.quote(str(folder))} {shlex.quote(str(copy))} && "
-                      f"arena leaderboard --rebuild {shlex.quote(str(copy))}`")
+                      f"of your own instead (cp keeps the folder's modes, hence the chmod): `cp -r "
+                      f"{shlex.quote(str(folder))} {copy} && chmod -R u+w {copy} && arena leaderboard --rebuild {copy}`")
 
 
 def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:
