@@ -62,11 +62,12 @@ def _vet_entry(entry: os.DirEntry) -> None:
 
     A ``checkpoint*`` cache that is not a regular file (a FIFO would hang its read) or a ``.npz``
     cache holding a compressed member (a small file inflating to gigabytes in ``np.load``) is
-    deleted, so it is rebuilt from ``matches.jsonl``. The other files are checked where they are
+    deleted, so it is rebuilt from ``matches.jsonl``; a ``checkpoint*`` folder (at a cache's or its
+    temporary file's name every save would fail) is removed if empty (:func:`_drop_dir`). The other files are checked where they are
     read (``tournament.json``: :func:`read_meta`; the journal: :mod:`arena.journal`) or written
     (:func:`write_file`).
 
-    :raises ArenaError: naming the cache, when it cannot be deleted.
+    :raises ArenaError: naming the cache, when it cannot be deleted (or the folder holds files).
     """
     kind = entry.stat(follow_symlinks=False).st_mode
     name = entry.name
