@@ -558,7 +558,13 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             for ch in chunks:
                 ch.pop("times")
         else:
-            _merge_times(times, chunks)
+            try:
+                _merge_times(times, chunks)
+            except ValueError:  # the chunks' times together beyond any real count: a crafted cache
+                if source is not None:
+                    source.close()
+                journal.close()
+                return read(folder, ok, bots, cache=False, prefixes=prefixes)
         cached = len(cached_cols)
         mode = "off" if not owner else "fresh" if not chunks else "append" if "+" in source.mode else "off"
         sink = _Sink(cpath, keep, source.fileno() if mode == "append" else None, mode)

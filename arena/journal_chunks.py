@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 
 from arena.columns import Columns
+from arena.latency import checked_total
 from arena.record import MatchRecord
 
 __all__ = ["FORMAT", "Crc", "encode", "header", "new_check", "read_chunk", "stamp"]
@@ -209,6 +210,7 @@ def _times_of(meta: dict[str, Any], got: dict[str, list]) -> dict[str, tuple[np.
         us, counts = np.frombuffer(got["us"][k], np.uint32), _np_of(got["counts"][k])
         if len(us) != len(counts) or (len(counts) and int(counts.min()) < 1):
             raise ValueError("decision times: microseconds and counts of unequal length, or a count below 1")
+        checked_total(counts, len(got["odd"][k]))  # a crafted count would size arrays
         times[str(bot)] = (us, counts, np.frombuffer(got["odd"][k], np.float64))
     return times
 

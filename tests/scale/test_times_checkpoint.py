@@ -65,3 +65,21 @@ def test_a_foreign_or_damaged_checkpoint_is_ignored(tmp_path, monkeypatch, damag
     got = journal_cache.read(folder, in_schedule(meta), meta["bots"])
     assert got[3] == {"cached": 400, "parsed": 100}
     _times_equal(folder, got[2])  # the chunks' own times merged instead
+
+
+def test_a_cache_whose_times_add_up_beyond_any_count_is_read_again(tmp_path, monkeypatch):
+    """Each chunk's counts within bounds, their sum across chunks not: the journal is read whole."""
+    from arena import journal_chunks, latency
+
+    folder, meta = _update(tmp_path, monkeypatch)
+    (folder / times_checkpoint.NAME).unlink()  # the chunks' own times are merged
+    with open(folder / journal_cache.NAME, "rb") as f:
+        f.read(len(journal_chunks.header()))
+        per_chunk = []
+        while (ch := journal_chunks.read_chunk(f, columns=False)) is not None:
+            per_chunk.append(max(int(c.sum()) + len(o) for _u, c, o in ch["times"].values()))
+    assert len(per_chunk) > 2
+    monkeypatch.setattr(latency, "MAX_TOTAL", max(per_chunk))  # every chunk passes, no bot's sum of them does
+    got = journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    assert got[3] == {"cached": 0, "parsed": 500}  # read again whole
+    _times_equal(folder, got[2])
