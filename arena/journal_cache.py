@@ -628,7 +628,8 @@ def _merge_times(times: dict[str, DecisionTimes], chunks: list[dict[str, Any]]) 
     step (:meth:`DecisionTimes.merged`: a merge per chunk and bot cost 2 CPU-s at 1M records)."""
     pieces: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
     for ch in chunks:
-        for b, ts in ch.pop("times").items():
+        got = ch.pop("times")
+        for b, ts in (got() if callable(got) else got).items():  # a cached chunk's: decoded now
             if b not in times:
                 continue
             if isinstance(ts, DecisionTimes):

@@ -13,6 +13,7 @@ import os
 import struct
 import zlib
 from array import array
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -172,7 +173,8 @@ def _check_only(f: Any, nbytes: int, h: Crc) -> bool:
 
 def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None:
     """The chunk of a checksummed ``meta`` and its arrays, its columns checked (None if inconsistent);
-    columns only counted (:func:`read_chunk`'s ``columns=False``): ``cols`` None, the lengths checked."""
+    columns only counted (:func:`read_chunk`'s ``columns=False``): ``cols`` None, the lengths checked,
+    ``times`` a function returning them (:func:`_times_of`; it raises ``ValueError`` for bad ones)."""
     inside, hashes = bytes(got["inside"][0]), got["id_hash"][0]
     rows = meta["rows"]
     if isinstance(got["ids"][0], int):  # deferred: the per-record columns' lengths and the extra rows' sizes
@@ -181,7 +183,8 @@ def _decode(meta: dict[str, Any], got: dict[str, list]) -> dict[str, Any] | None
                 or sum(int(size) for _i, size in meta["extra"]) != got["extra"][0]:
             return None
         return {**{k: meta[k] for k in ("start", "end", "digest", "lines", "schedule_key")}, "cols": None,
-                "rows": rows, "inside": inside, "id_hash": hashes, "times": _times_of(meta, got)}
+                "rows": rows, "inside": inside, "id_hash": hashes,
+                "times": partial(_times_of, meta, got)}  # decoded when merged (unused with the totals checkpoint)
     cols = Columns()
     cols.names = [str(n) for n in meta["names"]]
     cols._code = {n: i for i, n in enumerate(cols.names)}

@@ -77,7 +77,7 @@ def test_a_cache_whose_times_add_up_beyond_any_count_is_read_again(tmp_path, mon
         f.read(len(journal_chunks.header()))
         per_chunk = []
         while (ch := journal_chunks.read_chunk(f, columns=False)) is not None:
-            per_chunk.append(max(int(c.sum()) + len(o) for _u, c, o in ch["times"].values()))
+            per_chunk.append(max(int(c.sum()) + len(o) for _u, c, o in ch["times"]().values()))
     assert len(per_chunk) > 2
     monkeypatch.setattr(latency, "MAX_TOTAL", max(per_chunk))  # every chunk passes, no bot's sum of them does
     got = journal_cache.read(folder, in_schedule(meta), meta["bots"])
