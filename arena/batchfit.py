@@ -63,11 +63,12 @@ ANALYTIC_BOTS = 100
 #: the ridge curves the likelihood: a bot within that of a rounding midpoint went to the
 #: neighbour, a table's 5th digit). So both paths end in the same iteration, chord steps with the
 #: bots' mean set to its exact optimum 0 (:func:`_chord_steps`), until a step is below 1e-13 or
-#: stalls at the gradient's rounding (~1e-15). A warm-started and a cold fit then differ by
-#: ~1e-15 and land on the same grid point unless a parameter lies within that of a midpoint:
-#: about 2e-15 × GRID ≈ 2e-9 per parameter (a table in 10⁶ at 1,000 bots). No rounding removes
-#: that last chance (any map from a continuum to a grid has boundaries); the polish makes the
-#: band it applies to ~10⁷ times narrower than Newton's stop.
+#: stalls at the gradient's rounding. A warm-started and a cold fit then differ by ~1e-14
+#: (measured: 2e-16..1e-14) and land on the same grid point unless a parameter lies within that
+#: of a midpoint: about 2e-14 × GRID ≈ 2e-8 per parameter (a table in 10⁴ at 1,000 bots, where
+#: Newton's stop crossed a midpoint in most tables). No rounding removes that last chance (any
+#: map from a continuum to a grid has boundaries, and a shifted second grid only moves them):
+#: the polish narrows the band it applies to ~10⁵ times, for two gradient passes and one LU.
 GRID = float(2**20)
 
 
@@ -422,8 +423,10 @@ def fit(d: Design | TwoSide, n_boot: int = 400, seed: int = 0, lam: float = RIDG
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
         length must be :attr:`Design.n_params`, else it is ignored), used for large fields
-        (as for the sandwich) only, where the converged parameters are rounded to the
-        :data:`GRID` so a warm and a cold start give the same bits; a small field always starts
+        (as for the sandwich) only, where the converged parameters are polished to the
+        floating-point floor (the bots' mean set to its exact optimum) and rounded to the
+        :data:`GRID` so a warm and a cold start give the same bits (why this way: the note at
+        :data:`GRID`); a small field always starts
         cold (its bootstrap replicates start from the unrounded fit, as before).
     :param info0: with ``beta0``, the information (negative Hessian) of the fit it comes from
         (:attr:`BatchFit.info`): a large field's fit then iterates with it (:func:`chord`),
