@@ -67,7 +67,7 @@ from arena.errors import JournalError
 from arena.heap import release_heap
 from arena.int_index import IntIndex
 from arena.journal import parse_line
-from arena.journal_chunks import encode, header, new_check, read_chunk, stamp
+from arena.journal_chunks import Crc, encode, header, new_check, read_chunk, stamp
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
 from arena.schedule_file import CompactSchedule
@@ -84,28 +84,34 @@ _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 class _Seen:
     """The match ids already read, as hashes — a sorted array for the cached prefix ``cached``
-    (``hashes``: its rows' :func:`id_hash`, kept in the chunks), a set for the new lines as
-    ``tail`` collects them — with an exact check of the ids on a hash hit (8 bytes an id, not a
-    set of strings)."""
+    (``hashes``: its rows' :func:`id_hash`, kept in the chunks), an :class:`IntIndex` (hash → first
+    row) for the new lines as ``tail`` collects them — with an exact check of the ids on a hash
+    hit (8 bytes an id, not a set of strings; a hit costs O(log n), so repeated ids cost no scan)."""
 
     def __init__(self, cached: Columns, tail_id: Callable[[int], str], hashes: np.ndarray) -> None:
         self.cached, self.tail_id = cached, tail_id
         self.hashes = hashes
-        self.sorted = np.sort(self.hashes)
-        self.new = IntIndex()  # the new ids' hashes (a set in ~16 bytes a hash, not ~64)
+        self.order = np.argsort(hashes, kind="stable")
+        self.sorted = hashes[self.order]
+        self.new = IntIndex()  # the new ids' hashes -> their first row
         self.new_hashes = array("q")
+        self.clash: dict[int, list[int]] = {}  # a hash shared by new rows of different ids: their rows
 
     def add(self, mid: str) -> bool:
         """Whether ``mid`` is new; if so it is remembered as the next row of ``tail``."""
         h = id_hash(mid)
         k = int(np.searchsorted(self.sorted, h)) if len(self.sorted) else 0
-        if k < len(self.sorted) and self.sorted[k] == h and any(
-                self.cached.match_id(int(i)) == mid for i in np.flatnonzero(self.hashes == h)):
-            return False
-        if h in self.new and any(self.tail_id(int(i)) == mid for i in
-                                 np.flatnonzero(np.frombuffer(self.new_hashes, dtype=np.int64) == h)):
-            return False
-        self.new[h] = 0
+        while k < len(self.sorted) and self.sorted[k] == h:
+            if self.cached.match_id(int(self.order[k])) == mid:
+                return False
+            k += 1
+        first = self.new.get(h)
+        if first is not None:
+            if any(self.tail_id(i) == mid for i in [first, *self.clash.get(h, ())]):
+                return False
+            self.clash.setdefault(h, []).append(len(self.new_hashes))
+        else:
+            self.new[h] = len(self.new_hashes)
         self.new_hashes.append(h)
         return True
 
@@ -268,11 +274,17 @@ def _parse_tail(path: Path, journal: Any, offset: int, h: Any, cached: Columns, 
     out: list[dict[str, Any]] = []
     line_at = array("q")  # per new row, its line's place in the journal (the id of a dropped block's row)
 
+    read_back: dict[int, str] = {}  # ids of dropped blocks' rows read again (each line read once)
+
     def tail_id(k: int) -> str:
         """The match id of new row ``k`` (blocks of :data:`_ROWS` rows)."""
         q, r = divmod(k, _ROWS)
         cols = out[q]["cols"] if q < len(out) else part
-        return cols.match_id(r) if cols is not None else _id_at(journal, line_at[k])
+        if cols is not None:
+            return cols.match_id(r)
+        if k not in read_back:
+            read_back[k] = _id_at(journal, line_at[k])
+        return read_back[k]
 
     seen = _Seen(cached, tail_id, hashes)
     schedule = getattr(ok, "schedule", None)
@@ -357,13 +369,16 @@ def _add_record(part: Columns, flags: bytearray, tl: _Times, raw: dict[str, Any]
 
 def _id_at(journal: Any, at: int) -> str:
     """The match id of the journal line starting at byte ``at`` (read with ``pread``: the parse's
-    place in the file is kept)."""
-    line = b""
-    while not line.endswith(b"\n") and len(line) < MAX_LINE:
-        got = os.pread(journal.fileno(), 1 << 16, at + len(line))
+    place in the file is kept; the line gathered in one buffer, linear in its length)."""
+    line = bytearray()
+    while len(line) < MAX_LINE:
+        got = os.pread(journal.fileno(), 1 << 20, at + len(line))
         if not got:
             break
-        line += got[:got.find(b"\n") + 1] if b"\n" in got else got
+        cut = got.find(b"\n")
+        line += got if cut < 0 else got[:cut + 1]
+        if cut >= 0:
+            break
     return str(orjson.loads(line)["match_id"])
 
 
@@ -513,11 +528,19 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
-        # one reader of the folder's cache at a time (two would append their chunks at one place);
-        # the journal's writer (arena.journal) takes no lock on it, so a run is never held up
-        fcntl.flock(journal.fileno(), fcntl.LOCK_EX)
+        # one writer of the folder's cache at a time (two would append their chunks at one place):
+        # a reader that finds the lock taken reads the cache and writes nothing (never waits: a
+        # reader stopped with ^Z must not hang the others); the journal's writer takes no lock on it
+        try:
+            fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            owner = True
+        except BlockingIOError:
+            owner = False
         source: Any  # the cache file checked (None: none)
         chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
+        if owner and len(run := _small_run(chunks)) >= COALESCE:  # many small chunks: parsed again as one
+            chunks, offset, keep = chunks[:len(chunks) - len(run)], run[0]["start"], run[0]["at"]
+            h = Crc(int(chunks[-1]["digest"].split(":")[1], 16)) if chunks else new_check()
         cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
         flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
         if not _split_holds(ok, cached_cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
@@ -537,19 +560,19 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         else:
             _merge_times(times, chunks)
         cached = len(cached_cols)
-        mode = "fresh" if not chunks else "append" if "+" in source.mode else "off"
+        mode = "off" if not owner else "fresh" if not chunks else "append" if "+" in source.mode else "off"
         sink = _Sink(cpath, keep, source.fileno() if mode == "append" else None, mode)
         try:
             new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
                               sum(ch["lines"] for ch in chunks), sink.write, times)
-            cols = _columns(cpath, chunks, new, sink.fd if mode == "fresh" else source.fileno())
+            cols = _columns(cpath, chunks, new, sink.fd if mode == "fresh" else source.fileno() if source else None)
         finally:
             sink.finish()
             if source is not None:
                 source.close()
     del cached_cols
     now_key = getattr(ok, "schedule_key", None)
-    if isinstance(now_key, str) and (new or (chunks and chunks[-1].get("schedule_key") == now_key)) \
+    if owner and isinstance(now_key, str) and (new or (chunks and chunks[-1].get("schedule_key") == now_key)) \
             and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
         schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
     if new:
@@ -558,12 +581,26 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     cols.id_hash = hashes  # RecordView.id_hashes
     release_heap()
     vouched = _prefixes([*chunks, *new])
-    if vouched and (new or totals is None):
+    if owner and vouched and (new or totals is None):
         times_checkpoint.save(folder, times_checkpoint.key_of(vouched[-1][1], bots), bots, times)
     if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
         prefixes.extend(vouched)
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}
+
+
+#: this many trailing chunks of under _ROWS // 16 records each (an ``arena leaderboard`` every few
+#: seconds during a run adds one each time) are parsed again into one: reading a chunk costs ~1.6
+#: ms, and 20,000 of them made every read take 40 s
+COALESCE = 16
+
+
+def _small_run(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trailing chunks of fewer than ``_ROWS // 16`` records each."""
+    k = len(chunks)
+    while k and chunks[k - 1]["rows"] < max(_ROWS // 16, 1):
+        k -= 1
+    return chunks[k:]
 
 
 def _prefixes(chunks: list[dict[str, Any]]) -> list[tuple[int, str, int]]:

@@ -83,28 +83,58 @@ def test_a_cache_changed_after_its_check(tmp_path, how):
         assert list(recs) == reference(folder, meta)[0]
 
 
-def test_one_reader_of_a_folders_cache_at_a_time(tmp_path):
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_reader_that_finds_the_cache_locked_reads_it_and_writes_nothing(tmp_path, cached):
     import fcntl
-    import threading
 
     folder, lines = _folder(tmp_path)
     meta = load_meta(folder)
+    if cached:
+        journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    else:
+        (folder / "matches.jsonl").write_bytes(b"")
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(b"".join(lines[400 if cached else 0:]))
+    before = {p.name: p.read_bytes() for p in folder.glob("checkpoint*")}
+    with open(folder / "matches.jsonl", "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another reader is writing the cache (or stopped with ^Z)
+        got = journal_cache.read(folder, in_schedule(meta), meta["bots"])  # no wait
+        assert got[3] == ({"cached": 400, "parsed": 100} if cached else {"cached": 0, "parsed": 500})
+        assert list(got[0]) == reference(folder, meta)[0]
+        assert {p.name: p.read_bytes() for p in folder.glob("checkpoint*")} == before  # nothing written
+    assert journal_cache.read(folder, in_schedule(meta), meta["bots"])[3]["parsed"] == (100 if cached else 500)
+
+
+def test_repeated_ids_and_hash_clashes_across_dropped_blocks(tmp_path, monkeypatch):
+    """Blocks of 16 rows (dropped once written), an id hash of 3 values (every new id clashes with
+    others): each repeated id is still found by its exact id, cached or new, read back from the journal."""
+    monkeypatch.setattr(journal_cache, "_ROWS", 16)
+    monkeypatch.setattr(journal_cache, "id_hash", lambda mid: len(mid) % 3)
+    folder, lines = journal(tmp_path, 300)
+    lines = lines[:200] + lines[::7] + lines[200:] + lines[150::5]  # repeats of cached and of new ids
+    meta = load_meta(folder)
+    (folder / "matches.jsonl").write_bytes(b"".join(lines[:200]))
     journal_cache.read(folder, in_schedule(meta), meta["bots"])
     with open(folder / "matches.jsonl", "ab") as f:
-        f.write(b"".join(lines[400:]))
-    done = threading.Event()
-    got: list = []
+        f.write(b"".join(lines[200:]))
+    got, out, _t, info = journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    ref_in, ref_out, _ = reference(folder, meta)
+    assert info == {"cached": 200, "parsed": 100} and list(got) == ref_in and out == ref_out
 
-    def reader() -> None:
-        got.append(journal_cache.read(folder, in_schedule(meta), meta["bots"])[3])
-        done.set()
 
-    with open(folder / "matches.jsonl", "rb") as held:
-        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another reader is appending its chunks
-        t = threading.Thread(target=reader)
-        t.start()
-        assert not done.wait(1.0)  # it waits for the other to finish
-    assert done.wait(60)
-    t.join()
-    assert got == [{"cached": 400, "parsed": 100}]
-    assert journal_cache.read(folder, in_schedule(meta), meta["bots"])[3] == {"cached": 500, "parsed": 0}
+def test_many_small_chunks_are_parsed_again_as_one(tmp_path):
+    folder, lines = _folder(tmp_path, 500, 300)
+    meta = load_meta(folder)
+    journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    counts = []
+    for k in range(300, 300 + 3 * journal_cache.COALESCE, 3):  # a leaderboard every 3 new records
+        with open(folder / "matches.jsonl", "ab") as f:
+            f.write(b"".join(lines[k:k + 3]))
+        journal_cache.read(folder, in_schedule(meta), meta["bots"])
+        with open(folder / journal_cache.NAME, "rb") as f:
+            counts.append(f.read().count(b"CHNK"))
+    n = journal_cache.COALESCE  # the first chunk (300 records) is small too: the 16th read parses all again
+    assert counts == [*range(2, n + 1), 1], counts
+    got, out, _t, info = journal_cache.read(folder, in_schedule(meta), meta["bots"])
+    ref_in, ref_out, _ = reference(folder, meta)
+    assert info["parsed"] == 0 and list(got) == ref_in and out == ref_out
