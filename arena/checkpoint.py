@@ -45,6 +45,7 @@ from arena import replay_columns
 from arena.columns import RecordView
 from arena.ratings import Rater, RatingResult
 from arena.record import MatchRecord
+from arena.results_folder import discard
 
 NAME = "checkpoint.json"
 FIT_NAME = "checkpoint-fit.json"
@@ -147,7 +148,7 @@ def save(folder: str | Path, data: dict[str, Any]) -> None:
         tmp.write_text(json.dumps(data))
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
 
 
 def _state(rater: Rater) -> dict[str, Any]:
@@ -402,4 +403,4 @@ def save_fit(folder: str | Path | None, bots: Sequence[str], rate_forfeits: bool
         tmp.write_text(json.dumps({"key": _fit_key(bots, rate_forfeits), "beta": [float(x) for x in beta]}))
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)

@@ -45,7 +45,7 @@ from arena.journal import Journal, record_of, unwritable
 from arena.lazy_schedule import LazySchedule
 from arena.ray_setup import init_ray, local_alive, restart_local
 from arena.record import MatchRecord
-from arena.results_folder import refuse_links, write_file
+from arena.results_folder import discard, refuse_links, write_file
 from arena.schedule import (
     bot_commands,
     build_schedule,
@@ -181,7 +181,7 @@ def write_meta(tournament, folder: Path, specs: Sequence[MatchSpec], sandbox: st
         write_file(tmp, json.dumps(meta, indent=2) + "\n")  # never through a link
         os.replace(tmp, folder / "tournament.json")
     except OSError as e:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
         raise unwritable(folder / "tournament.json", e, "write the tournament's settings to {path}") from e
 
 

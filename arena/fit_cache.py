@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from arena.fit_summary import BatchFit
+from arena.results_folder import discard
 
 NAME = "checkpoint-fit-result.npz"
 FORMAT = 1
@@ -87,4 +88,4 @@ def save(folder: str | Path | None, key: str, fit: BatchFit) -> None:
                      rated=fit.rated, beta=fit.beta)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)

@@ -26,9 +26,25 @@ import numpy as np
 #: new times buffered (as doubles) before they are folded into the counts
 FOLD = 2048
 _US = 1000.0
+#: the most decisions one microsecond value may count, and one bot may have, in a cache read back
+#: (a journal of 2^40 decisions would be petabytes: beyond, the cache is damaged or crafted)
+MAX_COUNT = 1 << 40
+MAX_TOTAL = 1 << 52
 _EMPTY_U = np.zeros(0, np.uint32)
 _EMPTY_C = np.zeros(0, np.int64)
 _EMPTY_F = np.zeros(0, np.float64)
+
+
+def checked_total(counts: np.ndarray, odd: int) -> int:
+    """The number of decisions of ``counts`` (each ≥ 1) and ``odd`` odd times, checked against
+    :data:`MAX_COUNT` and :data:`MAX_TOTAL` (a crafted cache would size arrays by them).
+
+    :raises ValueError: a count or the total beyond its bound (a damaged cache)."""
+    if len(counts) and int(counts.max()) > MAX_COUNT:
+        raise ValueError(f"decision times: a count above {MAX_COUNT}")
+    if float(counts.sum(dtype=np.float64)) + odd > MAX_TOTAL:  # a float sum: an int64 one could wrap
+        raise ValueError(f"decision times: more than {MAX_TOTAL} in all")
+    return int(counts.sum(dtype=np.int64)) + odd
 
 
 def _narrow(counts: np.ndarray) -> np.ndarray:
@@ -115,23 +131,43 @@ class DecisionTimes:
     def percentile(self, q: float) -> float | None:
         """``numpy.percentile`` (linear) of the times at ``q`` (0–100); None without any time.
 
-        Read off the counts (two order statistics, numpy's own interpolation formula) without
-        building the array of every time, so it equals ``np.percentile(self.values(), q)`` bit
-        for bit (a test compares them); with times that are not whole microseconds, that call."""
+        Read off the counts and the sorted odd times (two order statistics, numpy's own index
+        clipping and interpolation formula) without building the array of every time, so it
+        equals ``np.percentile(self.values(), q)`` bit for bit (a test compares them; NaN if a
+        time is NaN, as numpy). Only the sign of a zero result may differ when ``-0.0`` is a time."""
         self._fold()
         n = self.folded
         if not n:
             return None
-        if len(self.odd):
-            return float(np.percentile(self.values(), q))
-        virtual = (n - 1) * (np.asarray(q, dtype=np.float64) / 100)  # numpy's 'linear' virtual index
-        lo = int(np.floor(virtual))
-        lo, hi = min(max(lo, 0), n - 1), min(max(lo + 1, 0), n - 1)
-        ends = np.cumsum(self.counts, dtype=np.int64)
-        a, b = (self.us[np.searchsorted(ends, [lo, hi], side="right")].astype(np.float64) / _US)
-        gamma = np.float64(virtual - np.floor(virtual))
-        diff = b - a
-        return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)  # numpy's _lerp
+        odd = np.sort(self.odd) if len(self.odd) else self.odd  # NaN last, as numpy's partition
+        if len(odd) and np.isnan(odd[-1]):
+            return float("nan")
+        ends = np.cumsum(self.counts, dtype=np.int64)  # decisions at or below each whole microsecond
+        virtual = np.float64(n - 1) * np.true_divide(q, 100)  # numpy's 'linear' virtual index
+        lo = np.floor(virtual)
+        if virtual >= n - 1:
+            lo = hi = np.float64(-1)
+        elif virtual < 0:
+            lo = hi = np.float64(0)
+        else:
+            hi = lo + 1
+        gamma = np.float64(virtual - lo)  # numpy's, from the clipped index (-1 at the top)
+        a, b = (self._at(int(k) if k >= 0 else n - 1, ends, odd) for k in (lo, hi))
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: NaN, as numpy's
+            diff = b - a
+            return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)  # numpy's _lerp
+
+    def _at(self, k: int, ends: np.ndarray, odd: np.ndarray) -> np.float64:
+        """The ``k``-th smallest time (0-based) of the whole microseconds (cumulative counts
+        ``ends``) and the sorted ``odd`` times, the odd ones placed after equal whole ones."""
+        if len(odd):
+            below = np.searchsorted(self.us.astype(np.float64) / _US, odd, side="right")  # whole ones <= each odd
+            rank = np.arange(len(odd), dtype=np.int64) + np.concatenate(([0], ends))[below]  # odd ones' places
+            j = int(np.searchsorted(rank, k, side="left"))  # odd ones before place k
+            if j < len(odd) and rank[j] == k:
+                return np.float64(odd[j])
+            k -= j
+        return np.float64(self.us[np.searchsorted(ends, k, side="right")]) / _US
 
     def nbytes(self) -> int:
         """Bytes held by the arrays."""
@@ -146,13 +182,15 @@ class DecisionTimes:
     def of_arrays(cls, us: np.ndarray, counts: np.ndarray, odd: np.ndarray) -> DecisionTimes:
         """The times of :meth:`arrays` (``us`` sorted and distinct, ``counts`` ≥ 1).
 
-        :raises ValueError: if the arrays are not of that form (a damaged cache)."""
+        :raises ValueError: if the arrays are not of that form, or a count exceeds :data:`MAX_COUNT`
+            or their total :data:`MAX_TOTAL` (a damaged cache)."""
         if len(us) != len(counts) or (len(us) and (bool((np.diff(us.astype(np.int64)) <= 0).any())
                                                    or int(counts.min()) < 1)):
             raise ValueError("decision times: microseconds not sorted and distinct, or counts below 1")
+        total = checked_total(counts, len(odd))
         t = cls()
         t.us, t.counts, t.odd = us, _narrow(counts), odd
-        t.folded = int(t.counts.sum()) + len(odd)
+        t.folded = total
         return t
 
     @classmethod
@@ -161,7 +199,8 @@ class DecisionTimes:
         in any order) in one step — what :meth:`extend` of each would give, without a merge per
         part (a 1M-record journal cache holds 16 parts for each of 1,000 bots).
 
-        :raises ValueError: for a count below 1 or arrays of unequal length (a damaged cache)."""
+        :raises ValueError: for a count below 1 or above :data:`MAX_COUNT`, a total above
+            :data:`MAX_TOTAL`, or arrays of unequal length (a damaged cache)."""
         if any(len(u) != len(c) for u, c, _o in parts):
             raise ValueError("decision times: microseconds and counts of unequal length")
         t = cls()
@@ -169,14 +208,15 @@ class DecisionTimes:
         counts = np.concatenate([np.asarray(c, np.int64) for _u, c, _o in parts]) if parts else _EMPTY_C
         if len(counts) and int(counts.min()) < 1:
             raise ValueError("decision times: a count below 1")
+        odd = [np.asarray(o, np.float64) for _u, _c, o in parts if len(o)]
+        total = checked_total(counts, sum(len(o) for o in odd))
         if len(us):
             order = np.argsort(us, kind="stable")  # timsort: the parts are sorted runs
             s, c = us[order], counts[order]
             starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
             t.us, t.counts = s[starts], _narrow(np.add.reduceat(c, starts))
-        odd = [np.asarray(o, np.float64) for _u, _c, o in parts if len(o)]
         t.odd = np.concatenate(odd) if odd else _EMPTY_F
-        t.folded = int(counts.sum()) + len(t.odd)
+        t.folded = total
         return t
 
     def __getstate__(self) -> tuple[Any, ...]:

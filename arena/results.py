@@ -9,8 +9,11 @@ both go through :func:`standings`, so their tables agree.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import shlex
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,11 @@ def load_meta(folder: str | Path) -> dict[str, Any]:
         link, or its ``tournament.json`` is damaged.
     """
     path = Path(folder) / "tournament.json"
+    if not os.path.lexists(folder):
+        raise ArenaError(f"{folder}: no such folder; give results/<tournament> as written by `arena run` "
+                         "(`ls results` lists them)")
+    if not Path(folder).is_dir():
+        raise ArenaError(f"{folder}: not a folder; give results/<tournament> as written by `arena run`")
     if not path.exists():
         raise ArenaError(f"{folder}: not a results folder (no tournament.json); "
                          "give results/<tournament> as written by `arena run`")
@@ -57,9 +65,22 @@ def drop_caches(folder: str | Path) -> list[str]:
         try:
             f.unlink()
         except OSError as e:
-            raise ArenaError(f"cannot delete the cache {f}: {e.strerror or e}; delete it by hand") from e
+            raise _undeletable(Path(folder), f, e) from e
         gone.append(f.name)
     return gone
+
+
+def _undeletable(folder: Path, cache: Path, e: OSError) -> ArenaError:
+    """The error for a cache ``--rebuild`` cannot delete: for a folder the user cannot write
+    (someone else's), the command that copies it and rebuilds the copy."""
+    if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ArenaError(f"cannot delete the cache {cache}: {e.strerror or e}; delete it by hand "
+                          "(it is rebuilt from matches.jsonl), then run the command again")
+    copy = shlex.quote(str(Path.home() / f"{folder.resolve().name}-copy"))
+    return ArenaError(f"cannot delete the cache {cache}: {e.strerror or e} — you cannot write this results "
+                      "folder (someone else's, or read-only), so --rebuild cannot drop its caches. Rebuild a copy "
+                      f"of your own instead (cp keeps the folder's modes, hence the chmod): `cp -r "
+                      f"{shlex.quote(str(folder))} {copy} && chmod -R u+w {copy} && arena leaderboard --rebuild {copy}`")
 
 
 def in_schedule(meta: dict[str, Any]) -> Callable[[MatchRecord], bool]:

@@ -62,25 +62,53 @@ def _vet_entry(entry: os.DirEntry) -> None:
 
     A ``checkpoint*`` cache that is not a regular file (a FIFO would hang its read) or a ``.npz``
     cache holding a compressed member (a small file inflating to gigabytes in ``np.load``) is
-    deleted, so it is rebuilt from ``matches.jsonl``. The other files are checked where they are
+    deleted, so it is rebuilt from ``matches.jsonl``; a ``checkpoint*`` folder (at a cache's or its
+    temporary file's name every save would fail) is removed if empty (:func:`_drop_dir`). The other files are checked where they are
     read (``tournament.json``: :func:`read_meta`; the journal: :mod:`arena.journal`) or written
     (:func:`write_file`).
 
-    :raises ArenaError: naming the cache, when it cannot be deleted.
+    :raises ArenaError: naming the cache, when it cannot be deleted (or the folder holds files).
     """
     kind = entry.stat(follow_symlinks=False).st_mode
     name = entry.name
-    if name.startswith("checkpoint"):
-        if stat.S_ISDIR(kind) or (stat.S_ISREG(kind) and (not name.endswith(".npz") or npz_stored(entry.path))):
-            return  # a folder of that name: not a cache the arena writes, left alone
-            return
-        try:
-            os.unlink(entry.path)
-        except OSError as e:
-            raise ArenaError(f"{entry.path} is not a cache the arena can read (a FIFO, a device or a compressed "
-                             f"archive) and cannot be deleted ({e.strerror or e}): delete it by hand (it is "
-                             "rebuilt from matches.jsonl)") from e
+    if not name.startswith("checkpoint"):
         return
+    if stat.S_ISDIR(kind):
+        _drop_dir(entry.path)
+        return
+    if stat.S_ISREG(kind) and (not name.endswith(".npz") or npz_stored(entry.path)):
+        return
+    try:
+        os.unlink(entry.path)
+    except OSError as e:
+        raise ArenaError(f"{entry.path} is not a cache the arena can read (a FIFO, a device or a compressed "
+                         f"archive) and cannot be deleted ({e.strerror or e}): delete it by hand (it is "
+                         "rebuilt from matches.jsonl)") from e
+
+
+def _drop_dir(path: str) -> None:
+    """Remove the folder ``path`` that has a cache's name (``checkpoint*``: a cache or its temporary
+    file could not be written there); an empty one is removed, one holding files is refused.
+
+    :raises ArenaError: naming the folder and the remedy, when it is not empty or cannot be removed.
+    """
+    try:
+        os.rmdir(path)
+    except OSError as e:
+        raise ArenaError(f"{path} is a folder, but the arena keeps its caches and their temporary files under "
+                         f"names starting with 'checkpoint' in this results folder and cannot remove it "
+                         f"({e.strerror or e}). Move it out of the results folder (or rename it so it does not "
+                         "start with 'checkpoint'), then run the command again") from e
+
+
+def discard(path: str | Path) -> None:
+    """Delete the file ``path`` if it can be (a cache's temporary file after a failed save); never
+    raises — a folder of that name, a read-only folder or a vanished file leave things as they are
+    (the folder check, :func:`refuse_links`, removes ``checkpoint*`` folders before the next run)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def npz_stored(path: str | Path) -> bool:

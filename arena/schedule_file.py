@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ArenaError
-from arena.results_folder import open_regular, write_file
+from arena.results_folder import discard, open_regular, write_file
 
 #: schedules of at least this many matches are written compact
 COMPACT_FROM = 20_000
@@ -363,7 +363,7 @@ def save_pairs(folder: str | Path, key: str, schedule: CompactSchedule) -> None:
         write_file(path.with_suffix(".tmp"), head + body + struct.pack("<I", zlib.crc32(body, zlib.crc32(head))))
         os.replace(path.with_suffix(".tmp"), path)
     except (OSError, ArenaError):
-        path.with_suffix(".tmp").unlink(missing_ok=True)
+        discard(path.with_suffix(".tmp"))
 
 
 def pairs_key(folder: str | Path) -> str | None:

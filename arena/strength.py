@@ -28,7 +28,7 @@ import numpy as np
 
 from arena import batchfit, fit_cache
 from arena.errors import ArenaError
-from arena.results_folder import open_regular, write_file
+from arena.results_folder import discard, open_regular, write_file
 
 N_BOOT = 200  #: bootstrap replicates of a table (the sd of a difference to about 5%)
 
@@ -189,7 +189,7 @@ def save_fit_info(folder: Any, info: Any) -> None:
         write_file(tmp, buf.getvalue())  # never through a link
         os.replace(tmp, path)
     except (OSError, ArenaError):
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
 
 
 def _compact(flat: array, shapes: list[tuple[int, int]], ranks: list[Sequence[int]]) -> tuple[Any, Any]:

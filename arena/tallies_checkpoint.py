@@ -24,6 +24,7 @@ import numpy as np
 from arena.columns import RecordView
 from arena.heap import release_heap
 from arena.record import MatchRecord
+from arena.results_folder import discard
 from arena.tallies import Tallies
 
 NAME = "checkpoint-tables.npz"
@@ -105,6 +106,6 @@ def _save(folder: Path, head: dict[str, Any], t: Tallies) -> None:
         with open(tmp, "wb") as f:
             np.savez(f, head=np.frombuffer(json.dumps(head).encode(), np.uint8), **t.arrays())  # type: ignore[arg-type]
         os.replace(tmp, folder / NAME)
-        (folder / OLD_NAME).unlink(missing_ok=True)
+        discard(folder / OLD_NAME)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        discard(tmp)

@@ -24,7 +24,7 @@ import numpy as np
 
 from arena.errors import ArenaError
 from arena.latency import DecisionTimes
-from arena.results_folder import open_regular, write_file
+from arena.results_folder import discard, open_regular, write_file
 
 NAME = "checkpoint-times.npz"
 FORMAT = 1
@@ -79,4 +79,4 @@ def save(folder: str | Path, key: str, bots: Sequence[str], times: Mapping[str, 
         write_file(tmp, buf.getvalue())  # never through a link
         os.replace(tmp, path)
     except (OSError, ArenaError):
-        tmp.unlink(missing_ok=True)
+        discard(tmp)
