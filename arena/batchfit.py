@@ -58,10 +58,17 @@ ANALYTIC_FROM = 20_000
 #: and for fields of more bots than this (the bootstrap's cost grows with bots × results)
 ANALYTIC_BOTS = 100
 #: large fields' parameters are rounded to multiples of 1/GRID (~1e-6 in log-strength, 2e-4 Elo)
-#: once Newton's method has converged (steps below 1e-8, so within ~1e-15 of the optimum): a fit
-#: warm-started from the checkpoint and a cold full rebuild land on the same grid point, so the
-#: table is the same bit for bit (unless a parameter's optimum lies within ~1e-15 of a rounding
-#: boundary: about one table in 10⁵ at 1,000 bots)
+#: once converged to the floating-point floor: Newton's method stops at steps below 1e-8, which
+#: leaves cold and warm starts 1e-9..1e-7 apart (mostly along the all-bots direction, where only
+#: the ridge curves the likelihood: a bot within that of a rounding midpoint went to the
+#: neighbour, a table's 5th digit). So both paths end in the same iteration, chord steps with the
+#: bots' mean set to its exact optimum 0 (:func:`_chord_steps`), until a step is below 1e-13 or
+#: stalls at the gradient's rounding. A warm-started and a cold fit then differ by ~1e-14
+#: (measured: 2e-16..1e-14) and land on the same grid point unless a parameter lies within that
+#: of a midpoint: about 2e-14 × GRID ≈ 2e-8 per parameter (a table in 10⁴ at 1,000 bots, where
+#: Newton's stop crossed a midpoint in most tables). No rounding removes that last chance (any
+#: map from a continuum to a grid has boundaries, and a shifted second grid only moves them):
+#: the polish narrows the band it applies to ~10⁵ times, for two gradient passes and one LU.
 GRID = float(2**20)
 
 
@@ -193,12 +200,15 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
 
 def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
            tol: float = 1e-10, max_iter: int = 100, free: int | None = None,
-           info: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+           info: bool = True, polish: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     """Maximise the penalised log-likelihood with stage weights ``w`` (default all 1).
 
     :param free: fit only the first ``free`` parameters (the others stay as given).
     :param tol: stop when the objective moves less than this (0: only when a step is below 1e-8).
     :param info: False: the information at the result is not computed (None returned).
+    :param polish: then iterate on to the floating-point floor with the last step's Hessian
+        (:func:`_chord_steps`, bots centred: the fixed point :func:`chord` reaches from any
+        start, gradients only); every stage weight 1 and ``free`` None only.
 
     :returns: ``(beta, information)``: the parameters (bots, then ``log δ``) and the negative
         Hessian at them.
@@ -206,6 +216,7 @@ def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | 
     w = np.ones(d.n_stages) if w is None else w
     beta = np.zeros(d.n_params) if beta is None else beta.copy()
     f = _objective(d, w, beta, lam)
+    h = None
     for _ in range(max_iter):
         g, h = _grad_hess(d, w, beta, lam)
         step = np.zeros_like(beta)
@@ -222,6 +233,9 @@ def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | 
         beta, f_old, f = nb, f, nf
         if np.max(np.abs(t * step)) < 1e-8 or abs(f - f_old) < tol:
             break
+    if polish and h is not None:
+        got = _chord_steps(d, beta, _factor(h), lam, 40)
+        beta = beta if got is None else got
     return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
 
 
@@ -230,8 +244,8 @@ def chord(d: Design | TwoSide, beta: np.ndarray, info: np.ndarray, lam: float = 
     maximum from a warm start ``beta`` with ``info`` a previous fit's negative Hessian (the
     checkpoint's), so each step costs a gradient (no Hessian over every result). Linear
     convergence at a rate of about the relative change of the Hessian (1% more results: two
-    digits a step); stops when a step is below 1e-13 (within ~1e-15 of the optimum, as close
-    as :func:`newton`'s last step).
+    digits a step), to the floating-point floor (:func:`_chord_steps`: the same fixed point
+    as :func:`newton` with ``polish``).
 
     :returns: the parameters, or None if ``info`` does not fit or the steps do not shrink
         (then :func:`newton`).
@@ -244,14 +258,47 @@ def chord(d: Design | TwoSide, beta: np.ndarray, info: np.ndarray, lam: float = 
         lu = sla.lu_factor(info, check_finite=False)
     except (ValueError, np.linalg.LinAlgError):
         return None
+    return _chord_steps(d, beta, lambda g: sla.lu_solve(lu, g, check_finite=False), lam, max_iter)
+
+
+def _factor(h: Any) -> Any:
+    """A solver ``g ↦ h⁻¹ g`` for the sparse negative Hessian ``h``, factorised once (dense LU
+    where :func:`_solve` solves dense, else SuperLU)."""
+    import scipy.linalg as sla
+
+    n = h.shape[0]
+    if n <= 3000 and h.nnz >= DENSE_FROM * n * n:
+        lu = sla.lu_factor(h.toarray(), check_finite=False)
+        return lambda g: sla.lu_solve(lu, g, check_finite=False)
+    return spla.splu(h.tocsc(), permc_spec="MMD_AT_PLUS_A").solve
+
+
+def _centre_bots(b: np.ndarray, nb: int) -> None:
+    """``b[:nb] −= mean`` in place: the bots' parameters onto the optimum's mean, 0 exactly (the
+    likelihood does not change when every bot gains the same ``c`` — a result's sides have
+    equal sizes — so the ridge alone sets the mean, ``λ Σθ = 0``). Along that direction the
+    curvature is only ``λ`` and the gradient's rounding noise (~1e-12 over 10⁴ results)
+    moves Newton's result by ~1e-9: set exactly instead, not solved for."""
+    if nb:
+        b[:nb] -= b[:nb].mean()
+
+
+def _chord_steps(d: Design | TwoSide, beta: np.ndarray, solve: Any, lam: float, max_iter: int) -> np.ndarray | None:
+    """``θ ← centred(θ + solve(g(θ)))`` (``solve`` ≈ the inverse information) until a step is below
+    1e-13 or, below 1e-10, stops halving (the gradient's rounding floor, ~1e-15 in ``θ``): the
+    optimum to the last few bits from any start. None if the steps do not shrink above 1e-10
+    or in ``max_iter`` steps, or become non-finite."""
+    nb = d.n_bots
     b, prev = beta.astype(float).copy(), np.inf
+    _centre_bots(b, nb)
     for _ in range(max_iter):
-        step = sla.lu_solve(lu, _gradient(d, b, lam), check_finite=False)
-        b += step
+        step = solve(_gradient(d, b, lam))
+        _centre_bots(step, nb)  # its all-bots part is the gradient's rounding over λ (~1e-10)
         m = float(np.max(np.abs(step))) if len(step) else 0.0
         if not np.isfinite(m) or m > 0.5 * prev and m > 1e-10:
             return None
-        if m < 1e-13:
+        b += step
+        if m < 1e-13 or m > 0.5 * prev:
             return b
         prev = m
     return None
@@ -376,8 +423,10 @@ def fit(d: Design | TwoSide, n_boot: int = 400, seed: int = 0, lam: float = RIDG
 
     :param beta0: a start for Newton's method (a previous fit's :attr:`BatchFit.beta`; its
         length must be :attr:`Design.n_params`, else it is ignored), used for large fields
-        (as for the sandwich) only, where the converged parameters are rounded to the
-        :data:`GRID` so a warm and a cold start give the same bits; a small field always starts
+        (as for the sandwich) only, where the converged parameters are polished to the
+        floating-point floor (the bots' mean set to its exact optimum) and rounded to the
+        :data:`GRID` so a warm and a cold start give the same bits (why this way: the note at
+        :data:`GRID`); a small field always starts
         cold (its bootstrap replicates start from the unrounded fit, as before).
     :param info0: with ``beta0``, the information (negative Hessian) of the fit it comes from
         (:attr:`BatchFit.info`): a large field's fit then iterates with it (:func:`chord`),
@@ -431,10 +480,10 @@ def _fit(d: Design | TwoSide, n_boot: int, seed: int, lam: float, beta0: np.ndar
     if isinstance(d, TwoSide) and (not warm or (n_boot and not use_cov)):  # small fields, a bootstrap:
         d = d.generic()  # the generic design, as before
     start = beta0 if beta0 is not None and len(beta0) == d.n_params and warm else None
-    if warm:  # cold or warm the same optimum to ~1e-15, then on the grid: the same bits either way
+    if warm:  # cold or warm the same centred optimum to ~1e-15 (the floor), then on the grid
         got = chord(d, start, info0, lam) if start is not None and info0 is not None else None
         if got is None:
-            got = newton(d, lam=lam, beta=start, tol=0.0, info=False)[0]
+            got = newton(d, lam=lam, beta=start, tol=0.0, info=False, polish=True)[0]
         beta = np.round(got * GRID) / GRID
         info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
     else:
