@@ -41,6 +41,10 @@ It is a cache: deleting it costs time only; an unreadable, damaged (checksum), i
 one is truncated to its valid chunks (a writer killed mid-write leaves at most a partial last
 chunk); the pickled cache of format <= 5 (``checkpoint-journal.pkl``) is never read and is removed
 when the new one is written.
+
+(~620 lines: what is read when — chunks checked, the new lines parsed into blocks, the split
+checked against the schedule — is one job; the file format and its writer are in
+:mod:`arena.journal_chunks`.)
 """
 
 from __future__ import annotations
@@ -54,7 +58,6 @@ from array import array
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -67,7 +70,7 @@ from arena.errors import JournalError
 from arena.heap import release_heap
 from arena.int_index import IntIndex
 from arena.journal import parse_line
-from arena.journal_chunks import Crc, encode, header, new_check, read_chunk, stamp
+from arena.journal_chunks import Crc, Sink, header, new_check, read_chunk, stamp
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
 from arena.schedule_file import CompactSchedule
@@ -435,70 +438,6 @@ def classify(schedule: Any, cols: Columns) -> np.ndarray:
     return np.fromiter((schedule.get(i) == f for i, f in zip(ids, fps)), dtype=np.uint8, count=len(ids))
 
 
-class _Sink:
-    """Where a read's new chunks go (:func:`_parse_tail`'s ``write``), by ``mode``: ``append`` after
-    the cache's ``keep`` valid bytes in the file ``fd`` is open on (the one checked); ``fresh`` into
-    a new file that replaces ``path`` at :meth:`finish`; ``off`` nowhere (a read-only cache).
-    Written with ``pwrite`` (the file's offset is its readers'); after the first failure (a full
-    disk) nothing more is written — the chunks not written stay in memory, those written stay valid."""
-
-    def __init__(self, path: Path, keep: int, fd: int | None, mode: str) -> None:
-        self.path, self.keep, self.mode, self.fd = path, keep, mode, fd
-        self.pos, self.wrote, self.stopped = keep, False, mode == "off"
-        self.tmp = path.with_suffix(".tmp")
-        if mode == "fresh":
-            try:
-                self.fd = os.open(self.tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-                self.pos = 0
-                self._put(header())
-            except OSError:
-                self.stopped = True
-
-    def _put(self, data: Any) -> None:
-        view = memoryview(data).cast("B")
-        while len(view):
-            n = os.pwrite(self.fd, view, self.pos)  # type: ignore[arg-type]
-            self.pos += n
-            view = view[n:]
-
-    def write(self, ch: dict[str, Any]) -> int | None:
-        """Append chunk ``ch``; its place in the file, or None if it was not written."""
-        if self.stopped or self.fd is None:
-            return None
-        at = self.pos
-        try:
-            if self.mode == "append" and not self.wrote:
-                os.ftruncate(self.fd, self.keep)  # a partial chunk after the valid ones goes
-            encode(ch, SimpleNamespace(write=self._put))
-            self.wrote = True
-            return at
-        except OSError:
-            self.stopped, self.pos = True, at
-            try:
-                os.ftruncate(self.fd, at)
-            except OSError:
-                pass  # a partial last chunk: the next read cuts it
-            return None
-
-    def finish(self) -> None:
-        """A fresh file put in place (its valid chunks, even after a failed write); an appended one
-        cut to its valid chunks when nothing was added."""
-        if self.fd is None:
-            return
-        try:
-            if self.mode == "fresh":
-                os.replace(self.tmp, self.path)
-                (self.path.parent / OLD_NAME).unlink(missing_ok=True)  # the pickled cache of format <= 5
-            elif self.mode == "append" and not self.wrote and os.fstat(self.fd).st_size != self.keep:
-                os.ftruncate(self.fd, self.keep)
-        except OSError:
-            if self.mode == "fresh":
-                self.tmp.unlink(missing_ok=True)  # what was written is still read through the open file
-        if self.mode == "fresh":
-            os.close(self.fd)
-        self.fd = None
-
-
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
          cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, DecisionTimes], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
@@ -528,14 +467,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     except FileNotFoundError:
         return RecordView(concat([])), 0, times, {"cached": 0, "parsed": 0}  # noqa: E501
     with journal:
-        # one writer of the folder's cache at a time (two would append their chunks at one place):
-        # a reader that finds the lock taken reads the cache and writes nothing (never waits: a
-        # reader stopped with ^Z must not hang the others); the journal's writer takes no lock on it
-        try:
-            fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            owner = True
-        except BlockingIOError:
-            owner = False
+        owner = _lock(journal)
         source: Any  # the cache file checked (None: none)
         chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
         if owner and len(run := _small_run(chunks)) >= COALESCE:  # many small chunks: parsed again as one
@@ -551,23 +483,16 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         parts = [np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in chunks]
         hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
         del parts
-        vouched = _prefixes(chunks)
-        totals = times_checkpoint.load(folder, times_checkpoint.key_of(vouched[-1][1], bots), bots) if chunks else None
-        if totals is not None:  # the merged times of the cached prefix (the chunks' own are not merged again)
-            times.update(totals)
-            for ch in chunks:
-                ch.pop("times")
-        else:
-            try:
-                _merge_times(times, chunks)
-            except ValueError:  # the chunks' times together beyond any real count: a crafted cache
-                if source is not None:
-                    source.close()
-                journal.close()
-                return read(folder, ok, bots, cache=False, prefixes=prefixes)
+        try:
+            totals = _cached_times(folder, bots, chunks, times)
+        except ValueError:  # the chunks' times together beyond any real count: a crafted cache
+            if source is not None:
+                source.close()
+            journal.close()
+            return read(folder, ok, bots, cache=False, prefixes=prefixes)
         cached = len(cached_cols)
         mode = "off" if not owner else "fresh" if not chunks else "append" if "+" in source.mode else "off"
-        sink = _Sink(cpath, keep, source.fileno() if mode == "append" else None, mode)
+        sink = Sink(cpath, keep, source.fileno() if mode == "append" else None, mode, folder / OLD_NAME)
         try:
             new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
                               sum(ch["lines"] for ch in chunks), sink.write, times)
@@ -577,22 +502,62 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             if source is not None:
                 source.close()
     del cached_cols
-    now_key = getattr(ok, "schedule_key", None)
-    if owner and isinstance(now_key, str) and (new or (chunks and chunks[-1].get("schedule_key") == now_key)) \
-            and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
-        schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]  # for _split_holds
     if new:
         flags = np.concatenate([flags, *(np.frombuffer(ch["inside"], dtype=np.uint8) for ch in new)])
         hashes = np.concatenate([hashes, *(np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in new)])
     cols.id_hash = hashes  # RecordView.id_hashes
     release_heap()
     vouched = _prefixes([*chunks, *new])
-    if owner and vouched and (new or totals is None):
-        times_checkpoint.save(folder, times_checkpoint.key_of(vouched[-1][1], bots), bots, times)
+    if owner:
+        _keep_side_caches(folder, ok, chunks, new, vouched, bots, times if new or totals is None else None)
     if prefixes is not None:  # (end, digest, inside records before end): the counters' and replay's checkpoints
         prefixes.extend(vouched)
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}
+
+
+def _lock(journal: Any) -> bool:
+    """Whether this read may write the folder's cache: one writer at a time (two would append
+    their chunks at one place). A reader that finds the lock taken reads the cache and writes
+    nothing — it never waits (a reader stopped with ^Z must not hang the others). The journal's
+    own writer (:mod:`arena.journal`) takes no lock on it; closing ``journal`` releases it."""
+    try:
+        fcntl.flock(journal.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _cached_times(folder: Path, bots: Sequence[str], chunks: list[dict[str, Any]],
+                  times: dict[str, DecisionTimes]) -> dict[str, DecisionTimes] | None:
+    """Put the cached ``chunks``' decision times into ``times``: the checkpointed totals when they
+    are the chunks' (returned), else the chunks' own merged (None returned).
+
+    :raises ValueError: the chunks' times together beyond any real count (a crafted cache)."""
+    if not chunks:
+        return None
+    totals = times_checkpoint.load(folder, times_checkpoint.key_of(_prefixes(chunks)[-1][1], bots), bots)
+    if totals is None:
+        _merge_times(times, chunks)
+        return None
+    times.update(totals)  # the chunks' own are not merged again
+    for ch in chunks:
+        ch.pop("times")
+    return totals
+
+
+def _keep_side_caches(folder: Path, ok: Callable[[MatchRecord], bool], chunks: list[dict[str, Any]],
+                      new: list[dict[str, Any]], vouched: list[tuple[int, str, int]], bots: Sequence[str],
+                      times: dict[str, DecisionTimes] | None) -> None:
+    """After a read that may write: the schedule's pair hashes (for :func:`_split_holds`) when its
+    rows were classified with a schedule not yet kept, and the decision times' totals (``times``,
+    None: unchanged) under the new last prefix."""
+    now_key = getattr(ok, "schedule_key", None)
+    if isinstance(now_key, str) and (new or (chunks and chunks[-1].get("schedule_key") == now_key)) \
+            and isinstance(getattr(ok, "schedule", None), CompactSchedule) and schedule_file.pairs_key(folder) != now_key:
+        schedule_file.save_pairs(folder, now_key, ok.schedule)  # type: ignore[attr-defined]
+    if vouched and times is not None:
+        times_checkpoint.save(folder, times_checkpoint.key_of(vouched[-1][1], bots), bots, times)
 
 
 #: this many trailing chunks of under _ROWS // 16 records each (an ``arena leaderboard`` every few

@@ -4,7 +4,8 @@
 is :func:`header` and a sequence of chunks: ``CHNK``, a length-prefixed JSON meta, the raw arrays
 in the order and item types the meta lists, and the CRC-32 (:class:`Crc`) of meta and arrays. No
 pickle anywhere: a results folder someone sent runs no code when read. :func:`encode` writes a
-chunk, :func:`read_chunk` reads one back (its columns kept, or only checked).
+chunk, :func:`read_chunk` reads one back (its columns kept, or only checked), :class:`Sink`
+appends a read's chunks to the file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import struct
 import zlib
 from array import array
 from functools import partial
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -23,7 +26,7 @@ from arena.columns import Columns
 from arena.latency import checked_total
 from arena.record import MatchRecord
 
-__all__ = ["FORMAT", "Crc", "encode", "header", "new_check", "read_chunk", "stamp"]
+__all__ = ["FORMAT", "Crc", "Sink", "encode", "header", "new_check", "read_chunk", "stamp"]
 
 #: bump when MatchRecord's fields, their parsing or the column layout change (another format is ignored)
 FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
@@ -223,3 +226,66 @@ def _np_of(a: array) -> np.ndarray:
     return np.frombuffer(a, dtype=a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
+class Sink:
+    """Where a read's new chunks go (:func:`arena.journal_cache._parse_tail`'s ``write``), by ``mode``: ``append`` after
+    the cache's ``keep`` valid bytes in the file ``fd`` is open on (the one checked); ``fresh`` into
+    a new file that replaces ``path`` at :meth:`finish`; ``off`` nowhere (a read-only cache).
+    Written with ``pwrite`` (the file's offset is its readers'); after the first failure (a full
+    disk) nothing more is written — the chunks not written stay in memory, those written stay valid."""
+
+    def __init__(self, path: Path, keep: int, fd: int | None, mode: str, old: Path | None = None) -> None:
+        self.path, self.keep, self.mode, self.fd, self.old = path, keep, mode, fd, old
+        self.pos, self.wrote, self.stopped = keep, False, mode == "off"
+        self.tmp = path.with_suffix(".tmp")
+        if mode == "fresh":
+            try:
+                self.fd = os.open(self.tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+                self.pos = 0
+                self._put(header())
+            except OSError:
+                self.stopped = True
+
+    def _put(self, data: Any) -> None:
+        view = memoryview(data).cast("B")
+        while len(view):
+            n = os.pwrite(self.fd, view, self.pos)  # type: ignore[arg-type]
+            self.pos += n
+            view = view[n:]
+
+    def write(self, ch: dict[str, Any]) -> int | None:
+        """Append chunk ``ch``; its place in the file, or None if it was not written."""
+        if self.stopped or self.fd is None:
+            return None
+        at = self.pos
+        try:
+            if self.mode == "append" and not self.wrote:
+                os.ftruncate(self.fd, self.keep)  # a partial chunk after the valid ones goes
+            encode(ch, SimpleNamespace(write=self._put))
+            self.wrote = True
+            return at
+        except OSError:
+            self.stopped, self.pos = True, at
+            try:
+                os.ftruncate(self.fd, at)
+            except OSError:
+                pass  # a partial last chunk: the next read cuts it
+            return None
+
+    def finish(self) -> None:
+        """A fresh file put in place (its valid chunks, even after a failed write); an appended one
+        cut to its valid chunks when nothing was added."""
+        if self.fd is None:
+            return
+        try:
+            if self.mode == "fresh":
+                os.replace(self.tmp, self.path)
+                if self.old is not None:
+                    self.old.unlink(missing_ok=True)  # the pickled cache of format <= 5
+            elif self.mode == "append" and not self.wrote and os.fstat(self.fd).st_size != self.keep:
+                os.ftruncate(self.fd, self.keep)
+        except OSError:
+            if self.mode == "fresh":
+                self.tmp.unlink(missing_ok=True)  # what was written is still read through the open file
+        if self.mode == "fresh":
+            os.close(self.fd)
+        self.fd = None
