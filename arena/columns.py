@@ -16,7 +16,7 @@ again the same way).
 never holds every record at once. Hot consumers can read its numpy columns directly
 (:meth:`RecordView.deal_index`, :meth:`RecordView.seat_codes`, ...).
 
-(~710 lines: Columns and RecordView share the column layout; RecordView's accessors are the
+(~750 lines: Columns and RecordView share the column layout (and the deferred pieces' hooks: tail_after, pieces, parts); RecordView's accessors are the
 part to move out next, with a floor of their own in tests/arena/test_layers.py.)
 """
 

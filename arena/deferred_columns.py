@@ -21,7 +21,7 @@ from arena.columns import Columns, concat
 
 __all__ = ["DeferredColumns"]
 
-_OWN = frozenset(("_rows", "_pieces", "_loader", "_tail", "_again", "_kept", "__dict__", "__class__"))
+_OWN = frozenset(("_rows", "_pieces", "_stored", "_tail", "__dict__", "__class__"))
 
 
 class DeferredColumns(Columns):
@@ -38,34 +38,29 @@ class DeferredColumns(Columns):
         # no Columns.__init__: every column attribute is missing until loaded (see __getattr__)
         self._pieces = list(pieces)
         self._rows = sum(n for n, _read in self._pieces)
-        self._loader: Callable[[], Columns] | None = self._read_all
-        self._tail: Columns | None = None
-
-    def _read_all(self) -> Columns:
-        """Every piece, concatenated one at a time (the columns and one piece in memory)."""
-        return concat((read() for _n, read in self._pieces), into_first=True)
+        self._stored = True  # the pieces' columns are in the file, not in memory
+        self._tail: Columns | None = None  # the new rows, kept as they are (also once joined)
 
     @property
     def loaded(self) -> bool:
         """Whether the stored pieces have been read into memory."""
-        return self._loader is None
+        return not self._stored
 
     def __len__(self) -> int:
-        if self._loader is None:
+        if not self._stored:
             return Columns.__len__(self)
         return self._rows + (len(self._tail) if self._tail is not None else 0)
 
     def follow_with(self, tail: Columns) -> None:
         """Append the new rows ``tail`` (frozen columns; kept as they are, also once loaded)."""
-        if self._loader is None:
+        self._tail = tail
+        if not self._stored:
             self._join(tail)
-        else:
-            self._tail = tail
 
     def pieces(self) -> list[tuple[int, int, Callable[[], Columns]]] | None:
         """While not loaded: ``(first row, rows, read)`` per stored piece, then the new rows' (its
         read returns them); None once loaded."""
-        if self._loader is None:
+        if not self._stored:
             return None
         out, lo = [], 0
         for n, read in self._pieces:
@@ -79,13 +74,13 @@ class DeferredColumns(Columns):
     def tail_after(self, row: int) -> tuple[int, Columns] | None:
         """``(offset, tail)`` while not loaded and ``row`` is a new row: rows ``offset..`` of these
         columns are rows ``0..`` of ``tail``; else None."""
-        if self._loader is not None and self._tail is not None and row >= self._rows:
+        if self._stored and self._tail is not None and row >= self._rows:
             return self._rows, self._tail
         return None
 
     def __getattr__(self, name: str) -> Any:
         # only called for a missing attribute: a column (or a derived index) not read yet
-        if name in _OWN or name.startswith("__") or self.__dict__.get("_loader") is None:
+        if name in _OWN or name.startswith("__") or not self.__dict__.get("_stored"):
             raise AttributeError(name)
         self._load()
         return object.__getattribute__(self, name)
@@ -94,7 +89,7 @@ class DeferredColumns(Columns):
         """Pickled (or copied) as the plain :class:`arena.columns.Columns` it reads as, not the file."""
         self._load()
         state = Columns.__getstate__(self)
-        for own in ("_again", "_kept", "_loader", "_tail", "_rows", "_pieces"):
+        for own in _OWN:
             state.pop(own, None)
         return (Columns.__new__, (Columns,), state)
 
@@ -102,28 +97,26 @@ class DeferredColumns(Columns):
         """Drop the loaded columns (read again when next used): what the tables hold once their
         counters are taken (:func:`arena.results.standings`; 155 MB at 1M records). No-op when
         not loaded."""
-        again = self.__dict__.get("_again")
-        if self._loader is not None or again is None:
+        if self._stored:
             return
-        keep = {k: v for k, v in self.__dict__.items() if k in ("id_hash", "_rows", "_pieces", "_kept")}
+        keep = {k: v for k, v in self.__dict__.items() if k in ("id_hash", "_rows", "_pieces", "_tail")}
         self.__dict__.clear()
         self.__dict__.update(keep)
-        self._loader, self._tail = again, keep.get("_kept")
+        self._stored = True
 
     def _load(self) -> None:
-        """Read the prefix and append the new rows to it (again after :meth:`release`)."""
-        loader, tail = self._loader, self._tail
-        if loader is None:
+        """Read the pieces and append the new rows to them (again after :meth:`release`)."""
+        if not self._stored:
             return
-        cols = loader()
+        cols = concat((read() for _n, read in self._pieces), into_first=True)  # the columns and one piece in memory
         if len(cols) != self._rows:
             raise ValueError(f"the journal cache's prefix has {len(cols)} records, not {self._rows}")
-        keep = {k: v for k, v in self.__dict__.items() if k not in ("_loader", "_tail")}
+        keep = dict(self.__dict__)
         self.__dict__.update(cols.__dict__)
         self.__dict__.update(keep)  # what was set on these columns meanwhile (``id_hash``)
-        self._loader, self._tail, self._again, self._kept = None, None, loader, tail
-        if tail is not None:
-            self._join(tail)
+        self._stored = False
+        if self._tail is not None:
+            self._join(self._tail)
 
     def _join(self, tail: Columns) -> None:
         """Append ``tail``'s rows in place (concat empties what it copies from: a shallow copy of

@@ -42,7 +42,7 @@ one is truncated to its valid chunks (a writer killed mid-write leaves at most a
 chunk); the pickled cache of format <= 5 (``checkpoint-journal.pkl``) is never read and is removed
 when the new one is written.
 
-(~620 lines: what is read when — chunks checked, the new lines parsed into blocks, the split
+(~630 lines: what is read when — chunks checked, the new lines parsed into blocks, the split
 checked against the schedule — is one job; the file format and its writer are in
 :mod:`arena.journal_chunks`.)
 """

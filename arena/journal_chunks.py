@@ -32,7 +32,7 @@ __all__ = ["FORMAT", "Crc", "Sink", "encode", "header", "new_check", "read_chunk
 FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
-_STEP = 8 << 20  # bytes checked a step when a chunk's columns are only checked
+_STEP = 1 << 20  # bytes checked a step when a chunk's columns are only checked (one buffer a chunk)
 
 
 class Crc:
@@ -138,12 +138,13 @@ def read_chunk(f: Any, columns: bool = True) -> dict[str, Any] | None:
         h.update(meta_b)
         meta = orjson.loads(meta_b)
         got: dict[str, list] = {}
+        scratch = memoryview(bytearray(_STEP)) if not columns else None
         for name, tc, count in meta["arrays"]:
             if tc not in _TYPES or not isinstance(count, int) or count < 0 \
                     or count * np.dtype(tc).itemsize > size - f.tell():
                 return None  # an unknown type, or more bytes than the file holds (never allocated)
-            if not columns and name in _COLUMN_ARRAYS:
-                if not _check_only(f, count * np.dtype(tc).itemsize, h):
+            if scratch is not None and name in _COLUMN_ARRAYS:
+                if not _check_only(f, count * np.dtype(tc).itemsize, h, scratch):
                     return None  # cut
                 got.setdefault(name, []).append(count)
                 continue
@@ -162,9 +163,8 @@ def read_chunk(f: Any, columns: bool = True) -> dict[str, Any] | None:
         return None
 
 
-def _check_only(f: Any, nbytes: int, h: Crc) -> bool:
-    """Add the next ``nbytes`` of ``f`` to ``h`` through a bounded buffer (False if ``f`` ends first)."""
-    buf = memoryview(bytearray(min(nbytes, _STEP)))
+def _check_only(f: Any, nbytes: int, h: Crc, buf: memoryview) -> bool:
+    """Add the next ``nbytes`` of ``f`` to ``h`` through the buffer ``buf`` (False if ``f`` ends first)."""
     while nbytes:
         got = f.readinto(buf[:min(nbytes, len(buf))])
         if not got:
