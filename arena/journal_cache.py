@@ -470,7 +470,8 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         owner = _lock(journal)
         source: Any  # the cache file checked (None: none)
         chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
-        if owner and len(run := _small_run(chunks)) >= COALESCE:  # many small chunks: parsed again as one
+        coalesce = owner and len(run := _small_run(chunks)) >= COALESCE
+        if coalesce:  # many small chunks: parsed again as one, into a copy (a locked-out reader may hold them)
             chunks, offset, keep = chunks[:len(chunks) - len(run)], run[0]["start"], run[0]["at"]
             h = Crc(int(chunks[-1]["digest"].split(":")[1], 16)) if chunks else new_check()
         cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
@@ -491,12 +492,14 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
             journal.close()
             return read(folder, ok, bots, cache=False, prefixes=prefixes)
         cached = len(cached_cols)
-        mode = "off" if not owner else "fresh" if not chunks else "append" if "+" in source.mode else "off"
-        sink = Sink(cpath, keep, source.fileno() if mode == "append" else None, mode, folder / OLD_NAME)
+        mode = ("off" if not owner else "fresh" if not chunks else "copy" if coalesce
+                else "append" if "+" in source.mode else "off")
+        sink = Sink(cpath, keep, source.fileno() if mode in ("append", "copy") else None, mode, folder / OLD_NAME)
         try:
             new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
                               sum(ch["lines"] for ch in chunks), sink.write, times)
-            cols = _columns(cpath, chunks, new, sink.fd if mode == "fresh" else source.fileno() if source else None)
+            cols = _columns(cpath, chunks, new, sink.fd if mode in ("fresh", "copy") and sink.fd is not None
+                            else source.fileno() if source else None)
         finally:
             sink.finish()
             if source is not None:

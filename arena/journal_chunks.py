@@ -229,7 +229,9 @@ def _np_of(a: array) -> np.ndarray:
 class Sink:
     """Where a read's new chunks go (:func:`arena.journal_cache._parse_tail`'s ``write``), by ``mode``: ``append`` after
     the cache's ``keep`` valid bytes in the file ``fd`` is open on (the one checked); ``fresh`` into
-    a new file that replaces ``path`` at :meth:`finish`; ``off`` nowhere (a read-only cache).
+    a new file that replaces ``path`` at :meth:`finish`; ``copy`` the same after a copy of the first
+    ``keep`` bytes of ``fd`` (chunks after them parsed again: a reader that checked the old file
+    reads it unchanged through its own descriptor); ``off`` nowhere (a read-only cache).
     Written with ``pwrite`` (the file's offset is its readers'); after the first failure (a full
     disk) nothing more is written — the chunks not written stay in memory, those written stay valid."""
 
@@ -237,13 +239,30 @@ class Sink:
         self.path, self.keep, self.mode, self.fd, self.old = path, keep, mode, fd, old
         self.pos, self.wrote, self.stopped = keep, False, mode == "off"
         self.tmp = path.with_suffix(".tmp")
-        if mode == "fresh":
+        if mode in ("fresh", "copy"):
+            src, self.fd = fd, None
             try:
                 self.fd = os.open(self.tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
                 self.pos = 0
-                self._put(header())
+                if mode == "fresh":
+                    self._put(header())
+                else:
+                    assert src is not None
+                    self._copy(src, keep)
             except OSError:
                 self.stopped = True
+                if self.fd is not None:
+                    os.close(self.fd)
+                    self.fd = None
+                self.tmp.unlink(missing_ok=True)
+
+    def _copy(self, src: int, n: int) -> None:
+        """The first ``n`` bytes of the file ``src`` is open on, written at this file's start."""
+        while self.pos < n:
+            got = os.pread(src, min(n - self.pos, 1 << 20), self.pos)
+            if not got:
+                raise OSError(f"{self.path}: the cache ended at byte {self.pos:,} while copied")
+            self._put(got)
 
     def _put(self, data: Any) -> None:
         view = memoryview(data).cast("B")
@@ -277,15 +296,15 @@ class Sink:
         if self.fd is None:
             return
         try:
-            if self.mode == "fresh":
+            if self.mode in ("fresh", "copy"):
                 os.replace(self.tmp, self.path)
                 if self.old is not None:
                     self.old.unlink(missing_ok=True)  # the pickled cache of format <= 5
             elif self.mode == "append" and not self.wrote and os.fstat(self.fd).st_size != self.keep:
                 os.ftruncate(self.fd, self.keep)
         except OSError:
-            if self.mode == "fresh":
+            if self.mode in ("fresh", "copy"):
                 self.tmp.unlink(missing_ok=True)  # what was written is still read through the open file
-        if self.mode == "fresh":
+        if self.mode in ("fresh", "copy"):
             os.close(self.fd)
         self.fd = None

@@ -122,6 +122,40 @@ def test_repeated_ids_and_hash_clashes_across_dropped_blocks(tmp_path, monkeypat
     assert info == {"cached": 200, "parsed": 100} and list(got) == ref_in and out == ref_out
 
 
+def test_a_locked_out_reader_still_reads_its_chunks_after_the_owner_parses_them_again(tmp_path, monkeypatch):
+    """Reader B finds the lock taken and defers the cache's chunks (16 small ones after big ones);
+    then owner A parses those small chunks again as one. B reads back the bytes it checked: A wrote
+    the new cache as a copy instead of rewriting the file B holds (rewritten in place, B's read-back
+    failed its CRC: "delete the file and run again" on a healthy cache)."""
+    import fcntl
+
+    monkeypatch.setattr(journal_cache, "_ROWS", 64)  # big chunks of 64 rows, small ones of fewer than 4
+    folder, lines = _folder(tmp_path, 500, 300)
+    meta = load_meta(folder)
+    ok, bots = in_schedule(meta), meta["bots"]
+    journal_cache.read(folder, ok, bots)
+    for k in range(300, 300 + journal_cache.COALESCE):  # 16 small chunks of one record each
+        with open(folder / "matches.jsonl", "ab") as f:
+            f.write(lines[k])
+        journal_cache.read(folder, ok, bots)
+    at = 300 + journal_cache.COALESCE
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(lines[at])
+    with open(folder / "matches.jsonl", "rb") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        b_view, b_out, _t, b_info = journal_cache.read(folder, ok, bots)  # B: reads, writes nothing
+    ref_in, ref_out, _ = reference(folder, meta)
+    assert isinstance(b_view.cols, DeferredColumns) and not b_view.cols.loaded
+    assert b_info == {"cached": at, "parsed": 1}
+    with open(folder / "matches.jsonl", "ab") as f:
+        f.write(lines[at + 1])
+    a_view, _o, _t, a_info = journal_cache.read(folder, ok, bots)  # A: the 16 small chunks again, as one
+    assert a_info == {"cached": 300, "parsed": journal_cache.COALESCE + 2}
+    assert list(b_view) == ref_in and b_out == ref_out  # B's chunks read back now
+    assert list(a_view) == reference(folder, meta)[0]
+    assert journal_cache.read(folder, ok, bots)[3] == {"cached": at + 2, "parsed": 0}
+
+
 def test_many_small_chunks_are_parsed_again_as_one(tmp_path):
     folder, lines = _folder(tmp_path, 500, 300)
     meta = load_meta(folder)
