@@ -4,9 +4,11 @@
 leaderboard`` reads) goes through here instead of building a :class:`arena.record.MatchRecord`
 per item: the records it can take from the columns — plain ones (:meth:`arena.columns.Columns.append`)
 with status ``ok`` whose two sides are one bot each (two players, or ``partners: self``) — are
-rated by :meth:`arena.ratings.Rater.pair` from their bot codes and ranks, their prefix digest
+rated by :meth:`arena.ratings.Rater.pair` from their bot codes and ranks (two sides of several
+bots — ``partners: mixed`` — by :meth:`arena.ratings.Rater.update` of the sides built from the
+seat codes, as :meth:`~arena.ratings.Rater.record` does), their prefix digest
 fed from the id and fingerprint bytes, their tie counts taken with numpy; every other record
-(free-for-all, ``partners: mixed``, forfeits, records kept whole) is built and goes through
+(free-for-all, forfeits, records kept whole) is built and goes through
 :meth:`arena.ratings.Rater.record` and :func:`arena.checkpoint._feed` as before. So the
 ratings, the moves, the tie counts and the chained digests are **the same values** as the
 record path's (``tests/ratings/test_replay_columns.py``): a checkpoint written by either
@@ -46,7 +48,10 @@ class _Slice:
 
     :ivar fast: per record, whether it takes :meth:`Rater.pair` (plain, ``ok``, two one-bot sides).
     :ivar a, b: bot codes of the two sides (fast records; 0 otherwise).
-    :ivar ra, rb: their side ranks.
+    :ivar ra, rb: their side ranks (fast and team records).
+    :ivar team: per record, whether it takes :meth:`Rater.update` from its seat codes (plain, ``ok``,
+        two sides, one of them of several bots: ``partners: mixed``).
+    :ivar tdef, s_lo: a team record's teams (index into :attr:`teams`) and its first seat's place.
     """
 
     def __init__(self, view: RecordView, lo: int, hi: int) -> None:
@@ -75,6 +80,10 @@ class _Slice:
         #: plain records played to the end: (tied adjacent side pairs, side pairs) of all of them
         self.tied = self.pairs = 0
         self.counted = np.zeros(m, dtype=bool)
+        self.team = np.zeros(m, dtype=bool)
+        self.tdef = np.zeros(m, dtype=np.int64)
+        self.teams: list[tuple[tuple[int, ...], ...]] = []
+        self.s_lo = s_lo
         cand = plain & (status == ok)
         if cand.any():
             keys = np.unique(np.stack([game[cand], nseat[cand]], axis=1), axis=0)
@@ -99,6 +108,12 @@ class _Slice:
                 self.fast[pick] = True
                 self.a[pick], self.b[pick] = first[0][single], first[1][single]
                 self.ra[pick], self.rb[pick] = side[single, 0], side[single, 1]
+                many = sel[~single]
+                if len(many):
+                    self.team[many] = True
+                    self.tdef[many] = len(self.teams)
+                    self.teams.append(teams)
+                    self.ra[many], self.rb[many] = side[~single, 0], side[~single, 1]
         idend, fpend = _np(cols.id_end), _np(cols.fp_end)
         prev = np.maximum(rows - 1, 0)
         self.i1, self.f1 = idend[rows].astype(np.int64), fpend[rows].astype(np.int64)
@@ -143,24 +158,33 @@ def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: di
     ``marks`` (positions from ``offset``), append the moves to ``history`` (if not None), add the
     tie counts to ``counts``."""
     cols = view.cols
-    names, ids, fps = cols.names, cols.ids, cols.fps
+    names, ids, fps, seats = cols.names, cols.ids, cols.fps, cols.seats
     marks = set(marks)
     blake2b = hashlib.blake2b
-    pair, record = rater.pair, rater.record
+    pair, record, update = rater.pair, rater.record, rater.update
     tails: dict[tuple[int, int, int], bytes] = {}
     for lo, sl in _slices(view, start):
         if counts is not None:
             counts[0] += sl.tied
             counts[1] += sl.pairs
         d = h.d
-        fast = sl.fast.tolist()
+        # 1: Rater.pair, 2: Rater.update of the seats' sides (as Rater.record), 0: the record built
+        kind = (sl.fast + 2 * sl.team).tolist()
+        tdef, s_lo, teams = sl.tdef.tolist(), sl.s_lo.tolist(), sl.teams
         keys = list(zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist()))
-        for k, (fa, a, b, i0, i1, f0, f1, key) in enumerate(zip(fast, sl.a.tolist(), sl.b.tolist(), sl.i0.tolist(),
+        for k, (fa, a, b, i0, i1, f0, f1, key) in enumerate(zip(kind, sl.a.tolist(), sl.b.tolist(), sl.i0.tolist(),
                                                                   sl.i1.tolist(), sl.f0.tolist(), sl.f1.tolist(), keys)):
             moved: dict[str, tuple[float, float]] | None = {} if history is not None else None
             if fa:
                 _, ra, rb = key
-                pair(names[a], names[b], ra, rb, moved)
+                if fa == 1:
+                    pair(names[a], names[b], ra, rb, moved)
+                else:  # MatchRecord.sides: per team its distinct bots in seat order
+                    at = s_lo[k]
+                    got = update(tuple(tuple(dict.fromkeys([names[seats[at + s]] for s in t])) for t in teams[tdef[k]]),
+                                 (ra, rb))
+                    if moved is not None:
+                        moved.update(got)
                 tail = tails.get(key)
                 if tail is None:
                     tail = tails[key] = _SEP + names[key[0]].encode() + _SEP + str(key[1:]).encode()
@@ -196,7 +220,7 @@ def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
     for lo, sl in _slices(v):
         d = h.d
         keys = list(zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist()))
-        for k, (fa, i0, i1, f0, f1, key) in enumerate(zip(sl.fast.tolist(), sl.i0.tolist(), sl.i1.tolist(),
+        for k, (fa, i0, i1, f0, f1, key) in enumerate(zip((sl.fast | sl.team).tolist(), sl.i0.tolist(), sl.i1.tolist(),
                                                           sl.f0.tolist(), sl.f1.tolist(), keys)):
             if fa:
                 tail = tails.get(key)
