@@ -4,8 +4,9 @@
 deal, then every credit (:func:`credits`), every ``ok`` reward, the pairs that met, the batch
 fit's results and the faults — each list in file order (within a record in the order
 :class:`arena.tallies.Tallies` adds them). The plain records of an
-:class:`arena.columns.RecordView` (``ok``, no faults, one seat a side, distinct bots) are read
-straight from its columns without building a record; the others are built and read one by one.
+:class:`arena.columns.RecordView` (``ok``, no faults, a distinct bot in every seat, sides of equal
+size: one bot each or partnerships) are read straight from its columns without building a record;
+the others are built and read one by one.
 Both give the same events (``tests/scale/test_tallies.py``).
 
 :class:`Sorted` and :func:`number` number keys (lineup hashes, blocks, slots) in order of first
@@ -314,7 +315,9 @@ class _Bulk:
 
 def _bulk(view: Any, lo: int, hi: int, names: _Codes, lineups: _Codes, shapes: _Codes, pats: _Codes,
           fld: set[str]) -> _Bulk | None:
-    """The events of the plain rows of ``view[lo:hi]`` from its columns (None: none is plain)."""
+    """The events of the plain rows of ``view[lo:hi]`` from its columns (None: none is plain):
+    ``ok``, the chunk's commonest game and player count, distinct bots in the seats, sides of
+    equal size (one bot each, or partnerships such as ``partners: mixed``)."""
     cols, rows = view.cols, view.rows[lo:hi]
     if not len(rows):
         return None
@@ -329,8 +332,9 @@ def _bulk(view: Any, lo: int, hi: int, names: _Codes, lineups: _Codes, shapes: _
         return None
     g0, p = int(game[ok][0]), int(nseat[ok][0])  # the commonest case: the journal's game and players
     teams = teams_of(cols.names[g0], p)
-    if any(len(t) != 1 for t in teams) or p < 2:
-        return None
+    size = len(teams[0]) if teams else 0
+    if p < 2 or len(teams) < 2 or any(len(t) != size for t in teams):
+        return None  # sides of unequal sizes: built one by one
     ok &= (game == g0) & (nseat == p)
     k = np.flatnonzero(ok)
     s = np.frombuffer(cols.seats, np.int32)[start[k, None] + np.arange(p)].astype(np.int64)
@@ -344,7 +348,8 @@ def _bulk(view: Any, lo: int, hi: int, names: _Codes, lineups: _Codes, shapes: _
     rest = np.flatnonzero(~plain)
     ranks = np.frombuffer(cols.ranks, np.int64)[cols._rank_at[rows[k], None] + np.arange(p)]
     u, inv = _unique_rows(ranks)
-    side = [t[0] for t in teams]
+    side = [t[0] for t in teams]  # a side's rank is its first seat's
+    order = [i for t in teams for i in t]  # the fit's bots flat, side by side (MatchRecord.sides)
     rew = np.array([rank_rewards(list(r), teams) for r in u.tolist()], np.float64).reshape(len(u), p)
     pat = np.array([pats(tuple(int(r[i]) for i in side)) for r in u.tolist()], np.int64)
     width = fixed.shape[1]
@@ -363,7 +368,7 @@ def _bulk(view: Any, lo: int, hi: int, names: _Codes, lineups: _Codes, shapes: _
     infield = np.array([n in fld for n in names.table], bool)
     rated = infield[s].all(axis=1)
     return _Bulk(k, rest, s, ranks, rew[inv], lcode, np.frombuffer(cols.deal, np.int64)[rows[k]],
-                 pairs, k[rated], pat[inv][rated], s[rated][:, side], shapes((p, 1)))
+                 pairs, k[rated], pat[inv][rated], s[rated][:, order], shapes((len(teams), size)))
 
 
 def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

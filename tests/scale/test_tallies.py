@@ -253,6 +253,53 @@ def test_the_columns_path_gives_the_record_by_record_counters_bit_for_bit(tmp_pa
     assert {b: (s["matches"], s["wins"]) for b, s in t.bot_stats().items()} == ref
 
 
+def _partnership_records(tmp_path, n: int, bots: int, seed: int):
+    """Four-player partnership records (seats 0+2 against 1+3, four distinct bots) with a forfeit,
+    a tie, a bot in both seats of a side and a two-player record among them."""
+    src = tmp_path / "p4"
+    bench.make_journal(src, n, bots, 4, seed=seed)
+    recs = [json.loads(x) for x in (src / "matches.jsonl").read_bytes().splitlines()]
+    for r in recs:
+        r["move_ms"] = []
+    recs[5]["status"] = "forfeit"
+    recs[5]["faults"] = [{"seat": 2, "bot": recs[5]["seats"][2], "class": "illegal", "move": 4, "detail": "x"}]
+    recs[9]["outcome"]["ranks"] = [0, 0, 0, 0]
+    recs[13]["seats"][2] = recs[13]["seats"][0]  # partners: self — one bot for the side
+    recs[17]["seats"], recs[17]["bot_versions"] = recs[17]["seats"][:2], recs[17]["bot_versions"][:2]
+    recs[17]["outcome"] = {"ranks": [1, 0], "scores": [0.0, 1.0]}
+    (src / "matches.jsonl").write_bytes(b"".join((json.dumps(r) + "\n").encode() for r in recs))
+    return read_records(src), json.loads((src / "tournament.json").read_text())["bots"]
+
+
+@pytest.mark.parametrize("chunk", [tallies.CHUNK, 37])
+def test_partnerships_read_from_the_columns_give_the_record_by_record_counters(tmp_path, chunk, monkeypatch):
+    """Partnership records with a distinct bot in every seat go by the columns (the bulk path),
+    and give the counters, results for the fit (both sides' bots, side by side) and pairs of the
+    records built one by one, bit for bit."""
+    from arena import tallies_events
+    from arena.columns import view_of
+    from arena.design_matrix import record_results
+
+    monkeypatch.setattr(tallies, "CHUNK", chunk)
+    recs, bots = _partnership_records(tmp_path, 300, 12, 3)
+    view = view_of(recs)
+    ev = tallies_events._bulk(view, 0, len(view), tallies_events._Codes(view.cols.names), *(
+        tallies_events._Codes() for _ in range(3)), set(bots))
+    assert ev is not None and len(ev.k) > 250 and {5, 13, 17} <= set(ev.rest.tolist())
+    assert ev.r_flat.shape[1] == 4  # both partnerships' bots
+    a = tallies.Tallies(bots).add_all(recs).arrays()
+    b = tallies.Tallies(bots).add_all(view).arrays()
+    half = tallies.Tallies(bots).add_all(view[:101]).add_all(view[101:]).arrays()
+    assert a.keys() == b.keys() == half.keys()
+    for k in a:
+        assert a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]) and np.array_equal(a[k], half[k]), k
+    e = tallies_events.events_of(view, 0, len(view), set(bots), lambda r: record_results(r, False))
+    r0 = recs[0]
+    got = [e.names[c] for c in e.r_flat[:4]]
+    assert e.r_rec[0] == 0 and got == [b for side in r0.sides for b in side]
+    assert e.r_pats[e.r_pat[0]] == r0.side_ranks and e.r_shapes[e.r_shape[0]] == (2, 2)
+
+
 def test_the_checkpoint_is_no_pickle_and_a_foreign_or_old_one_is_rebuilt(tmp_path):
     """``checkpoint-tables.npz`` holds arrays only (loads with ``allow_pickle=False``); a file
     with a pickled object inside, a cut one or another layout is ignored and rebuilt; the old
