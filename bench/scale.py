@@ -2,8 +2,8 @@
 
 For each size it writes ``results/<name>/matches.jsonl`` + ``tournament.json`` (records made by
 :func:`arena.journal.record_of`'s layout: seats, outcome, move_ms, actions, ...), then measures
-``arena leaderboard --format csv`` (``--format``) in a fresh process: wall time, CPU (user+sys) and
-peak RSS (``wait4`` rusage). Rows:
+``arena leaderboard --format csv`` (``--format``) in a fresh process: wall time, CPU (user+sys,
+``wait4`` rusage) and peak RSS (the process's own ``VmHWM``: :data:`PEAK`). Rows:
 
 * ``full``: a full rebuild (no checkpoint or cache in the folder);
 * ``+1% incr.``: 1% more records appended, the full rebuild's checkpoints and caches present
@@ -114,17 +114,39 @@ def make_journal(folder: Path, n: int, n_bots: int, players: int, start: int = 0
     meta_path.write_text(json.dumps(meta))
 
 
+#: runs ``python -m MOD ARGS`` or ``python -c CODE ARGS`` and writes its own peak RSS (``VmHWM`` of
+#: its address space) to stderr at exit. ``wait4``'s ``ru_maxrss`` is not the child's own: a child
+#: started by ``vfork`` + ``exec`` from this (large) process inherits this process's peak.
+PEAK = """import atexit, runpy, sys
+def _peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("\\nVmHWM-kB " + line.split()[1] + "\\n")
+atexit.register(_peak)
+how, what = sys.argv[1], sys.argv[2]
+sys.argv = [what, *sys.argv[3:]]
+if how == "-m":
+    runpy.run_module(what, run_name="__main__", alter_sys=True)
+else:
+    exec(compile(what, "<bench>", "exec"), {"__name__": "__main__"})
+"""
+
+
 def measure(cmd: list[str]) -> dict:
-    """Wall s, CPU s and peak RSS MB of one child process (``wait4`` rusage)."""
+    """Wall s, CPU s (``wait4`` rusage) and peak RSS MB (the child's own ``VmHWM``, :data:`PEAK`) of
+    one child process ``[python, -m|-c, MOD|CODE, *args]``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen([cmd[0], "-c", PEAK, *cmd[1:]], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    err_b = p.stderr.read() if p.stderr else b""
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
-    err = p.stderr.read().decode() if p.stderr else ""
+    err = err_b.decode(errors="replace")
     if status != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {err[-2000:]}")
-    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024}
+    peak = [ln.split()[1] for ln in err.splitlines() if ln.startswith("VmHWM-kB ")]
+    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": int(peak[-1]) / 1024}
 
 
 FORMAT = "csv"
