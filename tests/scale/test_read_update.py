@@ -74,6 +74,33 @@ def test_holds_equals_get(widths, size):
     assert got.tolist() == want and sum(want) >= min(size, 3) and 0 in want
 
 
+@pytest.mark.parametrize("widths", ["one", "many", "unsorted"])
+def test_a_few_new_lines_are_looked_up_as_get_does(widths):
+    """A few pairs against a large schedule (an update's new lines) skip the hash index: one sorted
+    search of every id when the ids have one width, else one lookup each — both say what get says."""
+    rng = random.Random(7)
+    if widths == "many":
+        schedule = {f"t/b{'é' * rng.randrange(3)}{i}/d{rng.randrange(10**5)}": f"{i:x}" for i in range(70_000)}
+    else:
+        schedule = {f"t/b{i:06d}+b{rng.randrange(10**6):06d}/d{rng.randrange(10**5):05d}": f"{i:016x}"
+                    for i in range(70_000)}
+    cs = _compact(schedule)
+    if widths == "unsorted":
+        ids = list(schedule)
+        rng.shuffle(ids)
+        cs = CompactSchedule({"count": len(ids), "ids": "\n".join(ids), "fingerprints": "\n".join(schedule[i] for i in ids)})
+    pairs = _queries(rng, schedule, 900) + [(k, schedule[k]) for k in (min(schedule), max(schedule))]
+    cut = [0, *_blobs(pairs)[1]]
+    searched = cs._search(_blobs(pairs)[0], cut)
+    assert (searched is not None) == (widths == "one")
+    got = cs.holds(*_blobs(pairs))
+    assert not hasattr(cs, "_index_cache")  # no index built for a few pairs
+    want = [int(cs.get(a) == b) for a, b in pairs]
+    assert got.tolist() == want and (widths == "unsorted" or 300 < sum(want) < len(want))
+    if searched is not None:
+        assert searched.tolist() == [cs._find(a) for a, _ in pairs]
+
+
 def test_holds_falls_back_to_get_when_the_join_cannot_decide(monkeypatch):
     rng = random.Random(5)
     schedule = {f"t/{i}/d{rng.randrange(10**6)}": f"{i:x}" for i in range(2000)}
