@@ -43,8 +43,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from arena import leverage, stats, twoside
 from arena.design_matrix import Design, RankCodes, build_design, dense_ranks, record_results  # noqa: F401 (re-exported)
@@ -126,9 +124,11 @@ def _grad_hess(d: Design | TwoSide, w: np.ndarray, beta: np.ndarray, lam: float)
     stage block (:func:`_info_dense`: equal bit for bit to the sparse products, a block's
     temporaries instead of copies of the whole design); beyond, by sparse products. Two-side
     results (:class:`arena.twoside.TwoSide`, every weight 1): :func:`arena.twoside.grad_info`."""
-    if isinstance(d, TwoSide):
+    if isinstance(d, TwoSide):  # dense, as a CSC copy of it would give it back (-0.0 as 0.0): no scipy.sparse
         g, hd = twoside.grad_info(d, beta, lam)
-        return g, sp.csc_matrix(hd)
+        return g, hd + 0.0
+    import scipy.sparse as sp  # only here and for the generic design (0.3 s to import)
+
     p, _ = _softmax(d, d.x @ beta)
     wc = np.repeat(w, d.width)
     r = -wc * p
@@ -166,6 +166,8 @@ def _outer_add(out: np.ndarray, x: Any, w: np.ndarray, n_p: int) -> None:
 def _info_dense(d: Design, w: np.ndarray, p: np.ndarray, lam: float) -> np.ndarray:
     """``(P, P)`` the penalised information ``Xᵀ diag(w p) X − Σ_s w_s x̄_s x̄_sᵀ + λI`` (``x̄_s``
     the stage's probability-weighted mean row), accumulated a block of stages at a time."""
+    import scipy.sparse as sp
+
     n_p = d.n_params
     h1, h2 = np.zeros(n_p * n_p), np.zeros(n_p * n_p)
     step = max(1, BLOCK_ROWS // d.width)
@@ -192,10 +194,29 @@ def _solve(h: Any, g: np.ndarray) -> np.ndarray:
     """``h⁻¹ g`` for the (symmetric, positive definite) negative Hessian ``h`` (sparse): a dense
     solve when it is dense enough or small (a field of 1,000 bots where everyone met hundreds
     of others: 30 ms instead of SuperLU's 0.7 s), else a sparse one (a field of few opponents each)."""
+    import scipy.sparse.linalg as spla
+
     n = h.shape[0]
-    if n <= 3000 and h.nnz >= DENSE_FROM * n * n:
-        return np.linalg.solve(h.toarray(), g)
-    return spla.spsolve(h.tocsc(), g, permc_spec="MMD_AT_PLUS_A")
+    if n <= 3000 and _nnz(h) >= DENSE_FROM * n * n:
+        return np.linalg.solve(_dense(h), g)
+    return spla.spsolve(_csc(h), g, permc_spec="MMD_AT_PLUS_A")
+
+
+def _nnz(h: Any) -> int:
+    """Stored entries of a sparse ``h``; nonzero entries of a dense one (what its CSC copy stores)."""
+    return int(np.count_nonzero(h)) if isinstance(h, np.ndarray) else int(h.nnz)
+
+
+def _dense(h: Any) -> np.ndarray:
+    """``h`` as a dense array (a sparse one converted; a dense one as it is)."""
+    return h if isinstance(h, np.ndarray) else h.toarray()
+
+
+def _csc(h: Any) -> Any:
+    """``h`` as a CSC matrix."""
+    import scipy.sparse as sp
+
+    return sp.csc_matrix(h) if isinstance(h, np.ndarray) else h.tocsc()
 
 
 def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | None = None, lam: float = RIDGE,
@@ -236,7 +257,7 @@ def newton(d: Design | TwoSide, w: np.ndarray | None = None, beta: np.ndarray | 
     if polish and h is not None:
         got = _chord_steps(d, beta, _factor(h), lam, 40)
         beta = beta if got is None else got
-    return beta, _grad_hess(d, w, beta, lam)[1].toarray() if info else None
+    return beta, _dense(_grad_hess(d, w, beta, lam)[1]) if info else None
 
 
 def chord(d: Design | TwoSide, beta: np.ndarray, info: np.ndarray, lam: float = RIDGE, max_iter: int = 40) -> np.ndarray | None:
@@ -267,10 +288,12 @@ def _factor(h: Any) -> Any:
     import scipy.linalg as sla
 
     n = h.shape[0]
-    if n <= 3000 and h.nnz >= DENSE_FROM * n * n:
-        lu = sla.lu_factor(h.toarray(), check_finite=False)
+    if n <= 3000 and _nnz(h) >= DENSE_FROM * n * n:
+        lu = sla.lu_factor(_dense(h), check_finite=False)
         return lambda g: sla.lu_solve(lu, g, check_finite=False)
-    return spla.splu(h.tocsc(), permc_spec="MMD_AT_PLUS_A").solve
+    import scipy.sparse.linalg as spla
+
+    return spla.splu(_csc(h), permc_spec="MMD_AT_PLUS_A").solve
 
 
 def _centre_bots(b: np.ndarray, nb: int) -> None:
@@ -368,6 +391,8 @@ def sandwich(d: Design | TwoSide, beta: np.ndarray, lam: float = RIDGE, hess: li
         next fit's :func:`chord` preconditioner)."""
     if isinstance(d, TwoSide):
         return twoside.sandwich(d, beta, lam, hess, LEVERAGE_ADJUSTED)
+    import scipy.sparse as sp
+
     nb = d.n_bots
     p, _ = _softmax(d, d.x @ beta)
     r = -p  # G_b = Σ over its stages' rows of (chosen − p_row) · x_row
@@ -395,6 +420,8 @@ def _meat(d: Design, r: np.ndarray) -> np.ndarray:
     """``(n_bots, n_bots)`` ``Σ_b G_b G_bᵀ`` of the blocks' scores ``G_b = Σ_rows r_row x_row`` (bots'
     columns), a range of blocks at a time: each block's entries in the design's order, so each
     ``G_b`` and the sum are those of one sparse ``G`` over every block (``G.T @ G``) bit for bit."""
+    import scipy.sparse as sp
+
     nb = d.n_bots
     out = np.zeros(nb * nb)
     order = np.argsort(d.block, kind="stable")  # stages by block, in stage order within one
@@ -485,7 +512,7 @@ def _fit(d: Design | TwoSide, n_boot: int, seed: int, lam: float, beta0: np.ndar
         if got is None:
             got = newton(d, lam=lam, beta=start, tol=0.0, info=False, polish=True)[0]
         beta = np.round(got * GRID) / GRID
-        info = None if use_cov else _grad_hess(d, np.ones(d.n_stages), beta, lam)[1].toarray()
+        info = None if use_cov else _dense(_grad_hess(d, np.ones(d.n_stages), beta, lam)[1])
     else:
         beta, info = newton(d, lam=lam, beta=start)
     if isinstance(d, TwoSide):

@@ -11,10 +11,12 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 @lru_cache(maxsize=512)
@@ -154,6 +156,8 @@ def _coded_groups(sides: np.ndarray, ranks: RankCodes) -> tuple[dict[tuple[tuple
 def _design(sides: Any, dense: bool, groups: dict[tuple[tuple[int, ...], int], Any], pats: list[Any],
             blocks: Sequence[int], n_bots: int) -> Design:
     """The :class:`Design` of results grouped by ``(dense rank pattern, side size)``."""
+    import scipy.sparse as sp  # imported when a generic design is built (two-side fits need none)
+
     sides_: Any = sides
     max_tie = max((max(np.bincount(np.array(p))) for p in pats), default=1)
     rows, cols, vals, start, chosen, sblock = [], [], [], [], [], []
