@@ -18,7 +18,8 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 #: tables -> render/report_html -> results -> progress); cli on the roof.
 FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt", "schedule_file", "config_read",
-        "latency", "int_index", "results_folder", "leverage", "heap", "twoside", "design_matrix", "fit_summary"},
+        "latency", "int_index", "results_folder", "leverage", "heap", "twoside", "design_matrix", "fit_summary",
+        "journal_changes"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast", "times_checkpoint",
         "tallies_events", "fit_cache"},
     2: {"faults", "deferred_columns", "journal_chunks", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
