@@ -146,6 +146,8 @@ def measure(cmd: list[str]) -> dict:
     if status != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {err[-2000:]}")
     peak = [ln.split()[1] for ln in err.splitlines() if ln.startswith("VmHWM-kB ")]
+    if not peak:  # left by os._exit or a signal: no figure rather than the bench's own
+        raise SystemExit(f"{' '.join(cmd)} ended without reporting its peak RSS: {err[-2000:]}")
     return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mb": int(peak[-1]) / 1024}
 
 
