@@ -49,7 +49,7 @@ from arena.results_folder import discard
 
 NAME = "checkpoint.json"
 FIT_NAME = "checkpoint-fit.json"
-FORMAT = 2
+FORMAT = 3
 #: snapshot positions kept, as records before the end of the replay
 BACKOFFS = (0, 16, 256, 4096)
 

@@ -585,22 +585,6 @@ class RecordView(Sequence[MatchRecord]):
         """The fingerprint of record ``k`` (no record built)."""
         return self.cols.fingerprint(int(self.rows[k]))
 
-    def digest_bytes(self) -> Iterator[bytes]:
-        """Per record in order, ``f"{match_id}\\x1f{fingerprint}\\x1f{status}\\x1f{side_ranks}".encode()``
-        — the bytes :func:`arena.checkpoint._feed` hashes — without building the record."""
-        cols = self.cols
-        memo: dict[tuple, bytes] = {}
-        for i in self.rows.tolist():
-            if cols.shape[i] < 0 or not cols.shape[i] & 1:
-                rec = cols.record(i)
-                yield f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode()
-                continue
-            key = cols.side_key(i)
-            tail = memo.get(key)
-            if tail is None:
-                tail = memo[key] = f"\x1f{cols.names[key[0]]}\x1f{cols.side_ranks(i)}".encode()
-            yield cols.id_bytes(i) + b"\x1f" + cols.fp_bytes(i) + tail
-
     def replay_order(self, rate_forfeits: bool = False) -> RecordView:
         """The rated records (:meth:`MatchRecord.rated`) sorted by :meth:`MatchRecord.replay_key`,
         stably (equal keys keep their order) — what ``sorted(..., key=replay_key)`` gives, as a view.

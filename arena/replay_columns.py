@@ -83,7 +83,7 @@ class _Slice:
         self.team = np.zeros(m, dtype=bool)
         self.tdef = np.zeros(m, dtype=np.int64)
         self.teams: list[tuple[tuple[int, ...], ...]] = []
-        self.s_lo = s_lo
+        self.s_lo, self.s_hi = s_lo, s_hi
         cand = plain & (status == ok)
         if cand.any():
             keys = np.unique(np.stack([game[cand], nseat[cand]], axis=1), axis=0)
@@ -146,8 +146,27 @@ def ties(view: RecordView, stop: int | None = None) -> tuple[int, int]:
 
 def record_bytes(rec: MatchRecord) -> bytes:
     """What the chained prefix digest takes of a record (:func:`arena.checkpoint._feed`): match id,
-    fingerprint, status and side ranks, ``\x1f``-separated (the same bytes the columns give)."""
-    return f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}".encode()
+    fingerprint, status, side ranks, the seats' bots (``\x1e``-joined) and the faulty seats —
+    everything :meth:`arena.ratings.Rater.record` reads — ``\x1f``-separated (the same bytes the
+    columns give, :func:`_tail`)."""
+    return (f"{rec.match_id}\x1f{rec.fingerprint}\x1f{rec.status}\x1f{rec.side_ranks}\x1f"
+            f"{chr(0x1e).join(rec.seats)}\x1f{','.join(str(f.seat) for f in rec.faults)}").encode()
+
+
+def _tail(names: list[str], key: tuple[int, ...]) -> bytes:
+    """:func:`record_bytes` after the fingerprint for a plain record (no faults) of ``key`` =
+    ``(status code, side rank a, side rank b, *seat codes)``."""
+    return (_SEP + names[key[0]].encode() + _SEP + str(key[1:3]).encode() + _SEP
+            + "\x1e".join(names[c] for c in key[3:]).encode() + _SEP)
+
+
+def _keys(sl: _Slice, seats: Any) -> list[tuple[int, ...]]:
+    """Per record of ``sl``, ``(status code, side rank a, side rank b, *seat codes)`` (the key of
+    its :func:`_tail`; the seat codes are read for fast and team records only)."""
+    use = (sl.fast | sl.team).tolist()
+    lo, hi = sl.s_lo.tolist(), sl.s_hi.tolist()
+    return [(st, a, b, *seats[x:y]) if u else (st, a, b)
+            for st, a, b, u, x, y in zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist(), use, lo, hi)]
 
 
 def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: dict[int, dict[str, Any]],
@@ -171,12 +190,12 @@ def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: di
         # 1: Rater.pair, 2: Rater.update of the seats' sides (as Rater.record), 0: the record built
         kind = (sl.fast + 2 * sl.team).tolist()
         tdef, s_lo, teams = sl.tdef.tolist(), sl.s_lo.tolist(), sl.teams
-        keys = list(zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist()))
+        keys = _keys(sl, seats)
         for k, (fa, a, b, i0, i1, f0, f1, key) in enumerate(zip(kind, sl.a.tolist(), sl.b.tolist(), sl.i0.tolist(),
                                                                   sl.i1.tolist(), sl.f0.tolist(), sl.f1.tolist(), keys)):
             moved: dict[str, tuple[float, float]] | None = {} if history is not None else None
             if fa:
-                _, ra, rb = key
+                ra, rb = key[1], key[2]
                 if fa == 1:
                     pair(names[a], names[b], ra, rb, moved)
                 else:  # MatchRecord.sides: per team its distinct bots in seat order
@@ -187,7 +206,7 @@ def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: di
                         moved.update(got)
                 tail = tails.get(key)
                 if tail is None:
-                    tail = tails[key] = _SEP + names[key[0]].encode() + _SEP + str(key[1:]).encode()
+                    tail = tails[key] = _tail(names, key)
                 d = blake2b(d + ids[i0:i1] + _SEP + fps[f0:f1] + tail, digest_size=16).digest()
             else:
                 rec: MatchRecord = cols.record(int(sl.rows[k]))
@@ -211,7 +230,7 @@ def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
     """Feed ``view[:stop]`` into the chained digest ``h`` (:func:`record_bytes`, from the columns)
     and return the hex digest after each position in ``at`` (1-based)."""
     cols = view.cols
-    names, ids, fps = cols.names, cols.ids, cols.fps
+    names, ids, fps, seats = cols.names, cols.ids, cols.fps, cols.seats
     want = set(at)
     out: dict[int, str] = {}
     blake2b = hashlib.blake2b
@@ -219,13 +238,13 @@ def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
     v = view[:stop]
     for lo, sl in _slices(v):
         d = h.d
-        keys = list(zip(sl.status.tolist(), sl.ra.tolist(), sl.rb.tolist()))
+        keys = _keys(sl, seats)
         for k, (fa, i0, i1, f0, f1, key) in enumerate(zip((sl.fast | sl.team).tolist(), sl.i0.tolist(), sl.i1.tolist(),
                                                           sl.f0.tolist(), sl.f1.tolist(), keys)):
             if fa:
                 tail = tails.get(key)
                 if tail is None:
-                    tail = tails[key] = _SEP + names[key[0]].encode() + _SEP + str(key[1:]).encode()
+                    tail = tails[key] = _tail(names, key)
                 d = blake2b(d + ids[i0:i1] + _SEP + fps[f0:f1] + tail, digest_size=16).digest()
             else:
                 d = blake2b(d + record_bytes(cols.record(int(sl.rows[k]))), digest_size=16).digest()

@@ -2,8 +2,9 @@
 ``Rater.pair``) gives the record path's values bit for bit (issue 18): the scalar two-player
 update against the package's ``env.rate``; whole replays over a :class:`RecordView` (forfeits,
 ties, free-for-all, both partnerships, ``draw_probability: auto``, the mpmath fallback) against
-``ratings.rate`` on the records; the same checkpoint bytes; a checkpoint written by the code
-before this pass (``data/checkpoint-v2-main.json``) resumes to the same table; random
+``ratings.rate`` on the records; the same checkpoint bytes; a checkpoint written by the
+record path (``data/checkpoint-v3.json``) resumes to the same table, and not past an edited
+record's seats; random
 interruptions with the journal's vouched-for prefixes (the append-only path) and corruptions."""
 
 from __future__ import annotations
@@ -138,25 +139,35 @@ def test_checkpoints_are_the_same_bytes_on_both_paths(tmp_path):
     assert (tmp_path / "records" / checkpoint.NAME).read_bytes() == (tmp_path / "view" / checkpoint.NAME).read_bytes()
 
 
-def test_a_checkpoint_written_before_this_pass_resumes_to_the_same_table(tmp_path):
-    # data/checkpoint-v2-main.json: written by main's code (commit c9e270f, the record path) with
-    # checkpoint.replay(folder, recs[:500], BOTS, draw_probability=0.15, rate_forfeits=True, history=False)
-    # for the records below: its snapshots' digests are the record path's
+def test_a_checkpoint_written_by_the_record_path_resumes_to_the_same_table(tmp_path):
+    # data/checkpoint-v3.json: written by the record path (format 3: seats and faulty seats in the
+    # digest) with checkpoint.replay(folder, recs[:500], BOTS, draw_probability=0.15,
+    # rate_forfeits=True, history=False) for the records below; data/checkpoint-v2-main.json: the
+    # same call before format 3 (its digests do not cover the seats), refused and rebuilt
     recs = sorted(_mixed(600, 7), key=MatchRecord.replay_key)
-    old = json.loads((DATA / "checkpoint-v2-main.json").read_text())
-    changed = recs[:300] + [dataclasses.replace(recs[300], fingerprint="another")] + recs[301:]
-    late = sum(1 for r in recs[:300] if r.rated(True))  # rated records before the changed one
-    for more in (recs, changed):
+    old = json.loads((DATA / "checkpoint-v3.json").read_text())
+    at = 300
+    seats = recs[at].seats
+    changed = {"fingerprint": dataclasses.replace(recs[at], fingerprint="another"),
+               "seats": dataclasses.replace(recs[at], seats=seats[1:] + seats[:1])}
+    assert changed["seats"].seats != seats and changed["seats"].rated(True)
+    late = sum(1 for r in recs[:at] if r.rated(True))  # rated records before the changed one
+    ns = [s["n"] for s in old["snapshots"]]
+    for what, more in [("none", recs)] + [(k, recs[:at] + [r] + recs[at + 1:]) for k, r in changed.items()]:
         (tmp_path / checkpoint.NAME).write_text(json.dumps(old))
         got = checkpoint.replay(tmp_path, view_of(more), BOTS, draw_probability=0.15, rate_forfeits=True,
                                 history=False)
         assert got.ratings == ratings.rate(more, BOTS, draw_probability=0.15, rate_forfeits=True).ratings
         resumed = checkpoint.load(tmp_path)["resumed_from"]
-        ns = [s["n"] for s in old["snapshots"]]
-        if more is recs:  # every old snapshot's digest recomputed from the columns matched: the end one used
+        if what == "none":  # every old snapshot's digest recomputed from the columns matched: the end one used
             assert resumed == max(ns) > 400
         else:  # a record changed in the middle: the latest snapshot before it
-            assert resumed == max(n for n in ns if n <= late) > 0
+            assert resumed == max(n for n in ns if n <= late) > 0, what
+    (tmp_path / checkpoint.NAME).write_text((DATA / "checkpoint-v2-main.json").read_text())
+    assert checkpoint.load(tmp_path) is None
+    got = checkpoint.replay(tmp_path, view_of(recs), BOTS, draw_probability=0.15, rate_forfeits=True, history=False)
+    assert got.ratings == ratings.rate(recs, BOTS, draw_probability=0.15, rate_forfeits=True).ratings
+    assert checkpoint.load(tmp_path)["resumed_from"] == 0
 
 
 def _prefixes(ends: list[int]) -> list[tuple[int, str, int]]:

@@ -204,3 +204,27 @@ def test_the_history_sampled_at_the_source_gives_the_reports_points_exactly():
     assert got.history[-1] and got.history[0] == {} and got.ratings == ref.ratings
     small = checkpoint.replay(None, recs[:150], BOTS, draw_probability=0.1, history=True)
     assert small.history == rate(recs[:150], BOTS, draw_probability=0.1).history  # all kept
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_edited_seats_are_replayed_not_resumed(tmp_path, players):
+    """A journal whose records 20–180 had their seats rotated (the ranks kept: other winners) after
+    a first table: the checkpoint's prefix digest covers the seats (format 3), so the table is
+    the full rebuild's, not the one of the old seats."""
+    folder, clean = tmp_path / "t", tmp_path / "clean"
+    bench.make_journal(folder, 200, 6, players)
+    before = standings(folder, history=False)
+    assert (folder / checkpoint.NAME).exists()
+    journal = folder / "matches.jsonl"
+    lines = journal.read_text().splitlines()
+    for i in range(20, 180):
+        rec = json.loads(lines[i])
+        rec["seats"] = rec["seats"][1:] + rec["seats"][:1]
+        lines[i] = json.dumps(rec)
+    journal.write_text("\n".join(lines) + "\n")
+    clean.mkdir()
+    for name in ("matches.jsonl", "tournament.json"):
+        (clean / name).write_bytes((folder / name).read_bytes())
+    got, ref = standings(folder, history=False), standings(clean, history=False)
+    assert got.ratings.ratings == ref.ratings.ratings != before.ratings.ratings
+    assert_same_rows(got.rows, ref.rows)
