@@ -39,7 +39,7 @@ from arena.journal_changes import (
     recorded_settings,
     setting_changes,
 )
-from arena.record import MatchRecord
+from arena.record import MatchRecord, teams_of
 from engine import ENGINE_VERSION
 from engine.errors import CardArenaError
 
@@ -365,7 +365,28 @@ def _malformed(rec: Any) -> str | None:
         ranks = out["ranks"]
         if n and not (all(type(r) is int for r in ranks) and 0 <= min(ranks) and max(ranks) < n):
             return f"ranks {ranks[:8]!r} are not whole numbers from 0 (first) to {n - 1}"
-    return None
+    return _uneven_sides(rec)
+
+
+def _uneven_sides(rec: dict[str, Any]) -> str | None:
+    """Why a partnership record's sides cannot be rated (None if they can): every side must hold
+    the same number of distinct bots and no bot two sides — one bot per side (``partners: self``)
+    or disjoint teams (``partners: mixed``), the only seatings the schedule makes; the ratings and
+    the batch fit model a side as its distinct bots. A game the registry does not know is left to
+    the reader (:meth:`MatchRecord.from_json` names it)."""
+    seats = rec["seats"]
+    try:
+        teams = teams_of(rec["game"], len(seats))
+    except Exception:
+        return None
+    if all(len(t) < 2 for t in teams):
+        return None
+    sides = [{str(seats[s]) for s in t} for t in teams]
+    if len({len(s) for s in sides}) == 1 and sum(map(len, sides)) == len(set().union(*sides)):
+        return None
+    shown = " vs ".join("(" + ", ".join(str(seats[s]) for s in t) + ")" for t in teams)
+    return (f"sides {shown} differ in their number of bots or share a bot (a partnership record seats "
+            "one bot per side, partners: self, or disjoint teams, partners: mixed)")
 
 
 def parse_lines(path: Path, data: bytes, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,22 @@ def test_edited_seats_are_replayed_not_resumed(tmp_path, players):
     got, ref = standings(folder, history=False), standings(clean, history=False)
     assert got.ratings.ratings == ref.ratings.ratings != before.ratings.ratings
     assert_same_rows(got.rows, ref.rows)
+
+
+@pytest.mark.parametrize("seats, shown", [((0, 1, 0, 2), "(A, A) vs (B, C)"), ((0, 1, 2, 0), "(A, C) vs (B, A)")])
+def test_a_partnership_record_with_uneven_sides_is_refused_naming_its_line(tmp_path, seats, shown):
+    """Sides of unequal distinct bots, or a bot on both sides, are seatings the schedule never
+    makes and the side models cannot rate (the counters would shift every later result): the
+    reader refuses the line instead of misreading it."""
+    from arena.errors import JournalError
+
+    folder = tmp_path / "t"
+    bench.make_journal(folder, 60, 6, 4)
+    journal = folder / "matches.jsonl"
+    lines = journal.read_text().splitlines()
+    rec = json.loads(lines[40])
+    rec["seats"] = [["A", "B", "C"][s] for s in seats]
+    lines[40] = json.dumps(rec)
+    journal.write_text("\n".join(lines) + "\n")
+    with pytest.raises(JournalError, match=rf"matches.jsonl: line 41: sides {re.escape(shown)} differ"):
+        standings(folder, history=False)
