@@ -293,6 +293,8 @@ def view(workdir: str, binds: Sequence[str], files: Sequence[str] = ()) -> View:
         (out.inside if under(h, out.private) else out.outside).append(("hide", h, "0"))
     for f in sorted(set(files)):
         f = os.path.abspath(f)
-        if os.path.isfile(f) and seen(f) and not under(f, hidden) and not under(f, out.private):
-            out.outside.append(("null", f, "0"))
+        if os.path.isfile(f) and seen(f) and not under(f, hidden):
+            # a file in a private folder shows only through a bind back (e.g. the bot's cwd
+            # under /tmp holding the tournaments file): nulled after that bind
+            (out.inside if under(f, out.private) else out.outside).append(("null", f, "0"))
     return out

@@ -2,8 +2,10 @@
 submissions, readable in the sandbox; its ``salt:`` gave a bot every deal. The file named by
 :class:`arena.config.Tournament` is shown empty in a sandbox (``/dev/null`` bound over it).
 
-A real match spy vs random with the limits of a real tournaments file (under ``/var/tmp``, outside
-the private ``/tmp``); under ``none`` the same spy reads the salt, which shows the test sees it.
+A real match spy vs random with the limits of a real tournaments file — under ``/var/tmp``, outside
+the private ``/tmp``, and under ``/tmp`` with the spy working in the file's folder (bound back into
+the private ``/tmp``: the file is nulled after that bind, adversarial finding of session 11);
+under ``none`` the same spy reads the salt, which shows the test sees it.
 """
 
 from __future__ import annotations
@@ -35,10 +37,10 @@ bots:
 """
 
 
-@pytest.fixture
-def organiser():
-    """A folder outside /tmp holding the tournaments file, removed afterwards."""
-    d = tempfile.mkdtemp(prefix="cardarena-class-", dir="/var/tmp")
+@pytest.fixture(params=["/var/tmp", "/tmp"])
+def organiser(request):
+    """A folder holding the tournaments file (outside /tmp, or in it), removed afterwards."""
+    d = tempfile.mkdtemp(prefix="cardarena-class-", dir=request.param)
     os.chmod(d, 0o755)
     yield d
     shutil.rmtree(d, ignore_errors=True)
@@ -56,8 +58,9 @@ def test_the_tournaments_file_and_its_salt_are_unreadable(tmp_path, organiser, m
     lim = replace(t.limits(), sandbox=lim.sandbox, network=lim.network)
     results = tmp_path / "results" / "class"
     results.mkdir(parents=True)
-    bots = {"spy": BotSpec("spy", (sys.executable, SPY, "readhex", path.encode().hex()),
-                           cwd=os.path.dirname(SPY)), "random": RANDOM}
+    cwd = organiser if organiser.startswith("/tmp/") else os.path.dirname(SPY)  # the file's folder
+    bots = {"spy": BotSpec("spy", (sys.executable, SPY, "readhex", path.encode().hex()), cwd=cwd),
+            "random": RANDOM}
     s = replace(spec(["spy", "random"], deal=0, clock=CLOCK), limits=lim)
     (r,) = play_batch([s], bots, str(results))
     assert r.status == "ok", r.faults
