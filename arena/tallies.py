@@ -364,16 +364,21 @@ class Tallies:
         bootstrap's (:func:`arena.stats.bootstrap_ci`) below :data:`arena.stats.T_FROM` blocks,
         else :func:`arena.stats.block_t_cis`."""
         n = len(self.names)
-        sb, ss, sn = self.slot_bot.v, self.s_sum.v, self.s_n.v
-        has = sn > 0
-        m, lo, hi, nb = stats.block_t_cis(sb[has], ss[has], sn[has], n)
+        pos = np.flatnonzero(self.s_n.v > 0)
+        # each bot's blocks by (lineup, deal): the sums and the bootstrap do not depend on the
+        # journal's order (a shuffled journal gives the same digits)
+        blk = self.slot_block.v[pos]
+        canon = self._canon(self.block_lineup.v, self.block_deal.v) if len(pos) else np.zeros(0, np.int64)
+        sb = self.slot_bot.v[pos]
+        order = pos[_sort_by((sb.astype(np.int64), canon[blk]))]
+        del blk, canon
+        sb, ss, sn = self.slot_bot.v[order], self.s_sum.v[order], self.s_n.v[order]
+        m, lo, hi, nb = stats.block_t_cis(sb, ss, sn, n)
         small = np.flatnonzero((nb > 0) & (nb < stats.T_FROM))
         if len(small):
-            pos = np.flatnonzero(has)
-            order = pos[np.argsort(sb[pos], kind="stable")]  # each bot's blocks in first-seen order
-            cut = np.searchsorted(sb[order], np.arange(n + 1))
+            cut = np.searchsorted(sb, np.arange(n + 1))
             for j in small.tolist():
-                sel = order[cut[j]:cut[j + 1]]
+                sel = slice(cut[j], cut[j + 1])
                 m[j], lo[j], hi[j] = _bootstrap(ss[sel], sn[sel], seed=len(self.names[j]))
         out = {}
         mat, win, rs = self.matches.v.tolist(), self.wins.v.tolist(), self.rank_sum.v.tolist()
@@ -453,27 +458,29 @@ class Tallies:
 
     def _block_order(self) -> np.ndarray:
         """Per fit block (numbered in file order), its index when the blocks are sorted by
-        ``(lineup, deal)``: a numbering that does not depend on the journal's order. From
-        :data:`HASH_ORDER_FROM` blocks on the lineups are ordered by their names' 64-bit hashes
-        instead of the names (numpy, no Python sort of every block: the same independence of
-        the journal's order; the names are used if two lineups' hashes collide)."""
-        n_fit = len(self.fit_block_src)
+        ``(lineup, deal)``: a numbering that does not depend on the journal's order."""
         src = self.fit_block_src.v
-        lid = self.block_lineup.v[src]
-        deal = self.block_deal.v[src]
-        del src
-        new = np.empty(n_fit, dtype=np.int64)
-        if n_fit >= HASH_ORDER_FROM:
+        return self._canon(self.block_lineup.v[src], self.block_deal.v[src])
+
+    def _canon(self, lid: np.ndarray, deal: np.ndarray) -> np.ndarray:
+        """Per block given by its lineup code and deal, its index when they are sorted by
+        ``(lineup name, deal)``. From :data:`HASH_ORDER_FROM` blocks on the lineups are ordered by
+        their names' 64-bit hashes instead of the names (numpy, no Python sort of every block:
+        the same independence of the journal's order; the names are used if two lineups'
+        hashes collide)."""
+        n = len(lid)
+        new = np.empty(n, dtype=np.int64)
+        if n >= HASH_ORDER_FROM:
             lh = self.lineup_hash.v
             by_hash = np.argsort(lh, kind="stable")
             if not (lh[by_hash][1:] == lh[by_hash][:-1]).any():  # no two lineups' hashes collide
                 rank = np.empty(len(lh), np.int64)
                 rank[by_hash] = np.arange(len(lh))  # each lineup's place by hash
-                new[_sort_by((rank[lid], deal))] = np.arange(n_fit)
+                new[_sort_by((rank[lid], deal))] = np.arange(n)
                 return new
         names = [self._lineup_name(i) for i in range(len(self.lineup_hash))]
         keys = list(zip([names[i] for i in lid.tolist()], deal.tolist()))
-        new[sorted(range(n_fit), key=keys.__getitem__)] = np.arange(n_fit)
+        new[sorted(range(n), key=keys.__getitem__)] = np.arange(n)
         return new
 
     def contests(self) -> tuple[Any, Any, np.ndarray, int]:
