@@ -67,6 +67,9 @@ def run(
     from arena.results import export, outside_note, standings
 
     tournaments = cfg.select(cfg.load(config), tournament, all_, config)
+    for sub in tournaments[0].skipped:
+        err_console.print(f"[yellow]note:[/] {sub} holds no bot.yaml and no bot.py: not entered "
+                          "(README: Writing a bot; `arena doctor --config` lists it)")
     for t in [t for t in tournaments if t.model.mode == "sprt"]:  # regression tests run with `arena sprt`
         if tournament and t.name in tournament:
             raise CardArenaError(f"{config}: tournament {t.name!r} is an SPRT (mode: sprt); run it with "

@@ -269,6 +269,7 @@ class Tournament:
     :ivar model: the pydantic model (after merging defaults).
     :ivar bots: ``name -> BotSpec`` for the tournament's bots.
     :ivar root: the directory of the config file (bots' relative paths resolve there).
+    :ivar skipped: the ``bots: {from: DIR}`` subfolders that hold no bot.
     """
 
     def __init__(self, model: TournamentModel, bots: dict[str, BotSpec], root: Path, source: str) -> None:
@@ -276,6 +277,8 @@ class Tournament:
         self.bots = bots
         self.root = root
         self.source = source
+        #: ``bots: {from: DIR}`` subfolders holding no bot (said by the commands, not an error)
+        self.skipped: tuple[Path, ...] = ()
 
     @property
     def name(self) -> str:
@@ -337,7 +340,8 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
 
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: expected a mapping with keys 'bots' and 'tournaments'")
-    folders = expand_submissions(raw, path)
+    skipped: list[Path] = []
+    folders = expand_submissions(raw, path, skipped)
     try:
         fm = FileModel.model_validate(raw)
     except ValidationError as e:
@@ -418,6 +422,7 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
                                   "required, network deny, strict faults); remove them from the tournament, or "
                                   "drop the preset")
         out.append(Tournament(tm, {b: bots[b] for b in tm.bots}, root, str(path)))
+        out[-1].skipped = tuple(skipped)
     return out
 
 

@@ -136,10 +136,12 @@ def merge(base: dict, over: dict) -> dict:
 SUBMISSION_FILES = ("bot.yaml", "bot.py")
 
 
-def expand_submissions(raw: dict, path: Path) -> dict[str, Path]:
+def expand_submissions(raw: dict, path: Path, skipped: list[Path] | None = None) -> dict[str, Path]:
     """Expand ``bots: {from: DIR}`` (or a list of folders) in ``raw`` in place: every subfolder of
     DIR holding a ``bot.yaml`` (its ``cmd`` and other bot keys) or a ``bot.py`` (run as
-    ``python bot.py``) becomes a bot named after the folder, run in that folder.
+    ``python bot.py``) becomes a bot named after the folder, run in that folder; the other
+    subfolders (not starting with ``.``) are appended to ``skipped`` (the commands say so: a
+    student's folder without a bot is not dropped without a word).
 
     :returns: ``bot name -> its folder`` (the bots' working folder for relative paths).
     :raises ConfigError: naming the file and folder for a missing DIR, a bad ``bot.yaml``, a
@@ -161,6 +163,8 @@ def expand_submissions(raw: dict, path: Path) -> dict[str, Path]:
         for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
             entry = _submission(sub, path)
             if entry is None:
+                if skipped is not None and not sub.name.startswith("."):
+                    skipped.append(sub)
                 continue
             if sub.name in bots:
                 raise ConfigError(f"{path}: key 'bots.from': bot {sub.name!r} ({sub}) is declared twice")

@@ -354,7 +354,8 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
     :param only: check only these bots.
     :param on_bot: called as ``on_bot(k, total, name, passed, seconds)`` after each bot's check
         (the console's progress lines: a class of 150 bots takes minutes).
-    :returns: ``(rich table, every bot passed)``; bots in no tournament are listed as not checked.
+    :returns: ``(rich table, every bot passed)``; bots in no tournament are listed as not checked;
+        ``bots: {from: DIR}`` subfolders without a bot are rows ``NO BOT`` (and fail the check).
     :raises ConfigError: for the file (as :func:`arena.config.load`), or an unknown name in ``only``.
     """
     from rich.table import Table
@@ -392,4 +393,8 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
         table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, problem)
         if on_bot is not None:
             on_bot(k, len(todo), name, rep.passed, time.monotonic() - t0)
+    for sub in (tournaments[0].skipped if tournaments and not only else ()):  # a submission without a bot
+        ok = False
+        table.add_row(sub.name, "–", Text("NO BOT", style="bold red"),
+                      f"{sub} holds no bot.yaml and no bot.py (README: Writing a bot)")
     return table, ok

@@ -217,8 +217,9 @@ def mixing_line(mix: dict[str, Any]) -> str:
     lo, med, hi = mix["min"], mix["median"], mix["max"]
     span = f"{lo}" if lo == hi else f"{lo}–{hi}"
     med_s = f"{med:g}"
-    return (f"Design mixing: each bot met {span} distinct opponents (median {med_s}) of the "
-            f"{mix['possible']} others")
+    word = "opponent" if hi == 1 else "opponents"
+    return (f"Design mixing: each bot met {span} distinct {word} (median {med_s}) of the "
+            f"{mix['possible']} {'other' if mix['possible'] == 1 else 'others'}")
 
 
 def crosstable(records: Sequence[MatchRecord]) -> dict[str, dict[str, dict[str, float]]]:

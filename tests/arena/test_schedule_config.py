@@ -355,3 +355,20 @@ def test_a_numeric_bot_version_is_taken_as_text(tmp_path):
     assert t.bots["random"].version == "2"
     with pytest.raises(ConfigError, match="key 'bots.random.version'"):
         cfg.load(write(tmp_path, text.replace("version: 2", "version: true")))
+
+
+def test_a_validators_sentence_comes_without_pydantics_label(tmp_path):
+    text = BASE.replace("bots: [random, greedy, other]", "bots: [random, greedy, random]")
+    with pytest.raises(ConfigError) as e:
+        cfg.load(write(tmp_path, text))
+    msg = str(e.value)
+    assert "key 'bots': bot 'random' is listed twice" in msg and "Value error" not in msg, msg
+
+
+def test_design_mixing_line_counts_in_words():
+    from arena.tables import mixing_line
+
+    assert mixing_line({"min": 1, "median": 1, "max": 1, "possible": 1}) == (
+        "Design mixing: each bot met 1 distinct opponent (median 1) of the 1 other")
+    assert mixing_line({"min": 2, "median": 3, "max": 4, "possible": 9}) == (
+        "Design mixing: each bot met 2–4 distinct opponents (median 3) of the 9 others")

@@ -43,6 +43,7 @@ def test_every_submission_folder_becomes_a_bot(tmp_path):
     cfg = _class(tmp_path)
     (t,) = config.load(cfg)
     assert sorted(t.bots) == ["alice", "bob", "carol", "random"]
+    assert t.skipped == (tmp_path / "submissions" / "notes",)  # said by `arena run` and `arena doctor`
     assert t.bots["alice"].cmd == ("python", "bot.py") and t.bots["alice"].cwd == str(tmp_path / "submissions" / "alice")
     assert t.bots["bob"].cmd == ("sh", "bot.sh")
     (tmp_path / "submissions" / "random").mkdir()
@@ -75,6 +76,7 @@ def test_doctor_checks_every_bot_of_a_file_in_one_table(tmp_path):
     progress = re.findall(r"^\[(\d)/4\] (\w+): (pass|FAIL) \(\d+\.\d s\)$", out.stderr, re.M)
     assert [k for k, _, _ in progress] == ["1", "2", "3", "4"]
     assert {b: ok for _, b, ok in progress} == {"alice": "pass", "bob": "pass", "carol": "FAIL", "random": "pass"}
+    assert re.search(r"│ notes\s+│ –\s+│ NO BOT\s+│ .*holds no bot.yaml and no bot.py", out.stdout), out.stdout
     from rich.console import Console
 
     from arena.doctor import doctor_config
