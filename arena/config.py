@@ -88,6 +88,19 @@ class BotModel(_Strict):
     env: dict[str, str] = {}
     version: str | None = None
 
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, v: dict[str, str]) -> dict[str, str]:
+        """Environment names as a shell writes them and values without NUL (a process cannot get
+        others: the bot would never start, and every match of its lineups fail)."""
+        for k, x in v.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k):
+                raise ValueError(f"{k!r} is not an environment variable name (letters, digits and '_', "
+                                 "not starting with a digit)")
+            if "\0" in x or "\0" in k:
+                raise ValueError(f"the value of {k!r} holds a NUL character")
+        return v
+
     @field_validator("version", mode="before")
     @classmethod
     def _version_text(cls, v: Any) -> Any:
@@ -327,6 +340,20 @@ def load(path: str | Path) -> list[Tournament]:
     return load_data(read_yaml(path), path, path.resolve().parent)
 
 
+def _check_own_files(bots: dict[str, BotSpec], folders: dict[str, Path], path: Path) -> None:
+    """:raises ConfigError: for a bot whose ``cmd`` names a file in another bot's working folder
+    (:func:`arena.process.sandbox_view.foreign_files`)."""
+    from arena.process.sandbox_view import foreign_files
+
+    bad = foreign_files(bots.values())
+    if bad:
+        name, folder, owner = bad[0]
+        where = f" ({folders[name] / 'bot.yaml'})" if name in folders else ""
+        raise ConfigError(f"{path}: key 'bots.{name}.cmd'{where}: names a file in {folder}, the folder of bot "
+                          f"{owner!r}; a bot's command may name files of its own folder only (copy what it "
+                          "needs into it)")
+
+
 # 90 lines: one pass of checks in the order errors should be reported (split next time it grows)
 def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
     """Merge and validate a tournaments file already read (``raw``: its mapping), as :func:`load`.
@@ -355,6 +382,7 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
         bots[name] = BotSpec(name=name, cmd=tuple(bm.cmd), env=tuple(sorted(bm.env.items())),
                              fresh_process=bm.fresh_process, ask_forced=bm.ask_forced,
                              cwd=str(folders.get(name, root)), version=bm.version or "")
+    _check_own_files(bots, folders, path)
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)

@@ -85,7 +85,11 @@ def _plain(err: Any, model: type[BaseModel] | None) -> str:
         return f"{NAME_WORDS}, got {err.get('input')!r}"
     if kind == "missing":
         return "missing (this key is required)"
-    return str(err["msg"])
+    msg = str(err["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):  # a validator's own sentence, without pydantic's label
+        if msg.startswith(prefix):
+            return msg[len(prefix):]
+    return msg
 
 
 def validation_errors(e: ValidationError, limit: int = 3, model: type[BaseModel] | None = None) -> str:

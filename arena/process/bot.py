@@ -35,7 +35,13 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from arena.errors import BotCrashed, BotFault, ProtocolError
-from arena.process.launch import bot_env, prlimit_available, resolve_argv, wrapper_argv
+from arena.process.launch import (
+    bot_env,
+    env_assignments,
+    prlimit_available,
+    resolve_argv,
+    wrapper_argv,
+)
 from arena.process.reaping import TRACKER, make_subreaper, pid_running, reap_all, sweep_orphans
 from arena.process.sandbox import effective_mode, sandbox_binds
 from arena.process.stderr import StderrLog
@@ -146,7 +152,7 @@ class BotProcess:
         self.mode = effective_mode(limits)
         bot_argv = resolve_argv(spec)
         binds = sandbox_binds(spec, bot_argv) if self.mode != "none" else []
-        argv = wrapper_argv(limits, workdir, binds, self.mode) + bot_argv
+        argv = wrapper_argv(limits, workdir, binds, self.mode, env_assignments(spec)) + bot_argv
         if limits.bot_user and os.geteuid() == 0:
             pw = pwd.getpwnam(limits.bot_user)
             os.chown(workdir, pw.pw_uid, pw.pw_gid)
@@ -158,7 +164,7 @@ class BotProcess:
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=workdir, env=bot_env(spec, workdir), start_new_session=True, close_fds=True,
                 bufsize=0)
-        except OSError as e:
+        except (OSError, ValueError) as e:  # ValueError: a NUL in its command or env (the config refuses those)
             raise BotCrashed(f"bot {spec.name!r} could not start: {e}") from None
 
     # ------------------------------------------------------------ limits and state

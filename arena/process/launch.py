@@ -27,7 +27,7 @@ from arena.process.sandbox import (
 )
 from arena.specs import BotSpec, Limits
 
-__all__ = ["PROJECT_ROOT", "PY_NAMES", "SANDBOX_TMPFS", "bot_env", "hide_from_sandbox", "interpreter_kind",
+__all__ = ["PROJECT_ROOT", "PY_NAMES", "SANDBOX_TMPFS", "bot_env", "env_assignments", "hide_from_sandbox", "interpreter_kind",
            "on_path", "prlimit_available", "resolve_argv", "sandbox_binds", "script_index", "wrapper_argv"]
 
 #: command names that run under the arena's own interpreter.
@@ -111,20 +111,30 @@ def resolve_argv(spec: BotSpec) -> list[str]:
 
 
 def bot_env(spec: BotSpec, workdir: str) -> dict[str, str]:
-    """Exactly DESIGN's environment: the arena's ``PATH``, ``HOME`` = ``workdir``, ``LANG``,
-    ``PYTHONUNBUFFERED``, ``PYTHONHASHSEED`` and the bot's ``env`` keys."""
-    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": workdir, "LANG": "C.UTF-8",
-           "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
-    env.update(dict(spec.env))
-    return env
+    """The wrappers' environment: DESIGN's fixed keys — the arena's ``PATH``, ``HOME`` =
+    ``workdir``, ``LANG``, ``PYTHONUNBUFFERED``, ``PYTHONHASHSEED`` — and **not** the bot's
+    ``env`` keys: the wrappers (``prlimit``, ``setpriv``, the sandbox) run outside the sandbox,
+    as the arena's user, so a bot's ``LD_PRELOAD`` or ``PATH`` there would run its code
+    unconfined (adversarial finding). The bot's keys are set by the innermost wrapper
+    (:func:`env_assignments`, inside the sandbox)."""
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": workdir, "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0"}
+
+
+def env_assignments(spec: BotSpec) -> list[str]:
+    """The bot's ``env`` keys as ``NAME=VALUE`` operands of the innermost ``env`` wrapper (after
+    its ``--``): they reach the bot and nothing that runs outside its sandbox."""
+    return [f"{k}={v}" for k, v in spec.env]
 
 
 
-def wrapper_argv(limits: Limits, workdir: str, binds: Sequence[str] = (), mode: str | None = None) -> list[str]:
+def wrapper_argv(limits: Limits, workdir: str, binds: Sequence[str] = (), mode: str | None = None,
+                 assign: Sequence[str] = ()) -> list[str]:
     """The wrapper commands exec-ed before the bot, outermost first: ``prlimit`` (open files,
     CPU seconds), ``setpriv --pdeathsig KILL`` (the bot dies with the arena), the sandbox of
     ``mode`` (:func:`arena.process.sandbox.sandbox_argv`), the inner ``setpriv``
-    (``bot_user``, no capabilities), ``env --default-signal``.
+    (``bot_user``, no capabilities), ``env --default-signal`` with the bot's ``env`` keys
+    (``assign``: :func:`env_assignments`).
 
     :param binds: folders bound read-only into the sandbox after its private ``/tmp`` and
         ``/dev/shm`` are mounted (see :func:`arena.process.sandbox.sandbox_binds`).
@@ -154,8 +164,8 @@ def wrapper_argv(limits: Limits, workdir: str, binds: Sequence[str] = (), mode: 
     if _env_resets_signals():
         # ignored signals survive exec: a Ray worker ignores SIGCHLD, which breaks bots' wait()
         env.append("--default-signal")
-    if len(env) > 1:
-        out += [*env, "--"]
+    if len(env) > 1 or assign:
+        out += [*env, "--", *assign]
     return out
 
 

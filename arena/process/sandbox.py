@@ -218,6 +218,8 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     written to the host's ``/run/mount/utab``.
     """
     q = shlex.quote
+    # by absolute path: nothing a PATH could bring runs as the namespace's root before the covers
+    mount, mkdir = shutil.which("mount") or "/bin/mount", shutil.which("mkdir") or "/bin/mkdir"
     size = f"size={limits.max_disk_mb}m,mode=1777"
     v = view(workdir, binds, limits.hidden_files)
     tab = ["cardarena-scratch /dev/shm tmpfs size=65536,mode=0700 0 0"]
@@ -234,9 +236,9 @@ def unshare_script(limits: Limits, workdir: str, binds: Sequence[str]) -> str:
     tab.append(f"cardarena /dev/shm tmpfs {size} 0 0")
     fstab = os.path.join(workdir, ".cardarena-fstab")
     lines = ["set -e", "umask 022", "printf '%s\\n' " + " ".join(q(x) for x in tab) + f" > {q(fstab)}",
-             "mount -n -a -o remount,bind,ro 2>/dev/null || :",  # every inherited mount read-only
-             f"mount -n -a -T {q(fstab)}",
-             f"mkdir -p -m {_workdir_mode(limits)} {q(workdir)}",  # in the private /tmp
+             f"{q(mount)} -n -a -o remount,bind,ro 2>/dev/null || :",  # every inherited mount read-only
+             f"{q(mount)} -n -a -T {q(fstab)}",
+             f"{q(mkdir)} -p -m {_workdir_mode(limits)} {q(workdir)}",  # in the private /tmp
              f"cd {q(workdir)}"]
     # the bot is not the namespace's init (which gets no signal it has no handler for): sh
     # is, and exits with the bot's status (128 + N when killed by signal N)

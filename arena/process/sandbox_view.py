@@ -104,18 +104,50 @@ def program_folders(spec: BotSpec) -> set[str]:
     packages (:data:`PROJECT_SHARED`: the shipped bots live next to the SDK), the homes and
     ``/`` are never a bot's own (every bot may need them).
     """
+    return _own({os.path.abspath(spec.cwd), *_cmd_folders(spec)})
+
+
+def _cmd_folders(spec: BotSpec) -> set[str]:
+    """The folders of the files ``spec.cmd`` names (relative to its ``cwd``), as given and resolved."""
     cwd = os.path.abspath(spec.cwd)
-    cands = [cwd]
+    out = set()
     for a in spec.cmd:
         p = a if os.path.isabs(a) else os.path.join(cwd, a)
         if a and os.path.isfile(p):
-            cands += [os.path.dirname(os.path.abspath(p)), os.path.dirname(os.path.realpath(p))]
+            out |= {os.path.dirname(os.path.abspath(p)), os.path.dirname(os.path.realpath(p))}
+    return out
+
+
+def _own(cands: Iterable[str]) -> set[str]:
+    """``cands`` as real paths, without the folders every bot may need (see :func:`program_folders`)."""
     shared = set(os.environ.get("PATH", os.defpath).split(os.pathsep)) | homes() | {"/", *PROJECT_SHARED}
     prefixes = [sys.prefix, sys.base_prefix, os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
     # real paths: a folder reached through a symbolic link is hidden (and spared) as its target;
     # a mount cannot be made on the link itself
     real = {os.path.realpath(c) for c in cands}
     return {c for c in real if c not in shared and not under(c, SYSTEM_DIRS) and not under(c, prefixes)}
+
+
+def foreign_files(specs: Iterable[BotSpec]) -> list[tuple[str, str, str]]:
+    """Bots whose ``cmd`` names a file in another bot's working folder (``cwd``) outside their
+    own: ``(bot, folder, owner)`` each. Such a file's folder would be bound back into the bot's
+    sandbox over the cover that hides the owner's program (adversarial finding: a submission's
+    ``cmd: [python, bot.py, ../alice/bot.py]`` read alice's source); the config refuses them.
+    Bots sharing one working folder share it knowingly (docs/security.md)."""
+    specs = list(specs)
+    cwds = {s.name: os.path.realpath(s.cwd) for s in specs}
+    owners = {c: n for n, c in sorted(cwds.items(), reverse=True) if _own([c])}
+    out = []
+    for s in specs:
+        mine = cwds[s.name]
+        for f in sorted(_own(_cmd_folders(s))):
+            if under(f, [mine]):
+                continue
+            hit = [(c, n) for c, n in owners.items() if c != mine and under(f, [c])]
+            if hit:
+                c, n = max(hit, key=lambda x: len(x[0]))  # the deepest working folder holding it
+                out.append((s.name, f, n))
+    return out
 
 
 def homes() -> set[str]:

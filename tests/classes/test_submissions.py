@@ -141,3 +141,26 @@ def test_a_bad_key_in_a_bot_yaml_names_that_file(tmp_path):
         config.load(cfg)
     assert "key 'bots.bob.fresh_proces': unknown key (did you mean 'fresh_process'?)" in str(e.value)
     assert str(e.value).endswith(f"(bot 'bob' comes from {tmp_path / 'submissions' / 'bob' / 'bot.yaml'})")
+
+
+@pytest.mark.parametrize("how", ["path", "symlink"])
+def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
+    """Adversarial finding (session 12): ``cmd: [python, bot.py, ../alice/bot.py]`` made alice's
+    folder one of mallory's program folders, bound back into her sandbox over its cover: she read
+    alice's source. The config refuses a command naming a file in another bot's folder (also
+    through a symbolic link in her own)."""
+    cfg = _class(tmp_path)
+    mallory = tmp_path / "submissions" / "mallory"
+    mallory.mkdir()
+    (mallory / "bot.py").write_text("")
+    target = "../alice/bot.py"
+    if how == "symlink":
+        (mallory / "peek.py").symlink_to(tmp_path / "submissions" / "alice" / "bot.py")
+        target = "peek.py"
+    (mallory / "bot.yaml").write_text(f"cmd: [python, bot.py, {target}]\n")
+    with pytest.raises(ConfigError, match=r"key 'bots.mallory.cmd' \(.*mallory/bot.yaml\): names a file in "
+                                          r".*submissions/alice, the folder of bot 'alice'; a bot's command"):
+        config.load(cfg)
+    (mallory / "bot.yaml").write_text("cmd: [python, bot.py]\n")  # its own files only: accepted
+    (t,) = config.load(cfg)
+    assert "mallory" in t.bots
