@@ -340,20 +340,6 @@ def load(path: str | Path) -> list[Tournament]:
     return load_data(read_yaml(path), path, path.resolve().parent)
 
 
-def _check_own_files(bots: dict[str, BotSpec], folders: dict[str, Path], path: Path) -> None:
-    """:raises ConfigError: for a bot whose ``cmd`` names a file in another bot's working folder
-    (:func:`arena.process.sandbox_view.foreign_files`)."""
-    from arena.process.sandbox_view import foreign_files
-
-    bad = foreign_files(bots.values())
-    if bad:
-        name, folder, owner = bad[0]
-        where = f" ({folders[name] / 'bot.yaml'})" if name in folders else ""
-        raise ConfigError(f"{path}: key 'bots.{name}.cmd'{where}: names a file in {folder}, the folder of bot "
-                          f"{owner!r}; a bot's command may name files of its own folder only (copy what it "
-                          "needs into it)")
-
-
 # 90 lines: one pass of checks in the order errors should be reported (split next time it grows)
 def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
     """Merge and validate a tournaments file already read (``raw``: its mapping), as :func:`load`.
@@ -382,7 +368,6 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
         bots[name] = BotSpec(name=name, cmd=tuple(bm.cmd), env=tuple(sorted(bm.env.items())),
                              fresh_process=bm.fresh_process, ask_forced=bm.ask_forced,
                              cwd=str(folders.get(name, root)), version=bm.version or "")
-    _check_own_files(bots, folders, path)
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)

@@ -27,6 +27,8 @@ from arena.process import (
     check_access,
     check_command,
     check_sandbox,
+    foreign_files,
+    foreign_message,
     new_workdir,
     remove_workdir,
     stderr_excerpt,
@@ -379,10 +381,18 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
         table.add_column(col, overflow="fold")
     ok = True
     todo = [name for name in plan if not only or name in only]
+    foreign = {n: foreign_message(n, f, o) for n, f, o in foreign_files([spec for _, spec in plan.values()])}
     for k, name in enumerate(todo, 1):
         t, spec = plan[name]
         m = t.model
         t0 = time.monotonic()
+        if name in foreign:  # never started: its sandbox would show another bot's folder
+            ok = False
+            table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", Text("FAIL", style="bold red"),
+                          foreign[name])
+            if on_bot is not None:
+                on_bot(k, len(todo), name, False, 0.0)
+            continue
         rep = doctor(m.game, list(spec.cmd), matches=matches, clock=clock or t.clock(), cwd=spec.cwd,
                      limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env)
         ok = ok and rep.passed

@@ -35,6 +35,7 @@ from arena.process.preflight import (
     check_command,
     check_sandbox,
     clear_caches,
+    foreign_message,
     preflight,
 )
 from arena.process.reaping import (
@@ -61,6 +62,7 @@ from arena.process.sandbox import (
     unsandboxed_warning,
     warn_if_unsandboxed,
 )
+from arena.process.sandbox_view import foreign_files
 from arena.process.stderr import (
     FAULT_TAIL_CHARS,
     RECENT_BYTES,
@@ -88,6 +90,7 @@ __all__ = [
     "RECENT_BYTES", "ROOT_PREFIX", "SANDBOX_TMPFS", "STALE_ROOT_AGE_S", "STDERR_DRAIN_S",
     "STDERR_HEAD", "STDERR_TAIL", "TERM_GRACE_S", "TICK_S", "BotProcess", "BotSetupError", "Hub",
     "StderrLog", "bot_env", "check_access", "check_command", "check_sandbox", "clear_caches",
+    "foreign_files", "foreign_message",
     "default_sigchld", "hide_bot_folders", "hide_from_sandbox", "hide_results_root", "is_bot_home", "kill_all", "last_stderr_line",
     "live_leaders", "live_workdirs", "make_subreaper", "new_workdir", "pid_exists", "pid_running",
     "preflight", "prlimit_available", "remove_workdir", "resolve_argv", "sandbox_binds",

@@ -32,7 +32,7 @@ from arena.process.sandbox import (
     sandbox_binds,
     warn_if_unsandboxed,
 )
-from arena.process.sandbox_view import cover_candidates
+from arena.process.sandbox_view import cover_candidates, foreign_files
 from arena.process.workdirs import new_workdir, remove_workdir
 from arena.specs import BotSpec, Limits
 
@@ -263,16 +263,24 @@ def _run_probe(limits: Limits, mode: str, binds: list[str]) -> str | None:
             "unsandboxed, loudly, when no sandbox can start)")
 
 
+def foreign_message(name: str, folder: str, owner: str) -> str:
+    """The problem of a bot whose command names a file in another bot's folder
+    (:func:`arena.process.sandbox_view.foreign_files`)."""
+    return (f"bot {name!r}: its command names a file in {folder}, the folder of bot {owner!r}; a bot's "
+            "command may name files of its own folder only (copy what it needs into it)")
+
+
 def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
-    """The checks run before a batch plays anything: every bot's command and script exist
+    """The checks run before a batch plays anything: no bot's command names a file in another
+    bot's folder (:func:`arena.process.sandbox_view.foreign_files`), every bot's command and script exist
     (:func:`check_command`), the sandbox starts (:func:`check_sandbox`), and ``bot_user``
     can execute the interpreter and read the script (:func:`check_access`).
 
     :raises BotSetupError: naming every problem found (one line each).
     """
     warn_if_unsandboxed(limits)
-    problems: list[str] = []
     todo = list(dict.fromkeys(bots))  # each bot once, in order
+    problems: list[str] = [foreign_message(*x) for x in foreign_files(todo)]
     for b in todo:
         r = check_command(b)
         if r:

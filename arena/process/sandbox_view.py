@@ -132,7 +132,7 @@ def foreign_files(specs: Iterable[BotSpec]) -> list[tuple[str, str, str]]:
     """Bots whose ``cmd`` names a file in another bot's working folder (``cwd``) outside their
     own: ``(bot, folder, owner)`` each. Such a file's folder would be bound back into the bot's
     sandbox over the cover that hides the owner's program (adversarial finding: a submission's
-    ``cmd: [python, bot.py, ../alice/bot.py]`` read alice's source); the config refuses them.
+    ``cmd: [python, bot.py, ../alice/bot.py]`` read alice's source); the pre-flight and ``arena doctor --config`` refuse them.
     Bots sharing one working folder share it knowingly (docs/security.md)."""
     specs = list(specs)
     cwds = {s.name: os.path.realpath(s.cwd) for s in specs}

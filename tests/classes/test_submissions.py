@@ -147,8 +147,11 @@ def test_a_bad_key_in_a_bot_yaml_names_that_file(tmp_path):
 def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
     """Adversarial finding (session 12): ``cmd: [python, bot.py, ../alice/bot.py]`` made alice's
     folder one of mallory's program folders, bound back into her sandbox over its cover: she read
-    alice's source. The config refuses a command naming a file in another bot's folder (also
-    through a symbolic link in her own)."""
+    alice's source. The pre-flight (before any match) and ``arena doctor --config`` refuse a
+    command naming a file in another bot's folder (also through a symbolic link in her own)."""
+    from arena.doctor import doctor_config
+    from arena.process import BotSetupError, preflight
+
     cfg = _class(tmp_path)
     mallory = tmp_path / "submissions" / "mallory"
     mallory.mkdir()
@@ -158,9 +161,16 @@ def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
         (mallory / "peek.py").symlink_to(tmp_path / "submissions" / "alice" / "bot.py")
         target = "peek.py"
     (mallory / "bot.yaml").write_text(f"cmd: [python, bot.py, {target}]\n")
-    with pytest.raises(ConfigError, match=r"key 'bots.mallory.cmd' \(.*mallory/bot.yaml\): names a file in "
-                                          r".*submissions/alice, the folder of bot 'alice'; a bot's command"):
-        config.load(cfg)
+    (t,) = config.load(cfg)
+    words = r"bot 'mallory': its command names a file in .*submissions/alice, the folder of bot 'alice'"
+    with pytest.raises(BotSetupError, match=words):
+        preflight(t.bots.values(), t.limits())
+    table, ok = doctor_config(cfg, matches=1, only=["mallory"])
+    from rich.console import Console
+
+    console = Console(record=True, width=1000)
+    console.print(table)
+    assert not ok and re.search(words, console.export_text())
     (mallory / "bot.yaml").write_text("cmd: [python, bot.py]\n")  # its own files only: accepted
     (t,) = config.load(cfg)
-    assert "mallory" in t.bots
+    preflight([t.bots["mallory"], t.bots["alice"]], t.limits())
