@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from arena.interrupts import terminate_as_interrupt
 from engine.errors import CardArenaError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -22,29 +23,6 @@ console = Console()
 if not console.is_terminal:  # logs and pipes: wide enough for the leaderboard on one line per bot
     console = Console(width=160)
 err_console = Console(stderr=True)
-
-
-def _terminate_as_interrupt() -> list[int]:
-    """Make ``SIGTERM`` stop ``arena run`` like Ctrl-C: matches in progress are abandoned,
-    finished ones stay recorded and the tables are written (exit code 143).
-
-    :returns: a list that receives the signal number when ``SIGTERM`` arrives.
-    """
-    import signal
-
-    received: list[int] = []
-
-    def on_term(signum, frame):
-        """Raise ``KeyboardInterrupt`` in the main thread (once)."""
-        if not received:
-            received.append(signum)
-            raise KeyboardInterrupt
-
-    try:
-        signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread (embedded use): leave SIGTERM alone
-        pass
-    return received
 
 
 # longer than 80 lines: most of it is the typer option declarations (the signature is the help)
@@ -76,7 +54,7 @@ def run(
                                  f"`arena sprt -t {t.name}` (docs/regression.md)")
         err_console.print(f"[yellow]note:[/] skipping {t.name} (mode: sprt): run it with `arena sprt -t {t.name}`")
     tournaments = [t for t in tournaments if t.model.mode != "sprt"]
-    signals = _terminate_as_interrupt()
+    signals = terminate_as_interrupt()
     incomplete = False
     for t in tournaments:
         m = t.model

@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from arena.interrupts import terminate_as_interrupt
 from engine.errors import CardArenaError
 
 #: set once the test has a verdict (the CLI maps click's usage errors, exit 2, to 3 otherwise)
@@ -56,6 +57,7 @@ def sprt(
 
     if format not in ("text", "json", "md"):
         _fail(f"--format must be text, json or md, got {format!r}")
+    signals = terminate_as_interrupt()
     try:
         if tournament:
             t = from_config(config or Path("tournaments.yaml"), tournament, max_matches)
@@ -95,7 +97,7 @@ def sprt(
         _fail(str(e))
     except KeyboardInterrupt:
         print("interrupted: finished matches are recorded; run the same command again to resume", file=sys.stderr)
-        raise typer.Exit(130) from None
+        raise typer.Exit(143 if signals else 130) from None
     except Exception as e:  # noqa: BLE001 - infrastructure (Ray failing to start...): "could not run", exit 3
         _fail(f"the test could not run: {type(e).__name__}: {str(e)[:500]}. Finished matches are recorded; "
               "rerun the same command to resume (or use --inline to run without Ray)")

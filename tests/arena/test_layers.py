@@ -19,7 +19,7 @@ ARENA = Path(__file__).resolve().parents[2] / "arena"
 FLOORS: dict[int, set[str]] = {
     0: {"errors", "specs", "protocol", "record", "stats", "terminal", "links", "gsprt", "schedule_file", "config_read",
         "latency", "int_index", "results_folder", "leverage", "heap", "twoside", "design_matrix", "fit_summary",
-        "journal_changes"},
+        "journal_changes", "interrupts"},
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast", "times_checkpoint",
         "tallies_events", "fit_cache"},
     2: {"faults", "deferred_columns", "journal_chunks", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",

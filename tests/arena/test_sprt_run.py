@@ -217,3 +217,22 @@ def test_an_inconclusive_test_ends_with_its_last_progress_line(tmp_path):
     assert "To go on, run the same command with a larger `--max-matches`" in p.stdout
     last = p.stderr.strip().splitlines()[-1]
     assert last.startswith("LLR ") and "blocks 2/2" in last and last.endswith("→ inconclusive at the cap"), p.stderr
+
+
+def test_sigterm_stops_like_ctrl_c_and_says_to_rerun(tmp_path):
+    """A batch system's stop (SIGTERM) ends the test as Ctrl-C does: exit 143, the finished
+    matches recorded and the line saying to run the same command again."""
+    args = ["agram", "-n", "3", "--candidate", GREEDY, "--baseline", RANDOM, "--inline", "--elo1", "100",
+            "--max-matches", "1200", "--results", str(tmp_path), "--name", "t"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "sprt", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    journal = tmp_path / "t" / "matches.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and (not journal.exists() or len(journal.read_text().splitlines()) < 20):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err[-2000:]
+    assert "finished matches are recorded; run the same command again to resume" in err
+    assert "Traceback" not in err and sum(_ids(tmp_path / "t").values()) >= 20
