@@ -64,8 +64,11 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], title: str = "Leaderboard"
 
 def matches_text(st: Any) -> str:
     """``"106 of 1,200 scheduled matches (the run is not finished)"`` while the journal holds fewer
-    matches than ``tournament.json`` schedules, else ``"1200 matches"``."""
+    matches than ``tournament.json`` schedules, else ``"1200 matches"``; an SPRT's folder (its
+    settings hold ``sprt``) is never called partial: it stops at its verdict."""
     n, planned = len(st.records), st.meta.get("scheduled")
+    if planned and n < planned and (st.meta.get("settings") or {}).get("sprt"):  # stops at its verdict
+        return f"{n} matches (an SPRT: it plays until its verdict, at most {planned:,})"
     if planned and n < planned:
         return f"{n} of {planned:,} scheduled matches (the run is not finished: a partial table)"
     return f"{n} matches"
