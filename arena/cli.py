@@ -184,7 +184,7 @@ def leaderboard(
 ) -> None:
     """Reprint the tables of a results folder (works while the tournament still runs)."""
     from arena import render
-    from arena.results import drop_caches, export, outside_note, standings
+    from arena.results import drop_caches, export, leaderboard_doc, outside_note, standings
 
     if format not in ("table", "json", "csv", "md"):
         raise typer.BadParameter(f"--format must be table, json, csv or md, got {format!r}")
@@ -196,11 +196,7 @@ def leaderboard(
     if write:
         export(folder, st)
     if format == "json":
-        print(json.dumps({"tournament": st.name, "matches": len(st.records), "outside_schedule": st.outside,
-                          "rows": render.clean(st.rows), "duplicate_efficiency": render.clean(st.efficiency),
-                          "design_mixing": st.mixing,
-                          "pairs": render.clean(st.strength.pairs()) if st.strength is not None else {}},
-                         indent=2))
+        print(json.dumps(leaderboard_doc(st), indent=2))  # the same document as leaderboard.json
     elif format == "csv":
         sys.stdout.write(render.to_csv(st.rows))
     elif format == "md":

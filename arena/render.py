@@ -18,7 +18,6 @@ from typing import Any, Literal
 from rich.console import RenderableType
 from rich.table import Table
 
-from arena.ratings import RatingResult
 from arena.results_folder import write_file
 from arena.tables import (
     FAULT_CLASSES,
@@ -208,26 +207,14 @@ def clean(x: Any) -> Any:
     return x
 
 
-def write_exports(folder: str | Path, tournament: str, rows: Sequence[dict[str, Any]], cross: dict,
-                  rel: dict, ratings: RatingResult, meta: dict[str, Any]) -> None:
-    """Write leaderboard.json/.csv/.md, crosstable.json and reliability.json into ``folder``.
-
-    ``meta`` goes into leaderboard.json as is (non-finite numbers become ``null``); a
-    ``duplicate_efficiency`` entry (:func:`duplicate_efficiency`) is also printed under the
-    Markdown table.
-    """
+def write_exports(folder: str | Path, doc: dict[str, Any], notes: Sequence[str], rows: Sequence[dict[str, Any]],
+                  cross: dict, rel: dict) -> None:
+    """Write leaderboard.json (``doc``: :func:`arena.results.leaderboard_doc`), leaderboard.csv,
+    leaderboard.md (the rows with ``notes`` under them: what the console prints,
+    :func:`notes_lines`), crosstable.json and reliability.json into ``folder``."""
     folder = Path(folder)
-    doc = clean({"tournament": tournament, **meta, "draw_probability": ratings.draw_probability,
-                  "rows": [dict(r) for r in rows]})
     write_file(folder / "leaderboard.json", json.dumps(doc, indent=2) + "\n")  # never through a link
     write_file(folder / "leaderboard.csv", to_csv(rows))
-    notes = list(meta.get("order_notes") or [])
-    if "duplicate_efficiency" in meta:
-        notes.append(efficiency_line(meta["duplicate_efficiency"]))
-    if mixing_line(meta.get("design_mixing") or {}):
-        notes.append(mixing_line(meta["design_mixing"]))
-    if _design_line(meta.get("design")):
-        notes.append(_design_line(meta["design"], rows))
-    write_file(folder / "leaderboard.md", to_markdown(rows, f"{tournament} — leaderboard", notes))
+    write_file(folder / "leaderboard.md", to_markdown(rows, f"{doc['tournament']} — leaderboard", list(notes)))
     write_file(folder / "crosstable.json", json.dumps(clean(cross), indent=2) + "\n")
     write_file(folder / "reliability.json", json.dumps(clean(rel), indent=2) + "\n")

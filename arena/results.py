@@ -216,26 +216,37 @@ def outside_note(st: Standings) -> str:
             "(kept in matches.jsonl)")
 
 
+def leaderboard_doc(st: Standings) -> dict[str, Any]:
+    """The leaderboard document — ``leaderboard.json`` and ``arena leaderboard --format json``
+    alike: the tournament, game, players, sandbox, record counts by status, the design, the
+    duplicate efficiency, the design's mixing, the order notes, the strength pairs, the draw
+    probability and the rows (non-finite numbers as ``null``)."""
+    counts = {"matches": len(st.records),
+              "ok": sum(1 for r in st.records if r.status == "ok"),
+              "forfeit": sum(1 for r in st.records if r.status == "forfeit"),
+              "aborted": sum(1 for r in st.records if r.status == "aborted"),
+              "outside_schedule": st.outside}
+    return render.clean({
+        "tournament": st.name, "game": st.meta["game"], "players": st.meta["players"],
+        "sandbox": st.meta.get("sandbox"), **counts,
+        **({"design": st.meta["design"]} if st.meta.get("design") else {}),
+        "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records),
+        "design_mixing": st.mixing, "order_notes": tables.order_notes(st.rows),
+        "pairs": st.strength.pairs() if st.strength is not None else {},
+        "draw_probability": st.ratings.draw_probability, "rows": [dict(r) for r in st.rows]})
+
+
 def export(folder: str | Path, st: Standings) -> None:
     """Write the leaderboard, crosstable and reliability exports and ``report.html`` of ``st`` into ``folder``."""
     from arena import report_html
 
     results_folder.refuse_links(folder, inside=("bots", "replays"))  # the pages are written there
 
-    counts = {"matches": len(st.records),
-              "ok": sum(1 for r in st.records if r.status == "ok"),
-              "forfeit": sum(1 for r in st.records if r.status == "forfeit"),
-              "aborted": sum(1 for r in st.records if r.status == "aborted"),
-              "outside_schedule": st.outside}
-    meta = {"game": st.meta["game"], "players": st.meta["players"], "sandbox": st.meta.get("sandbox"), **counts,
-            **({"design": st.meta["design"]} if st.meta.get("design") else {}),
-            "duplicate_efficiency": st.efficiency or tables.duplicate_efficiency(st.records),
-            "design_mixing": st.mixing, "order_notes": tables.order_notes(st.rows),
-            "pairs": st.strength.pairs() if st.strength is not None else {}}
+    doc = leaderboard_doc(st)
     from arena.bot_pages import write_class_pages
 
     try:
-        render.write_exports(folder, st.name, st.rows, st.cross, st.rel, st.ratings, meta)
+        render.write_exports(folder, doc, render.notes_lines(st), st.rows, st.cross, st.rel)
         write_class_pages(folder, st)  # first: report.html links the pages it finds (report_html.default_links)
         report_html.write_report(folder, st)
     except OSError as e:
