@@ -35,6 +35,7 @@ import hashlib
 import json
 import math
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -101,12 +102,14 @@ def _auto(tied: int, pairs: int) -> float:
 
 
 def load(folder: str | Path) -> dict[str, Any] | None:
-    """The checkpoint of ``folder`` (None if missing or unreadable: it is only a cache)."""
+    """The checkpoint of ``folder`` (None if missing, unreadable or not matching its CRC: it is only a cache)."""
     try:
         data = json.loads((Path(folder) / NAME).read_text())
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT and _well_formed(data) else None
+    if not isinstance(data, dict) or data.pop("crc", None) != _crc(data):
+        return None
+    return data if data.get("format") == FORMAT and _well_formed(data) else None
 
 
 def _well_formed(data: dict[str, Any]) -> bool:
@@ -140,12 +143,19 @@ def _well_formed(data: dict[str, Any]) -> bool:
     return True
 
 
+def _crc(data: dict[str, Any]) -> int:
+    """CRC-32 of ``data``'s JSON (what :func:`save` writes before the ``crc`` key; ``json.loads``
+    keeps the key order and every float's digits, so the loaded dict gives the same bytes)."""
+    return zlib.crc32(json.dumps(data).encode())
+
+
 def save(folder: str | Path, data: dict[str, Any]) -> None:
-    """Write the checkpoint atomically (tmp + rename); a folder that cannot be written is left as is."""
+    """Write the checkpoint atomically (tmp + rename) with the CRC-32 of its content (a flipped bit
+    is a checkpoint rebuilt, not a rating changed); a folder that cannot be written is left as is."""
     path = Path(folder) / NAME
     tmp = path.with_suffix(".tmp")
     try:
-        tmp.write_text(json.dumps(data))
+        tmp.write_text(json.dumps({**data, "crc": _crc(data)}))
         os.replace(tmp, path)
     except OSError:
         discard(tmp)

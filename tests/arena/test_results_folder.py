@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import checkpoint
 from arena.report_html.page import _json_script
 from arena.results_folder import check_meta
 
@@ -115,7 +116,8 @@ def test_rebuild_drops_a_tampered_cache(folder: Path) -> None:
         cur = snap.get("cur")
         if cur:  # swap the first two bots' rating states
             cur[0][1:], cur[1][1:] = cur[1][1:], cur[0][1:]
-    (folder / "checkpoint.json").write_text(json.dumps(ck))
+    ck.pop("crc")
+    (folder / "checkpoint.json").write_text(json.dumps({**ck, "crc": checkpoint._crc(ck)}))  # a tamperer's own CRC
     trusted = arena("leaderboard", str(folder), "--format", "csv")
     assert trusted.returncode == 0 and trusted.stdout != truth.stdout  # the tampered state shows
     again = arena("leaderboard", str(folder), "--format", "csv", "--rebuild")
@@ -188,6 +190,17 @@ def test_a_damaged_replay_checkpoint_is_rebuilt(folder: Path, damage) -> None:
     again = arena("leaderboard", str(folder), "--format", "csv")
     assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr[-2000:]
     assert again.stdout == truth.stdout
+
+
+def test_a_flipped_bit_in_the_replay_checkpoint_is_a_rebuild_not_another_rating(folder: Path) -> None:
+    truth = arena("leaderboard", str(folder), "--format", "csv")
+    raw = (folder / "checkpoint.json").read_text()
+    at = raw.index('"cur": [["') + 12
+    at = next(i for i in range(at, len(raw)) if raw[i].isdigit() and raw[i] != "9")  # a digit of a rating
+    (folder / "checkpoint.json").write_text(raw[:at] + chr(ord(raw[at]) + 1) + raw[at + 1:])
+    assert checkpoint.load(folder) is None  # the CRC no longer matches
+    again = arena("leaderboard", str(folder), "--format", "csv")
+    assert again.returncode == 0 and again.stdout == truth.stdout
 
 
 def test_a_link_inside_a_page_folder_is_refused_before_the_pages_are_written(folder: Path, tmp_path: Path) -> None:
