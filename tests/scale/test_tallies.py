@@ -255,7 +255,7 @@ def test_the_columns_path_gives_the_record_by_record_counters_bit_for_bit(tmp_pa
 
 def _partnership_records(tmp_path, n: int, bots: int, seed: int):
     """Four-player partnership records (seats 0+2 against 1+3, four distinct bots) with a forfeit,
-    a tie, a bot in both seats of a side and a two-player record among them."""
+    a tie, a record with one bot in both seats of each side and a two-player record among them."""
     src = tmp_path / "p4"
     bench.make_journal(src, n, bots, 4, seed=seed)
     recs = [json.loads(x) for x in (src / "matches.jsonl").read_bytes().splitlines()]
@@ -264,7 +264,7 @@ def _partnership_records(tmp_path, n: int, bots: int, seed: int):
     recs[5]["status"] = "forfeit"
     recs[5]["faults"] = [{"seat": 2, "bot": recs[5]["seats"][2], "class": "illegal", "move": 4, "detail": "x"}]
     recs[9]["outcome"]["ranks"] = [0, 0, 0, 0]
-    recs[13]["seats"][2] = recs[13]["seats"][0]  # partners: self — one bot for the side
+    recs[13]["seats"][2:] = recs[13]["seats"][:2]  # partners: self — one bot for each side
     recs[17]["seats"], recs[17]["bot_versions"] = recs[17]["seats"][:2], recs[17]["bot_versions"][:2]
     recs[17]["outcome"] = {"ranks": [1, 0], "scores": [0.0, 1.0]}
     (src / "matches.jsonl").write_bytes(b"".join((json.dumps(r) + "\n").encode() for r in recs))
