@@ -76,6 +76,10 @@ def run(
                                          on_result=live.on_result, on_start=lambda s: started(s, live),
                                          warn=warn)
         except KeyboardInterrupt:
+            # the tables of what finished, then the message: a further Ctrl-C is ignored (the tables
+            # cost time in proportion to the new records), and the message goes through a console of
+            # its own (a Ctrl-C inside the live display's last render can leave err_console buffering)
+            _ignore_interrupts()
             folder = results / m.name
             done = 0
             if (folder / "tournament.json").exists():
@@ -83,8 +87,8 @@ def run(
                 export(folder, st)
                 done = len(st.records)
             how = "terminated (SIGTERM)" if signals else "interrupted"
-            err_console.print(f"[yellow]{how}[/]: {done} matches of {m.name} are recorded in {folder}/ "
-                              "(tables updated); run the same command again to play the rest")
+            Console(stderr=True).print(f"[yellow]{how}[/]: {done} matches of {m.name} are recorded in {folder}/ "
+                                       "(tables updated); run the same command again to play the rest")
             raise typer.Exit(143 if signals else 130) from None
         st = standings(summary.folder)
         export(summary.folder, st)
@@ -411,9 +415,37 @@ def main() -> None:
         # the message is plain text: a bot's cmd "[python, bot.py]" is not markup
         err_console.print(f"[bold red]error:[/] {escape(str(e))}", markup=True, highlight=False)
         sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/]: finished matches are recorded; run again to resume")
+    except KeyboardInterrupt:  # a second Ctrl-C (the first one's tables cut short) or a command's own
+        _ignore_interrupts()
+        Console(stderr=True).print("[yellow]interrupted[/]: finished matches are recorded; run again to resume")
         sys.exit(130)
+    finally:
+        _stop_ray()
+
+
+def _ignore_interrupts() -> None:
+    """Ignore Ctrl-C and SIGTERM from here on (the command is ending; what finished is recorded)."""
+    import signal
+
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+
+
+def _stop_ray() -> None:
+    """Shut a Ray instance this command started down now, with Ctrl-C ignored: everything is
+    recorded by then, and Ray's own exit handler, interrupted, printed a traceback (a new user's
+    second Ctrl-C). Ray's shutdown is bounded (it kills its processes)."""
+    ray = sys.modules.get("ray")
+    if ray is None or not getattr(ray, "is_initialized", lambda: False)():
+        return
+    _ignore_interrupts()
+    try:
+        ray.shutdown()
+    except Exception:  # noqa: BLE001 - a broken instance: its processes die with the guard
+        pass
 
 
 if __name__ == "__main__":

@@ -94,3 +94,34 @@ def test_sigterm_keeps_finished_matches_writes_tables_and_resumes(tmp_path, inli
     assert f"{len(recorded)} already recorded" in " ".join(out2.split())
     ids = [r.match_id for r in read_records(journal)]
     assert len(ids) == len(set(ids)) == 200
+
+
+@pytest.mark.ray
+def test_repeated_ctrl_c_under_ray_ends_without_a_traceback(tmp_path):
+    """A new user's Ctrl-C, pressed again and again while the run stops: the run's own
+    interruption, the tables, then Ray's shutdown (Ctrl-C ignored from there: an interrupted Ray
+    exit handler printed a traceback). SIGINT every 0.2 s until the process ends."""
+    cfg = write_config(tmp_path)
+    results = tmp_path / "results"
+    journal = results / "long"
+    proc = start(cfg, results, inline=False)
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline and proc.poll() is None:
+            if (journal / "matches.jsonl").exists() and len(read_records(journal)) >= 3:
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()
+        end = time.time() + 120
+        while proc.poll() is None and time.time() < end:
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.2)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "Exception ignored" not in err, err[-3000:]
+    assert "are recorded in" in " ".join(err.split()) and "run the same command again" in " ".join(err.split())
+    assert 3 <= len(read_records(journal)) < 200
