@@ -95,8 +95,14 @@ def block_t_cis(entity: np.ndarray, sums: np.ndarray, counts: np.ndarray, n: int
     tot_s, tot_n = np.bincount(entity, sums, n), np.bincount(entity, counts, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         m = tot_s / tot_n
-        dev = sums - m[entity] * counts
-        v = nb / (nb - 1) * np.bincount(entity, dev * dev, n) / (tot_n * tot_n)
+        if exact_sums(sums, counts):  # every sum below exact: the same bits in any order of the blocks
+            sq = (np.bincount(entity, sums * sums, n) - 2 * m * np.bincount(entity, sums * counts, n)
+                  + m * m * np.bincount(entity, counts * counts, n))
+            sq = np.maximum(sq, 0.0)
+        else:
+            dev = sums - m[entity] * counts
+            sq = np.bincount(entity, dev * dev, n)
+        v = nb / (nb - 1) * sq / (tot_n * tot_n)
         bv = m * (1 - m)
         neff = np.where((v > 0) & (bv > 0), bv / v, tot_n)
         z = stdtrit(np.maximum(nb - 1, 1), 0.5 + level / 2)
@@ -107,6 +113,24 @@ def block_t_cis(entity: np.ndarray, sums: np.ndarray, counts: np.ndarray, n: int
     lo = np.where(one, m, np.clip(np.minimum(centre - half, m), 0.0, 1.0))
     hi = np.where(one, m, np.clip(np.maximum(centre + half, m), 0.0, 1.0))
     return m, lo, hi, nb
+
+
+#: :func:`exact_sums`: fractional bits of a block's score sum, and the largest block
+EXACT_FRACTION_BITS, EXACT_MAX_BLOCK = 4, 1 << 8
+
+
+def exact_sums(sums: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether every block's score sum ``S`` is a multiple of 2⁻⁴ and it and its count ``N`` are
+    below 2⁸ (two-player and partnership rewards 0, ½, 1 are) and fewer than 2²⁸ blocks are
+    given: then ``S²``, ``S·N``, ``N²`` are multiples of 2⁻⁸ below 2¹⁶, and their per-entity sums
+    need at most 8 + 16 + 28 bits — float64 adds them **exactly**, so their value does not depend on the blocks' order (a journal's
+    line order). Otherwise :func:`block_t_cis` sums the deviations directly and its caller
+    orders the blocks itself (:meth:`arena.tallies.Tallies.bot_stats`)."""
+    if len(sums) >= 1 << 28:
+        return False
+    scale = float(1 << EXACT_FRACTION_BITS)
+    return bool(np.all(np.abs(sums) < EXACT_MAX_BLOCK) and np.all(np.abs(counts) < EXACT_MAX_BLOCK)
+                and np.all(np.floor(sums * scale) == sums * scale) and np.all(np.floor(counts) == counts))
 
 
 def block_t_ci(sums: Sequence[float], counts: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:

@@ -365,21 +365,20 @@ class Tallies:
         else :func:`arena.stats.block_t_cis`."""
         n = len(self.names)
         pos = np.flatnonzero(self.s_n.v > 0)
-        # each bot's blocks by (lineup, deal): the sums and the bootstrap do not depend on the
-        # journal's order (a shuffled journal gives the same digits)
-        blk = self.slot_block.v[pos]
-        canon = self._canon(self.block_lineup.v, self.block_deal.v) if len(pos) else np.zeros(0, np.int64)
-        sb = self.slot_bot.v[pos]
-        order = pos[_sort_by((sb.astype(np.int64), canon[blk]))]
-        del blk, canon
-        sb, ss, sn = self.slot_bot.v[order], self.s_sum.v[order], self.s_n.v[order]
-        m, lo, hi, nb = stats.block_t_cis(sb, ss, sn, n)
+        sb, ss, sn = self.slot_bot.v[pos], self.s_sum.v[pos], self.s_n.v[pos]
+        if not stats.exact_sums(ss, sn):  # sums that round: taken in each bot's (lineup, deal) order
+            order = self._canonical_slots(pos)
+            sb, ss, sn, pos = self.slot_bot.v[order], self.s_sum.v[order], self.s_n.v[order], order
+        m, lo, hi, nb = stats.block_t_cis(sb, ss, sn, n)  # the same digits in any order of the journal
         small = np.flatnonzero((nb > 0) & (nb < stats.T_FROM))
-        if len(small):
-            cut = np.searchsorted(sb, np.arange(n + 1))
+        if len(small):  # the bootstrap resamples each bot's blocks in (lineup, deal) order
+            few = pos[np.isin(sb, small)]
+            few = self._canonical_slots(few)
+            fb = self.slot_bot.v[few]
+            cut = np.searchsorted(fb, np.arange(n + 1))
             for j in small.tolist():
-                sel = slice(cut[j], cut[j + 1])
-                m[j], lo[j], hi[j] = _bootstrap(ss[sel], sn[sel], seed=len(self.names[j]))
+                sel = few[cut[j]:cut[j + 1]]
+                m[j], lo[j], hi[j] = _bootstrap(self.s_sum.v[sel], self.s_n.v[sel], seed=len(self.names[j]))
         out = {}
         mat, win, rs = self.matches.v.tolist(), self.wins.v.tolist(), self.rank_sum.v.tolist()
         ff, fo = self.fin_faults.v.tolist(), self.forfeits.v.tolist()
@@ -455,6 +454,16 @@ class Tallies:
         mid = len(counts) // 2
         median = counts[mid] if len(counts) % 2 else (counts[mid - 1] + counts[mid]) / 2
         return {"min": counts[0], "median": median, "max": counts[-1], "possible": max(0, len(self.field) - 1)}
+
+    def _canonical_slots(self, pos: np.ndarray) -> np.ndarray:
+        """The block slots ``pos`` ordered by bot, then by their block's ``(lineup, deal)``: an order
+        that does not depend on the journal's line order."""
+        if not len(pos):
+            return pos
+        blk = self.slot_block.v[pos]
+        used, inv = np.unique(blk, return_inverse=True)
+        canon = self._canon(self.block_lineup.v[used], self.block_deal.v[used])[inv]
+        return pos[_sort_by((self.slot_bot.v[pos].astype(np.int64), canon))]
 
     def _block_order(self) -> np.ndarray:
         """Per fit block (numbered in file order), its index when the blocks are sorted by

@@ -442,18 +442,28 @@ def test_a_new_schedule_of_as_many_matches_does_not_resume_the_old_counters(tmp_
     assert json.dumps(a.rows) != json.dumps(b.rows)
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_a_shuffled_journal_gives_the_same_score_intervals_to_the_last_digit(tmp_path, players):
+@pytest.mark.parametrize("players, game", [(2, None), (4, None), (4, "agram")])
+def test_a_shuffled_journal_gives_the_same_score_intervals_to_the_last_digit(tmp_path, players, game):
     """The README's promise (the tables do not depend on the order in which matches finished):
     the score, score_low and score_high of every bot — bootstrap (few blocks) and block-t
-    (many) alike — are the same bits from a shuffled journal, and the whole rows too."""
+    (many) alike — are the same bits from a shuffled journal, and the whole rows too: with
+    rewards 0, ½, 1 (two players, partnerships: sums exact in any order) and with a four-player
+    free-for-all's thirds (the blocks taken in (lineup, deal) order)."""
     folder, mixed = tmp_path / "t", tmp_path / "mixed"
     bench.make_journal(folder, 3000, 40, players)
+    if game:  # the same seatings as a free-for-all: rewards 1, 2/3, 1/3, 0
+        for name in ("matches.jsonl", "tournament.json"):
+            p = folder / name
+            p.write_text(p.read_text().replace('"game":"sedma"', f'"game":"{game}"').replace(
+                '"game": "sedma"', f'"game": "{game}"'))
     lines = (folder / "matches.jsonl").read_bytes().splitlines(keepends=True)
     random.Random(5).shuffle(lines)
     mixed.mkdir()
     (mixed / "matches.jsonl").write_bytes(b"".join(lines))
     shutil.copy(folder / "tournament.json", mixed / "tournament.json")
     a, b = standings(folder, history=False), standings(mixed, history=False)
-    blocks = [r for r in a.rows if r["matches"]]
-    assert blocks and json.dumps(a.rows) == json.dumps(b.rows)
+    scores = [r["score"] for r in a.rows if r["matches"]]
+    assert scores and json.dumps(a.rows) == json.dumps(b.rows)
+    t = tallies.Tallies(a.meta["bots"]).add_all(read_records(folder))
+    pos = np.flatnonzero(t.s_n.v > 0)
+    assert stats.exact_sums(t.s_sum.v[pos], t.s_n.v[pos]) == (game is None)  # both paths taken
