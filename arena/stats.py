@@ -96,9 +96,8 @@ def block_t_cis(entity: np.ndarray, sums: np.ndarray, counts: np.ndarray, n: int
     with np.errstate(invalid="ignore", divide="ignore"):
         m = tot_s / tot_n
         if exact_sums(sums, counts):  # every sum below exact: the same bits in any order of the blocks
-            sq = (np.bincount(entity, sums * sums, n) - 2 * m * np.bincount(entity, sums * counts, n)
-                  + m * m * np.bincount(entity, counts * counts, n))
-            sq = np.maximum(sq, 0.0)
+            sq: np.ndarray = np.maximum(np.bincount(entity, sums * sums, n) - 2 * m * np.bincount(entity, sums * counts, n)
+                                        + m * m * np.bincount(entity, counts * counts, n), 0.0)
         else:
             dev = sums - m[entity] * counts
             sq = np.bincount(entity, dev * dev, n)
