@@ -132,6 +132,8 @@ class _Match:
         down = self.down
         for seat, proc in enumerate(self.pool.procs):
             if proc is not None and seat != self.thinking and not (down and seat in down):
+                if down is not None and not self.is_ready[seat] and _left_a_line(proc):
+                    continue  # exited at start-up after writing: its line decides the fault (protocol, not crash)
                 proc.check()
         if time.perf_counter() > self.wall_deadline:
             raise WallBudgetExceeded(self.thinking)
@@ -518,3 +520,9 @@ def play_match(spec: MatchSpec, pool: SeatPool, info_sink: InfoSink | None = Non
 
 
 __all__ = ["SeatPool", "play_match", "BotCrashed", "ProtocolError"]
+
+
+def _left_a_line(proc: Any) -> bool:
+    """Whether a process that has exited left a line on its stdout, unread (read now)."""
+    hub = getattr(proc, "_hub", None)
+    return hub is not None and not proc.alive() and hub._drain(proc)

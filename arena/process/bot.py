@@ -341,7 +341,8 @@ class BotProcess:
     def send(self, data: bytes) -> None:
         """Write ``data`` to the bot's stdin without blocking (the rest is written by the hub).
 
-        :raises BotCrashed: if the bot closed its stdin or exited.
+        :raises BotCrashed: if the bot closed its stdin or exited (unless it left a line on its
+            stdout: that line is read first, e.g. a protocol error said before exiting).
         """
         if self._paused:
             self.resume()
@@ -353,6 +354,9 @@ class BotProcess:
         except BlockingIOError:
             n = 0
         except (BrokenPipeError, OSError):
+            if self._hub is not None and self._hub._drain(self):  # it wrote before it went: read that first
+                self.eof = True
+                return
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdin ({self.describe_exit()})")) from None
         if n < len(data):
             self._pending += data[n:]

@@ -121,7 +121,9 @@ class Hub:
                 return lines.popleft()
             if proc.violation is not None:
                 raise proc._tag(proc.violation)
-            if proc.eof:
+            if proc.eof:  # stdout closed, or its stdin (the bot exited before reading what it was sent)
+                if self._drain(proc):
+                    continue
                 if proc.alive():
                     _settle(proc)
                 raise proc._tag(BotCrashed(f"bot {proc.name!r} {proc.describe_exit()}"))
@@ -151,10 +153,32 @@ class Hub:
                         continue
             elif now >= next_tick:
                 next_tick = now + TICK_S
+                if not proc.alive() and self._drain(proc):
+                    continue  # its last lines first: a bot that wrote garbage and exited is a protocol fault
                 proc.check()
                 if tick is not None:
                     tick()
             self.pump(max(0.0, min(deadline, next_tick) - now))
+
+    def _drain(self, proc: BotProcess) -> bool:
+        """Read what an exited process's stdout pipe still holds; whether a line is now waiting
+        (the exit was seen before the pipe's last data: which one came first was a race)."""
+        fd = proc.stdout_fd
+        entry = self.fds.get(fd)
+        if entry is None or entry[0] is not proc:
+            return bool(proc.lines)
+        while True:
+            try:
+                data = _read(fd, CHUNK)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            proc._on_stdout(data, _perf_counter())
+            if not data:
+                self._drop(fd)
+                break
+        return bool(proc.lines)
 
     def close(self) -> None:
         """Close the epoll set (processes are not killed)."""
