@@ -120,6 +120,17 @@ def test_kill_9_mid_run_loses_no_match(tmp_path, target):
         victim = wait_for(lambda: find(proc.pid), 60, f"the run's {target}")
         assert len(records(results)) < 12, "the run ended before the kill"
         victim.kill()
+        # a worker keeps its bots between batches (the seat pool): the one killed may have been
+        # idle, with nothing to replay; then the next busy one, while the run lasts
+        attempts_file = results / "chaos" / "attempts.jsonl"
+        for _ in range(3 if target == "worker" else 0):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and proc.poll() is None and not attempts_file.exists():
+                time.sleep(0.2)
+            other = None if attempts_file.exists() or proc.poll() is not None else find(proc.pid)
+            if other is None:
+                break
+            other.kill()
         out, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
