@@ -110,6 +110,8 @@ class _Local:
     dir: str | None = None
     guard: Any = None
     procs: list[tuple[int, float]] = []
+    #: the raylet's and the GCS's (pid, creation time): the instance lives while they do
+    core: list[tuple[int, float]] = []
     workers: int = 1
     #: when the instance was started (time.time()): older descendants are not its processes
     started: float = 0.0
@@ -209,15 +211,16 @@ def ray_start_failure(e: BaseException) -> str:
 
 
 def local_alive() -> bool:
-    """Whether the local instance's raylet and GCS still run (True when unknown, e.g. on a cluster)."""
+    """Whether the local instance's raylet and GCS still run (True when unknown, e.g. on a cluster).
+
+    Only those two decide: the other processes recorded at start include the workers Ray
+    prestarts, and a worker's death is one failed batch, not a dead instance.
+    """
     import psutil
 
-    names = ("raylet", "gcs_server")
-    for pid, created in _Local.procs:
+    for pid, created in _Local.core:
         try:
             p = psutil.Process(pid)
-            if not any(n in p.name() for n in names):
-                continue
             if abs(p.create_time() - created) >= 0.5 or p.status() == psutil.STATUS_ZOMBIE:
                 return False
         except psutil.NoSuchProcess:
@@ -279,6 +282,16 @@ def _children(live_only: bool = False) -> list[tuple[int, float]]:
     return out
 
 
+def _name(pid: int) -> str:
+    """The process name of ``pid``, or "" if it cannot be read."""
+    import psutil
+
+    try:
+        return str(psutil.Process(pid).name())
+    except psutil.Error:
+        return ""
+
+
 def _kill_recorded(procs: list[tuple[int, float]]) -> None:
     """Kill the recorded processes still running (pid and creation time must match)."""
     import psutil
@@ -311,6 +324,7 @@ def _start_orphan_guard() -> None:
     # and the restart loop forever (seen in CI: 75 instances in 8 minutes)
     _Local.procs = [p for p in _children(live_only=True) if (guard is None or p[0] != guard.pid)
                     and p[1] >= _Local.started - 1.0]
+    _Local.core = [(pid, t) for pid, t in _Local.procs if _name(pid) in ("raylet", "gcs_server")]
     if guard is not None or not _Local.procs:
         return
     items = [f"{pid}:{created}" for pid, created in _Local.procs]
