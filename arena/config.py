@@ -367,7 +367,8 @@ def load_data(raw: Any, path: Path, root: Path) -> list[Tournament]:
             raise ConfigError(f"{path}: key 'bots.{name}': {NAME_WORDS.replace('a name', 'a bot name')}")
         bots[name] = BotSpec(name=name, cmd=tuple(bm.cmd), env=tuple(sorted(bm.env.items())),
                              fresh_process=bm.fresh_process, ask_forced=bm.ask_forced,
-                             cwd=str(folders.get(name, root)), version=bm.version or "")
+                             cwd=str(folders.get(name, root)), version=bm.version or "",
+                             submitted=name in folders)
     defaults = fm.defaults.model_dump()
     try:
         _DefaultsCheck.model_validate(defaults)

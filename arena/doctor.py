@@ -24,12 +24,15 @@ from arena.process import (
     BotProcess,
     BotSetupError,
     Hub,
+    SandboxUnavailable,
     check_access,
     check_command,
     check_sandbox,
+    effective_mode,
     foreign_files,
     foreign_message,
     new_workdir,
+    outside_files,
     remove_workdir,
     stderr_excerpt,
 )
@@ -346,6 +349,15 @@ def _exit_check(report: DoctorReport, cand: BotSpec, game: str, clock: Clock, n:
         remove_workdir(proc.workdir)
 
 
+def _unsandboxed(limits: Limits) -> bool:
+    """Whether bots run without a sandbox under ``limits`` (not when one is required but missing:
+    the sandbox check names that)."""
+    try:
+        return effective_mode(limits) == "none"
+    except SandboxUnavailable:
+        return False
+
+
 def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None = None,
                   only: list[str] | None = None,
                   on_bot: Any = None) -> tuple[Any, bool]:
@@ -381,7 +393,12 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
         table.add_column(col, overflow="fold")
     ok = True
     todo = [name for name in plan if not only or name in only]
-    foreign = {n: foreign_message(n, f, o) for n, f, o in foreign_files([spec for _, spec in plan.values()])}
+    specs = [spec for _, spec in plan.values()]
+    foreign = {n: foreign_message(n, f, o) for n, f, o in foreign_files(specs)}
+    unsandboxed = {n for n, (t, _s) in plan.items() if _unsandboxed(t.limits())}
+    for n, problem in outside_files(specs):
+        if n not in unsandboxed:
+            foreign.setdefault(n, problem)
     for k, name in enumerate(todo, 1):
         t, spec = plan[name]
         m = t.model

@@ -56,7 +56,7 @@ from arena.errors import (
     ProtocolError,
 )
 from arena.faults import forfeit_outcome, replacement_action
-from arena.process import STDERR_DRAIN_S
+from arena.process import STDERR_DRAIN_S, BotProcess
 from arena.protocol import (
     action_id,
     encode_act,
@@ -138,6 +138,14 @@ class _Match:
         if time.perf_counter() > self.wall_deadline:
             raise WallBudgetExceeded(self.thinking)
 
+    def pause(self, seat: int, proc: BotProcess) -> None:
+        """Stop ``seat``'s processes (``pause_idle``), the time it takes charged to that seat's share
+        of the match's wall time (:attr:`spent_ms`, what :meth:`wall_culprit` weighs): a bot whose
+        tree is slow to stop (thousands of threads) spends it, not whoever thinks next."""
+        t = time.perf_counter()
+        proc.pause()
+        self.spent_ms[seat] += (time.perf_counter() - t) * 1000.0
+
     def record(self, seat: int, fault: BotFault) -> None:
         """Append a :class:`Fault` of ``seat`` at the current move index, with the tail of its
         stderr (of the process that faulted; read to the end of the pipe if it has exited)."""
@@ -212,7 +220,7 @@ class _Match:
             proc.fresh = False
             self.is_ready[seat] = True
             if self.spec.pause_idle:
-                proc.pause()
+                self.pause(seat, proc)
             return
 
     def start_all(self) -> None:
@@ -262,7 +270,7 @@ class _Match:
                 continue  # failed already (noticed while another seat started)
             for other, proc in enumerate(self.pool.procs):
                 if other != seat and proc is not None:
-                    proc.pause()
+                    self.pause(other, proc)
             try:
                 self.start_seat(seat)
                 self.ready(seat)
@@ -396,7 +404,7 @@ class _Match:
                         break
                     stale.append(action_id(line))
                 if self.spec.pause_idle:
-                    proc.pause()
+                    self.pause(seat, proc)
                 elapsed = (t1 - t0) * 1000.0
                 charged = max(0.0, elapsed - clock.grace_ms)
                 if charged > clock.move_ms + self.bank[seat]:

@@ -89,6 +89,8 @@ class BotSpec:
     :ivar ask_forced: send ``act`` even when only one action is legal.
     :ivar cwd: directory the command's relative paths refer to (the project root).
     :ivar version: the config's ``version`` of the bot (part of every match's fingerprint).
+    :ivar submitted: an entrant's submission (``bots: {from: DIR}``; its ``cwd`` is its folder):
+        its command may name files of that folder only (:func:`arena.process.preflight.outside_files`).
     """
 
     name: str
@@ -98,6 +100,7 @@ class BotSpec:
     ask_forced: bool = False
     cwd: str = "."
     version: str = ""
+    submitted: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from arena.process.preflight import (
     check_sandbox,
     clear_caches,
     foreign_message,
+    outside_files,
     preflight,
 )
 from arena.process.reaping import (
@@ -90,7 +91,7 @@ __all__ = [
     "RECENT_BYTES", "ROOT_PREFIX", "SANDBOX_TMPFS", "STALE_ROOT_AGE_S", "STDERR_DRAIN_S",
     "STDERR_HEAD", "STDERR_TAIL", "TERM_GRACE_S", "TICK_S", "BotProcess", "BotSetupError", "Hub",
     "StderrLog", "bot_env", "check_access", "check_command", "check_sandbox", "clear_caches",
-    "foreign_files", "foreign_message",
+    "foreign_files", "foreign_message", "outside_files",
     "default_sigchld", "hide_bot_folders", "hide_from_sandbox", "hide_results_root", "is_bot_home", "kill_all", "last_stderr_line",
     "live_leaders", "live_workdirs", "make_subreaper", "new_workdir", "pid_exists", "pid_running",
     "preflight", "prlimit_available", "remove_workdir", "resolve_argv", "sandbox_binds",

@@ -34,6 +34,11 @@ class Hub:
         self.ep = select.epoll()
         self.fds: dict[int, tuple[BotProcess, int]] = {}
         self.procs: set[BotProcess] = set()
+        #: when the next housekeeping is due (``perf_counter`` time), across waits: replies
+        #: faster than :data:`TICK_S` must not postpone the checks for ever (adversarial
+        #: finding: a bot's forked child held 800 MiB under a 100 MiB limit while every seat
+        #: replied within 100 ms)
+        self.next_tick = 0.0
 
     def add(self, proc: BotProcess) -> None:
         """Watch ``proc``'s stdout and stderr (and stdin while bytes are pending)."""
@@ -104,8 +109,9 @@ class Hub:
                   tick: Callable[[], None] | None = None) -> tuple[bytes, float]:
         """The next stdout line of ``proc``, waiting until ``deadline`` (``perf_counter`` time).
 
-        Every :data:`TICK_S` ``tick()`` is called (it may raise a fault for any process) and
-        ``proc`` itself is checked (exit, memory, flood).
+        Every :data:`TICK_S` (of this hub's time, however short each wait) ``tick()`` is
+        called (it may raise a fault for any process) and ``proc`` itself is checked (exit,
+        memory, flood): also before a reply already read is returned.
 
         :returns: ``(line, t_read)``.
         :raises BotTimeout: nothing arrived by the deadline.
@@ -113,7 +119,9 @@ class Hub:
         :raises ProtocolError: an oversized line or a flood.
         """
         lines = proc.lines
-        next_tick = 0.0
+        first = True
+        if _perf_counter() >= self.next_tick:
+            self._housekeep(proc, tick)
         while True:
             if lines:
                 if proc.violation is not None:
@@ -130,11 +138,11 @@ class Hub:
             now = _perf_counter()
             if now >= deadline:
                 raise proc._tag(BotTimeout(f"bot {proc.name!r} did not reply in time"))
-            if not next_tick:
+            if first:
                 # first pass: the reply is often in the pipe already (on a shared core the bot
                 # ran while the request was written), and reading it directly saves an
                 # epoll_wait; otherwise this costs one failed read while the bot thinks
-                next_tick = now + TICK_S
+                first = False
                 fd = proc.stdout_fd
                 entry = self.fds.get(fd)
                 if entry is not None and entry[0] is proc:
@@ -151,14 +159,22 @@ class Hub:
                         if not data:
                             self._drop(fd)
                         continue
-            elif now >= next_tick:
-                next_tick = now + TICK_S
-                if not proc.alive() and self._drain(proc):
-                    continue  # its last lines first: a bot that wrote garbage and exited is a protocol fault
-                proc.check()
-                if tick is not None:
-                    tick()
-            self.pump(max(0.0, min(deadline, next_tick) - now))
+            elif now >= self.next_tick:
+                if self._housekeep(proc, tick):
+                    continue
+            self.pump(max(0.0, min(deadline, self.next_tick) - now))
+
+    def _housekeep(self, proc: BotProcess, tick: Callable[[], None] | None) -> bool:
+        """The checks of :meth:`wait_line` (the next due :data:`TICK_S` later); whether an exited
+        ``proc`` left a line, which then decides (a bot that wrote garbage and exited is a
+        protocol fault, not a crash) and the checks wait."""
+        self.next_tick = _perf_counter() + TICK_S
+        if not proc.alive() and (proc.lines or self._drain(proc)):
+            return True
+        proc.check()
+        if tick is not None:
+            tick()
+        return False
 
     def _drain(self, proc: BotProcess) -> bool:
         """Read what an exited process's stdout pipe still holds; whether a line is now waiting

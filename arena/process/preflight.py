@@ -12,6 +12,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable
 
 from arena.errors import ArenaError
@@ -32,7 +33,7 @@ from arena.process.sandbox import (
     sandbox_binds,
     warn_if_unsandboxed,
 )
-from arena.process.sandbox_view import cover_candidates, foreign_files
+from arena.process.sandbox_view import cover_candidates, foreign_files, under
 from arena.process.workdirs import new_workdir, remove_workdir
 from arena.specs import BotSpec, Limits
 
@@ -270,6 +271,38 @@ def foreign_message(name: str, folder: str, owner: str) -> str:
             "command may name files of its own folder only (copy what it needs into it)")
 
 
+def outside_files(specs: Iterable[BotSpec]) -> list[tuple[str, str]]:
+    """Submissions (:attr:`BotSpec.submitted`) whose command would uncover a folder outside their
+    own: ``(bot, problem)`` each. The sandbox binds back the folders of the files a command names
+    (its script) when they lie in a covered folder (the homes, ``/tmp``, ``/run``, other bots'
+    folders); for an entrant's command that let ``cmd: [python, bot.py, ~/.bashrc]`` show the
+    whole home, ``/run/...`` a daemon's socket, ``../../results/t/secret.json`` another
+    tournament's salt (adversarial finding, session 13). What the arena's interpreter needs
+    anyway (``python``) is not counted; files of the submission's own folder are its own.
+    """
+    out = []
+    for s in specs:
+        if not s.submitted:
+            continue
+        try:
+            argv = resolve_argv(s)
+        except ValueError:
+            continue  # the command check names it
+        mine = os.path.realpath(s.cwd)
+        base = [*sandbox_binds(s, [sys.executable]), mine]  # shown to every bot anyway, and its own
+        extra = [b for b in sandbox_binds(s, argv) if not under(b, base)]
+        if not extra:
+            continue
+        named = [a for a in s.cmd if a and os.path.exists(os.path.join(s.cwd, a)) and any(
+            not under(q, [mine]) and under(os.path.dirname(q), extra)
+            for q in {os.path.abspath(os.path.join(s.cwd, a)), os.path.realpath(os.path.join(s.cwd, a))})]
+        what = ", ".join(repr(a) for a in named) or repr(" ".join(s.cmd))
+        out.append((s.name, f"bot {s.name!r}: its command names {what}, outside its folder {mine}; the sandbox "
+                            f"would show {extra[0]} to it. A submission's command may name files of its own "
+                            "folder only (copy what it needs into it; name the interpreter as python, node, ...)"))
+    return out
+
+
 def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
     """The checks run before a batch plays anything: no bot's command names a file in another
     bot's folder (:func:`arena.process.sandbox_view.foreign_files`), every bot's command and script exist
@@ -281,6 +314,13 @@ def preflight(bots: Iterable[BotSpec], limits: Limits) -> None:
     warn_if_unsandboxed(limits)
     todo = list(dict.fromkeys(bots))  # each bot once, in order
     problems: list[str] = [foreign_message(*x) for x in foreign_files(todo)]
+    try:
+        sandboxed = effective_mode(limits) != "none"  # no sandbox, nothing is covered: nothing to uncover
+    except SandboxUnavailable:
+        sandboxed = False  # 'required' without a sandbox: check_sandbox below says so
+    if sandboxed:
+        named = {n for n, _f, _o in foreign_files(todo)}
+        problems += [p for n, p in outside_files(todo) if n not in named]
     for b in todo:
         r = check_command(b)
         if r:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sys
 import textwrap
 
@@ -25,7 +27,8 @@ def _class(tmp_path):
     (subs / "alice" / "bot.yaml").unlink()  # a bare bot.py counts too
     new_bot("bob", "sh", subs)
     (subs / "carol").mkdir()
-    (subs / "carol" / "bot.yaml").write_text(f"cmd: [{sys.executable}, {ZOO}/misbehave.py, crash_mid]\n")
+    shutil.copy(f"{ZOO}/misbehave.py", subs / "carol")  # a submission names files of its own folder only
+    (subs / "carol" / "bot.yaml").write_text(f"cmd: [{sys.executable}, misbehave.py, crash_mid]\n")
     (subs / "notes").mkdir()
     (subs / "notes" / "README.txt").write_text("not a bot")
     cfg = tmp_path / "class.yaml"
@@ -76,7 +79,8 @@ def test_doctor_checks_every_bot_of_a_file_in_one_table(tmp_path):
     progress = re.findall(r"^\[(\d)/4\] (\w+): (pass|FAIL) \(\d+\.\d s\)$", out.stderr, re.M)
     assert [k for k, _, _ in progress] == ["1", "2", "3", "4"]
     assert {b: ok for _, b, ok in progress} == {"alice": "pass", "bob": "pass", "carol": "FAIL", "random": "pass"}
-    assert re.search(r"│ notes\s+│ –\s+│ NO BOT\s+│ .*holds no bot.yaml and no bot.py", out.stdout), out.stdout
+    flat = re.sub(r"[│\s]+", " ", out.stdout)  # the row's cells, however the table wrapped them
+    assert re.search(r" notes – NO BOT \S+ holds no bot.yaml and no bot.py", flat), out.stdout
     from rich.console import Console
 
     from arena.doctor import doctor_config
@@ -174,3 +178,80 @@ def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
     (mallory / "bot.yaml").write_text("cmd: [python, bot.py]\n")  # its own files only: accepted
     (t,) = config.load(cfg)
     preflight([t.bots["mallory"], t.bots["alice"]], t.limits())
+
+
+@pytest.mark.parametrize("how", ["home", "home-symlink", "run", "results"])
+def test_a_command_naming_a_covered_file_outside_its_folder_is_refused(tmp_path, monkeypatch, how):
+    """Adversarial finding (session 13): the sandbox binds back the folder of every file a command
+    names, so a submission's ``cmd: [python, bot.py, ~/canary.txt]`` showed the whole home,
+    ``/run/<file>`` the daemons' sockets, ``../../results/final/secret.json`` the results root with
+    another tournament's salt. The pre-flight and ``arena doctor --config`` refuse a submission
+    whose command would uncover a folder outside its own; its own files and the interpreter stay
+    accepted."""
+    from arena.doctor import doctor_config
+    from arena.process import BotSetupError, effective_mode, outside_files, preflight, sandbox_binds
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "canary.txt").write_text("HOME-CANARY")
+    monkeypatch.setenv("HOME", str(home))
+    cfg = _class(tmp_path)
+    mallory = tmp_path / "submissions" / "mallory"
+    mallory.mkdir()
+    (mallory / "bot.py").write_text("")
+    (mallory / "data").mkdir()
+    (mallory / "data" / "model.bin").write_text("weights")
+    target = str(home / "canary.txt")
+    if how == "home-symlink":
+        (mallory / "notes.txt").symlink_to(home / "canary.txt")
+        target = "notes.txt"
+    elif how == "run":
+        run = next((f"/run/{f}" for f in sorted(os.listdir("/run")) if os.path.isfile(f"/run/{f}")), None)
+        if run is None:
+            made = f"/run/cardarena-test-{os.getpid()}"
+            try:
+                open(made, "w").close()
+            except OSError:
+                pytest.skip("no file in /run, and none can be made")
+            request_cleanup = made
+            monkeypatch.setattr(sys, "_cardarena_cleanup", request_cleanup, raising=False)
+            run = made
+        target = run
+    elif how == "results":
+        secret = tmp_path / "results" / "final" / "secret.json"
+        secret.parent.mkdir(parents=True)
+        secret.write_text('{"salt": "s"}')
+        target = "../../results/final/secret.json"
+    try:
+        (mallory / "bot.yaml").write_text(f"cmd: [python, bot.py, {target}]\n")
+        (t,) = config.load(cfg)
+        if effective_mode(t.limits()) == "none":
+            pytest.skip("no sandbox can start here: nothing is covered")
+        spec = t.bots["mallory"]
+        assert spec.submitted and not t.bots["random"].submitted
+        from arena.process.launch import resolve_argv
+
+        # the leak the check guards against: this command's sandbox would bind a folder back
+        shown = set(sandbox_binds(spec, resolve_argv(spec))) - set(sandbox_binds(spec, [sys.executable]))
+        assert any(not str(b).startswith(str(mallory)) for b in shown), shown
+        # (the results folder under the tournaments file's folder is also the inline bot random's)
+        words = (rf"bot 'mallory': its command names ('{re.escape(target)}', outside its folder .*mallory; the "
+                 r"sandbox would show|a file in .*results/final, the folder of bot 'random')")
+        assert [n for n, _p in outside_files(t.bots.values())] == ["mallory"]
+        assert how != "home" or re.search(words, outside_files(t.bots.values())[0][1])
+        with pytest.raises(BotSetupError, match=words):
+            preflight(t.bots.values(), t.limits())
+        table, ok = doctor_config(cfg, matches=1, only=["mallory"])
+        from rich.console import Console
+
+        console = Console(record=True, width=1000)
+        console.print(table)
+        assert not ok and re.search(words, console.export_text())
+        (mallory / "bot.yaml").write_text(f"cmd: [{sys.executable}, bot.py, data/model.bin]\n")  # its own: accepted
+        (t,) = config.load(cfg)
+        assert outside_files(t.bots.values()) == []
+        preflight([t.bots["mallory"], t.bots["alice"]], t.limits())
+    finally:
+        made = getattr(sys, "_cardarena_cleanup", None)
+        if made:
+            os.unlink(made)

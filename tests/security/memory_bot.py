@@ -6,7 +6,10 @@
   tmpfs) and logs ``MEM LEAK devfill <MiB written>`` or ``MEM BLOCKED devfill <errno name>``;
   it sleeps 5 s holding the file, then removes it;
 * ``sysv``: fills System V shared memory segments of 100 MiB (keys KEY, KEY+1, …) up to MB MiB,
-  detaches each (not resident in any process), logs ``MEM HELD sysv <MiB>`` and sleeps 5 s.
+  detaches each (not resident in any process), logs ``MEM HELD sysv <MiB>`` and sleeps 5 s;
+* ``fork``: forks a child that fills MB MiB of its own memory, logs ``MEM HELD fork <MiB>`` and
+  holds it for 30 s, while this process replies at once (the checks must not wait for a slow reply);
+* ``slow``: holds nothing and replies after MB milliseconds, every time.
 
 Then it replies with the first legal action, match after match, until its stdin ends.
 """
@@ -64,6 +67,14 @@ def sysv():
     time.sleep(5)
 
 
+def fork():
+    if os.fork() == 0:
+        hold = [b"\x01" * 2**20 for _ in range(mb)]
+        log(f"MEM HELD fork {len(hold)}")
+        time.sleep(30)
+        os._exit(0)
+
+
 acts = 0
 for line in sys.stdin:
     msg = json.loads(line)
@@ -72,7 +83,9 @@ for line in sys.stdin:
         sys.stdout.flush()
     elif msg["type"] == "act":
         acts += 1
-        if acts == 1:
-            devfill() if mode == "devfill" else sysv()
+        if mode == "slow":
+            time.sleep(mb / 1000)
+        elif acts == 1:
+            {"devfill": devfill, "sysv": sysv, "fork": fork}[mode]()
         sys.stdout.write(json.dumps({"type": "action", "id": msg["id"], "action": msg["legal"][0]}) + "\n")
         sys.stdout.flush()
