@@ -186,8 +186,10 @@ def _submission(sub: Path, path: Path) -> dict | None:
         except (OSError, yaml.YAMLError) as e:
             raise ConfigError(f"{sub / 'bot.yaml'}: cannot read it ({e})") from e
         if not isinstance(entry, dict) or "cmd" not in entry:
+            near = next((k for k in entry if did_you_mean(k, ["cmd", "command"])), None) if isinstance(entry, dict) else None
+            hint = f"; key {near!r} is not one (did you mean 'cmd'?)" if near is not None else ""
             raise ConfigError(f"{sub / 'bot.yaml'}: expected a mapping with the bot's 'cmd', "
-                              "e.g. cmd: [python, bot.py]")
+                              f"e.g. cmd: [python, bot.py]{hint}")
     elif (sub / "bot.py").exists():
         entry = {"cmd": ["python", "bot.py"]}
     else:

@@ -217,8 +217,9 @@ class Journal:
 
     def _remedy(self, first: str = "restore the settings") -> str:
         """What to do about a refused folder: ``first``, or a new table elsewhere, or clear this one."""
-        return (f"{first}, or give the tournament a new name (`arena sprt --name NAME` for a test; or run "
-                f"with another --results root) to start a new table, or delete or move {self.folder} away")
+        return (f"{first}, or give the tournament a new name (its `name:` in the tournaments file; `arena sprt "
+                f"--name NAME` for a test) or run with another --results root to start a new table, or delete "
+                f"or move {self.folder} away")
 
     def check_settings(self, name: str, settings: dict[str, Any]) -> None:
         """Refuse a results folder whose recorded tournament had other settings.

@@ -193,11 +193,33 @@ def start_local(ray: Any, workers: int) -> None:
                 ray.shutdown()
             except Exception:  # noqa: BLE001
                 pass
+        except BaseException:  # Ctrl-C mid-start: what it had started is tracked by nobody yet
+            _kill_started()
+            raise
         finally:
             restore_after_init(before, sigterm)
     if error is not None:
         raise ArenaError(ray_start_failure(error)) from error
     _start_orphan_guard()
+
+
+def _kill_started() -> None:
+    """Kill what a ``ray.init`` cut short (Ctrl-C) had started, Ctrl-C ignored meanwhile; twice,
+    for an agent its raylet was spawning at the first pass (a new user's double Ctrl-C left a
+    ``ray::DashboardAgent`` orphaned for minutes)."""
+    import signal
+
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        old = None
+    try:
+        for _ in range(2):
+            _kill_recorded([p for p in _children() if p[1] >= _Local.started - 1.0])
+            time.sleep(0.2)
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
 
 
 def ray_start_failure(e: BaseException) -> str:

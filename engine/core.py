@@ -227,7 +227,11 @@ class Game(ABC):
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
-            raise OptionError(f"{self.name}: unknown option {unknown[0]!r}; known options: {known}")
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], list(self.options), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise OptionError(f"{self.name}: unknown option {unknown[0]!r}{hint}; known options: {known}")
         out = {}
         for key, opt in self.options.items():
             out[key] = opt.validate(self.name, options[key]) if key in options else opt.default

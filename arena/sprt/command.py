@@ -96,7 +96,8 @@ def sprt(
     except CardArenaError as e:
         _fail(str(e))
     except KeyboardInterrupt:
-        print("interrupted: finished matches are recorded; run the same command again to resume", file=sys.stderr)
+        print(f"interrupted: {_recorded(results, name)} finished matches are recorded; run the same command again to "
+              "resume", file=sys.stderr)
         raise typer.Exit(143 if signals else 130) from None
     except Exception as e:  # noqa: BLE001 - infrastructure (Ray failing to start...): "could not run", exit 3
         _fail(f"the test could not run: {type(e).__name__}: {str(e)[:500]}. Finished matches are recorded; "
@@ -113,6 +114,15 @@ def sprt(
     else:
         sys.stdout.write(render.markdown(r))
     raise typer.Exit(EXIT[r.verdict])
+
+
+def _recorded(results: Path, name: str) -> str:
+    """How many matches the test's journal holds (its complete lines), or "the" if unknown."""
+    try:
+        with open(Path(results) / name / "matches.jsonl", "rb") as f:
+            return str(sum(1 for line in f if line.endswith(b"\n")))
+    except OSError:
+        return "the"
 
 
 def _fail(msg: str) -> NoReturn:

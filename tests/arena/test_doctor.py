@@ -113,3 +113,24 @@ def test_a_timeout_fails_the_timing_check_too():
     matches = [c for c in rep.checks if c.name == "matches"]
     assert matches and matches[0].status == "fail" and "timeout" in matches[0].message, rep.text()
     assert timing and timing[0].status == "fail" and "not answered in time" in timing[0].message, rep.text()
+
+
+def test_a_bot_living_on_its_bank_fails_the_timing_check():
+    """New-user trial (session 13): a bot answering in 0.3 s under move_ms 100 passed ("ready for a
+    tournament") because the bank paid for every decision of the doctor's short matches."""
+    bank = Clock(move_ms=100, bank_ms=60000, startup_ms=3000)
+    rep = doctor("toy", [sys.executable, f"{ZOO}/misbehave.py", "slow", "0.3"], matches=2, clock=bank)
+    (matches,) = [c for c in rep.checks if c.name == "matches"]
+    (timing,) = [c for c in rep.checks if c.name == "timing"]
+    assert matches.status == "pass", rep.text()  # the bank covered them: no timeout
+    assert timing.status == "fail" and "paid from the bank (bank_ms 60000)" in timing.message, rep.text()
+    assert not rep.passed
+    quick = doctor("toy", [sys.executable, f"{ZOO}/misbehave.py", "slow", "0.01"], matches=2, clock=bank)
+    assert [c.status for c in quick.checks if c.name == "timing"] in (["pass"], ["warn"]), quick.text()
+
+
+def test_a_missing_script_without_a_config_names_the_folder_doctor_runs_in(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rep = doctor("toy", ["python", "nothere.py"], matches=1, cwd=str(tmp_path))
+    (cmd,) = [c for c in rep.checks if c.name == "command"]
+    assert cmd.status == "fail" and cmd.message.endswith("give the path relative to the folder doctor runs in, or absolute")

@@ -236,6 +236,8 @@ def test_sigterm_stops_like_ctrl_c_and_says_to_rerun(tmp_path):
     assert proc.returncode == 143, err[-2000:]
     assert "finished matches are recorded; run the same command again to resume" in err
     assert "Traceback" not in err and sum(_ids(tmp_path / "t").values()) >= 20
+    # how many (new-user trial, session 13: `arena run` said it, `arena sprt` did not)
+    assert f"interrupted: {sum(_ids(tmp_path / 't').values())} finished matches are recorded" in err
     board = subprocess.run([sys.executable, "-m", "arena.cli", "leaderboard", str(tmp_path / "t")], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
     assert "(an SPRT: it plays until its verdict, at most 1,200)" in board.stdout and "partial" not in board.stdout

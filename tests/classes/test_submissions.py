@@ -66,6 +66,10 @@ def test_a_bad_submission_folder_is_named(tmp_path):
     (tmp_path / "submissions" / "eve" / "bot.yaml").write_text("command: [python, x.py]\n")
     with pytest.raises(ConfigError, match=r"eve/bot.yaml: expected a mapping with the bot's 'cmd'"):
         config.load(cfg)
+    # the typo named (new-user trial, session 13: "comand:" got the message without the key)
+    (tmp_path / "submissions" / "eve" / "bot.yaml").write_text("comand: [python, x.py]\n")
+    with pytest.raises(ConfigError, match=r"key 'comand' is not one \(did you mean 'cmd'\?\)"):
+        config.load(cfg)
 
 
 @pytest.mark.slow

@@ -44,3 +44,14 @@ def test_every_game_resolves_its_seat_option_the_same_way(game, key):
             game.new_match(game.min_players, 1, **{key: game.max_players - 1})
         text = str(e.value)
         assert game.name in text and key in text and repr(game.max_players - 1) in text and "random" in text
+
+
+def test_an_unknown_option_suggests_the_closest_key():
+    """New-user trial (session 13): ``-o mach=single`` named the known keys but not the typo's."""
+    from engine import registry
+
+    with pytest.raises(OptionError, match=r"sedma: unknown option 'mach' \(did you mean 'match'\?\); known options: "):
+        registry.get_game("sedma").resolve_options({"mach": "single"})
+    with pytest.raises(OptionError) as e:
+        registry.get_game("sedma").resolve_options({"zzzz": 1})
+    assert "did you mean" not in str(e.value)
