@@ -153,6 +153,12 @@ def record_bytes(rec: MatchRecord) -> bytes:
             f"{chr(0x1e).join(rec.seats)}\x1f{','.join(str(f.seat) for f in rec.faults)}").encode()
 
 
+#: the most :func:`_tail` bytes kept for reuse while replaying: a field of few lineups repeats its
+#: keys, a large one hardly does (four random bots of 1,000 a match: every key new, 1M of them
+#: held ~360 MB at the end of a 1M-record replay)
+TAILS_MAX = 1 << 16
+
+
 def _tail(names: list[str], key: tuple[int, ...]) -> bytes:
     """:func:`record_bytes` after the fingerprint for a plain record (no faults) of ``key`` =
     ``(status code, side rank a, side rank b, *seat codes)``."""
@@ -206,6 +212,8 @@ def play(rater: Any, view: RecordView, start: int, marks: Any, h: Any, snaps: di
                         moved.update(got)
                 tail = tails.get(key)
                 if tail is None:
+                    if len(tails) >= TAILS_MAX:
+                        tails.clear()
                     tail = tails[key] = _tail(names, key)
                 d = blake2b(d + ids[i0:i1] + _SEP + fps[f0:f1] + tail, digest_size=16).digest()
             else:
@@ -244,6 +252,8 @@ def chain(view: RecordView, h: Any, stop: int, at: Any) -> dict[int, str]:
             if fa:
                 tail = tails.get(key)
                 if tail is None:
+                    if len(tails) >= TAILS_MAX:
+                        tails.clear()
                     tail = tails[key] = _tail(names, key)
                 d = blake2b(d + ids[i0:i1] + _SEP + fps[f0:f1] + tail, digest_size=16).digest()
             else:

@@ -114,6 +114,28 @@ def test_column_replay_equals_the_record_replay(dp, forfeits):
         sorted((r for r in recs if r.rated(forfeits)), key=MatchRecord.replay_key))
 
 
+@pytest.mark.parametrize("cap", [1, 7])
+def test_a_bounded_tail_cache_gives_the_same_bytes(tmp_path, monkeypatch, cap):
+    """The digest tails kept for reuse are bounded (``TAILS_MAX``: 1M distinct keys of a four-player
+    field held ~360 MB); cleared when full, the checkpoint is the same bytes as the record path's."""
+    recs = _mixed(600, 7)
+    (tmp_path / "records").mkdir()
+    checkpoint.replay(tmp_path / "records", recs, BOTS, draw_probability=0.15, rate_forfeits=True, history=False)
+    seen = []
+    real = replay_columns._tail
+
+    def counted(names, key):
+        seen.append(key)
+        return real(names, key)
+
+    monkeypatch.setattr(replay_columns, "TAILS_MAX", cap)
+    monkeypatch.setattr(replay_columns, "_tail", counted)
+    (tmp_path / "view").mkdir()
+    checkpoint.replay(tmp_path / "view", view_of(recs), BOTS, draw_probability=0.15, rate_forfeits=True, history=False)
+    assert (tmp_path / "records" / checkpoint.NAME).read_bytes() == (tmp_path / "view" / checkpoint.NAME).read_bytes()
+    assert len(seen) > len(set(seen))  # keys built again after a clear: the bound was reached
+
+
 def test_column_play_takes_the_mpmath_fallback_as_the_record_path():
     recs = [r for r in tc.records(400, 8) if r.status == "ok"]
     view = view_of(recs).replay_order()
