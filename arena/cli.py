@@ -402,6 +402,9 @@ def new_bot(
 
 def main() -> None:
     """Console-script entry point: run the app, turning cardarena errors into one message and exit code 2."""
+    from arena.heap import fix_mmap_threshold
+
+    fix_mmap_threshold()  # large tables' freed arrays leave the resident set (arena/heap.py)
     try:
         app()
     except SystemExit as e:

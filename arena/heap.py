@@ -15,3 +15,23 @@ def release_heap() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # pragma: no cover - not glibc
         pass
+
+
+#: ``mallopt`` parameter of glibc's mmap threshold (``<malloc.h>``)
+M_MMAP_THRESHOLD = -3
+#: blocks of at least this many bytes get their own mapping, handed back when freed
+MMAP_THRESHOLD = 1 << 20
+
+
+def fix_mmap_threshold() -> None:
+    """Give every allocation of ≥ 1 MiB its own mapping, returned to the system when freed.
+
+    glibc raises its mmap threshold after each freed large block (up to 32 MiB), so numpy's
+    arrays below that size then come from the heap, where freed ones stay resident between
+    steps (a 1M-record four-player table: counters' peak 719 → 580 MB, replay 603 → 547 MB with
+    the threshold fixed at 1 MiB; the same CPU). Fixing it turns the adjustment off. Idempotent;
+    nothing outside glibc."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass

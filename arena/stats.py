@@ -89,15 +89,27 @@ def block_t_cis(entity: np.ndarray, sums: np.ndarray, counts: np.ndarray, n: int
     """
     from scipy.special import stdtrit  # Student's t quantile (scipy.stats costs a second to import)
 
-    entity = np.asarray(entity, dtype=np.int64)
-    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    entity = np.asarray(entity)
+    if entity.dtype.kind not in "iu":
+        entity = entity.astype(np.int64)
+    sums, counts = np.asarray(sums, dtype=float), np.asarray(counts)  # counts as given: float in pieces
     nb = np.bincount(entity, minlength=n).astype(float)
-    tot_s, tot_n = np.bincount(entity, sums, n), np.bincount(entity, counts, n)
+    exact = exact_sums(sums, counts)
+    if exact:  # every sum below exact: the same bits in any order of the blocks, and in pieces
+        acc = np.zeros((5, n))
+        for at in range(0, len(sums), _CHUNK):
+            e, s, c = entity[at:at + _CHUNK], sums[at:at + _CHUNK], counts[at:at + _CHUNK].astype(float)
+            for row, w in enumerate((s, c, s * s, s * c, c * c)):
+                acc[row] += np.bincount(e, w, n)
+        tot_s, tot_n, s2, sc, c2 = (np.asarray(r, dtype=float) for r in acc)
+    else:
+        counts = counts.astype(float)
+        tot_s, tot_n = np.bincount(entity, sums, n), np.bincount(entity, counts, n)
+        s2 = sc = c2 = np.zeros(0)  # not used: the deviations are summed below
     with np.errstate(invalid="ignore", divide="ignore"):
         m = tot_s / tot_n
-        if exact_sums(sums, counts):  # every sum below exact: the same bits in any order of the blocks
-            sq: np.ndarray = np.maximum(np.bincount(entity, sums * sums, n) - 2 * m * np.bincount(entity, sums * counts, n)
-                                        + m * m * np.bincount(entity, counts * counts, n), 0.0)
+        if exact:
+            sq: np.ndarray = np.maximum(s2 - 2 * m * sc + m * m * c2, 0.0)
         else:
             dev = sums - m[entity] * counts
             sq = np.bincount(entity, dev * dev, n)
@@ -128,8 +140,17 @@ def exact_sums(sums: np.ndarray, counts: np.ndarray) -> bool:
     if len(sums) >= 1 << 28:
         return False
     scale = float(1 << EXACT_FRACTION_BITS)
-    return bool(np.all(np.abs(sums) < EXACT_MAX_BLOCK) and np.all(np.abs(counts) < EXACT_MAX_BLOCK)
-                and np.all(np.floor(sums * scale) == sums * scale) and np.all(np.floor(counts) == counts))
+    for at in range(0, len(sums), _CHUNK):  # a piece at a time: its temporaries stay small
+        s, c = sums[at:at + _CHUNK], counts[at:at + _CHUNK]
+        if not (np.all(np.abs(s) < EXACT_MAX_BLOCK) and np.all(np.abs(c) < EXACT_MAX_BLOCK)
+                and np.all(np.floor(s * scale) == s * scale) and np.all(np.floor(c) == c)):
+            return False
+    return True
+
+
+#: blocks per piece where :func:`block_t_cis` and :func:`exact_sums` go through their input in
+#: pieces (4M block slots of a four-player field made ~200 MB of whole-array temporaries)
+_CHUNK = 1 << 20
 
 
 def block_t_ci(sums: Sequence[float], counts: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:

@@ -364,15 +364,22 @@ class Tallies:
         bootstrap's (:func:`arena.stats.bootstrap_ci`) below :data:`arena.stats.T_FROM` blocks,
         else :func:`arena.stats.block_t_cis`."""
         n = len(self.names)
-        pos = np.flatnonzero(self.s_n.v > 0)
-        sb, ss, sn = self.slot_bot.v[pos], self.s_sum.v[pos], self.s_n.v[pos]
+        played = self.s_n.v > 0
+        pos: np.ndarray | None = None  # the slots taken, in order; None: every slot, in place
+        if bool(played.all()):  # the columns themselves (at 4M slots a copy of each was ~100 MB)
+            sb, ss, sn = self.slot_bot.v, self.s_sum.v, self.s_n.v
+        else:
+            pos = np.flatnonzero(played)
+            sb, ss, sn = self.slot_bot.v[pos], self.s_sum.v[pos], self.s_n.v[pos]
+        del played
         if not stats.exact_sums(ss, sn):  # sums that round: taken in each bot's (lineup, deal) order
-            order = self._canonical_slots(pos)
+            order = self._canonical_slots(np.arange(len(sn)) if pos is None else pos)
             sb, ss, sn, pos = self.slot_bot.v[order], self.s_sum.v[order], self.s_n.v[order], order
         m, lo, hi, nb = stats.block_t_cis(sb, ss, sn, n)  # the same digits in any order of the journal
         small = np.flatnonzero((nb > 0) & (nb < stats.T_FROM))
         if len(small):  # the bootstrap resamples each bot's blocks in (lineup, deal) order
-            few = pos[np.isin(sb, small)]
+            hit = np.flatnonzero(np.isin(sb, small))
+            few = hit if pos is None else pos[hit]
             few = self._canonical_slots(few)
             fb = self.slot_bot.v[few]
             cut = np.searchsorted(fb, np.arange(n + 1))
@@ -407,6 +414,14 @@ class Tallies:
         # the slots of complete blocks, then of groups with 2+ of them; the columns themselves
         # where every slot qualifies (no copies: at 1M records each is 2M entries)
         full: Any = slice(None) if bool((en == k).all()) else np.flatnonzero(en == k)
+        # a (bot, lineup) group has at most as many blocks as its lineup: slots of lineups with
+        # one block never count (four random bots of 1,000 a match: every slot; the groups' sort
+        # of 4M keys took ~110 MB for nothing)
+        several = (np.bincount(self.block_lineup.v, minlength=len(self.lineup_hash)) >= 2)[
+            self.block_lineup.v[self.slot_block.v[full]]]
+        if not bool(several.all()):
+            full = (np.flatnonzero(en == k) if isinstance(full, slice) else full)[several]
+        del several
         block = self.slot_block.v[full]
         span = len(self.lineup_hash) + 1
         narrow = (len(self.names) + 1) * span < 2**31  # the key fits 4 bytes (1,000 bots, 430k lineups: yes)
