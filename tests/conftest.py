@@ -36,3 +36,17 @@ def require(ok: bool, reason: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"CI must provide this: {reason}")
     pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _interrupts_not_left_ignored():
+    """A command run in-process may end by ignoring Ctrl-C and SIGTERM (``arena.cli._ignore_interrupts``:
+    the process is exiting). Left so in pytest, every process a later test starts inherits the
+    ignored SIGINT, and a test of Ctrl-C waits out a whole run (seen in CI). Restored after each test."""
+    import signal
+
+    yield
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
