@@ -15,9 +15,21 @@ from arena import config
 from arena.errors import ConfigError
 from arena.scaffold import new_bot
 from tests.classes.test_frictions import arena
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require
 
 ZOO = f"{ROOT}/tests/arena/zoo"
+
+
+def _doctor_text(cfg, bot):
+    """``arena doctor --config cfg`` for one bot, in-process: ``(ok, the table as text)``."""
+    from rich.console import Console
+
+    from arena.doctor import doctor_config
+
+    table, ok = doctor_config(cfg, matches=1, only=[bot])
+    console = Console(record=True, width=1000)
+    console.print(table)
+    return ok, console.export_text()
 
 
 def _class(tmp_path):
@@ -157,7 +169,6 @@ def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
     folder one of mallory's program folders, bound back into her sandbox over its cover: she read
     alice's source. The pre-flight (before any match) and ``arena doctor --config`` refuse a
     command naming a file in another bot's folder (also through a symbolic link in her own)."""
-    from arena.doctor import doctor_config
     from arena.process import BotSetupError, preflight
 
     cfg = _class(tmp_path)
@@ -173,12 +184,8 @@ def test_a_command_naming_another_submissions_file_is_refused(tmp_path, how):
     words = r"bot 'mallory': its command names a file in .*submissions/alice, the folder of bot 'alice'"
     with pytest.raises(BotSetupError, match=words):
         preflight(t.bots.values(), t.limits())
-    table, ok = doctor_config(cfg, matches=1, only=["mallory"])
-    from rich.console import Console
-
-    console = Console(record=True, width=1000)
-    console.print(table)
-    assert not ok and re.search(words, console.export_text())
+    ok, text = _doctor_text(cfg, "mallory")
+    assert not ok and re.search(words, text)
     (mallory / "bot.yaml").write_text("cmd: [python, bot.py]\n")  # its own files only: accepted
     (t,) = config.load(cfg)
     preflight([t.bots["mallory"], t.bots["alice"]], t.limits())
@@ -192,7 +199,6 @@ def test_a_command_naming_a_covered_file_outside_its_folder_is_refused(tmp_path,
     another tournament's salt. The pre-flight and ``arena doctor --config`` refuse a submission
     whose command would uncover a folder outside its own; its own files and the interpreter stay
     accepted."""
-    from arena.doctor import doctor_config
     from arena.process import BotSetupError, effective_mode, outside_files, preflight, sandbox_binds
 
     home = tmp_path / "home"
@@ -209,18 +215,10 @@ def test_a_command_naming_a_covered_file_outside_its_folder_is_refused(tmp_path,
     if how == "home-symlink":
         (mallory / "notes.txt").symlink_to(home / "canary.txt")
         target = "notes.txt"
-    elif how == "run":
-        run = next((f"/run/{f}" for f in sorted(os.listdir("/run")) if os.path.isfile(f"/run/{f}")), None)
-        if run is None:
-            made = f"/run/cardarena-test-{os.getpid()}"
-            try:
-                open(made, "w").close()
-            except OSError:
-                pytest.skip("no file in /run, and none can be made")
-            request_cleanup = made
-            monkeypatch.setattr(sys, "_cardarena_cleanup", request_cleanup, raising=False)
-            run = made
-        target = run
+    elif how == "run":  # a file of its own in /run (root, as the arena runs here)
+        made = f"/run/cardarena-test-{os.getpid()}"
+        open(made, "w").close()
+        target = made
     elif how == "results":
         secret = tmp_path / "results" / "final" / "secret.json"
         secret.parent.mkdir(parents=True)
@@ -229,8 +227,7 @@ def test_a_command_naming_a_covered_file_outside_its_folder_is_refused(tmp_path,
     try:
         (mallory / "bot.yaml").write_text(f"cmd: [python, bot.py, {target}]\n")
         (t,) = config.load(cfg)
-        if effective_mode(t.limits()) == "none":
-            pytest.skip("no sandbox can start here: nothing is covered")
+        require(effective_mode(t.limits()) != "none", "no sandbox can start here: nothing is covered")
         spec = t.bots["mallory"]
         assert spec.submitted and not t.bots["random"].submitted
         from arena.process.launch import resolve_argv
@@ -245,17 +242,12 @@ def test_a_command_naming_a_covered_file_outside_its_folder_is_refused(tmp_path,
         assert how != "home" or re.search(words, outside_files(t.bots.values())[0][1])
         with pytest.raises(BotSetupError, match=words):
             preflight(t.bots.values(), t.limits())
-        table, ok = doctor_config(cfg, matches=1, only=["mallory"])
-        from rich.console import Console
-
-        console = Console(record=True, width=1000)
-        console.print(table)
-        assert not ok and re.search(words, console.export_text())
+        ok, text = _doctor_text(cfg, "mallory")
+        assert not ok and re.search(words, text)
         (mallory / "bot.yaml").write_text(f"cmd: [{sys.executable}, bot.py, data/model.bin]\n")  # its own: accepted
         (t,) = config.load(cfg)
         assert outside_files(t.bots.values()) == []
         preflight([t.bots["mallory"], t.bots["alice"]], t.limits())
     finally:
-        made = getattr(sys, "_cardarena_cleanup", None)
-        if made:
-            os.unlink(made)
+        if how == "run":
+            os.unlink(target)

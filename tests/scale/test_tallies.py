@@ -177,21 +177,8 @@ def test_the_counters_reproduce_the_record_tables(tmp_path):
             assert (st[b]["score_low"], st[b]["score_high"]) == pytest.approx((lo, hi), abs=1e-12)
             assert lo < m < hi
     # efficiency: the pooled variances of single results and block means, directly
-    groups: dict = {}
-    for r in recs:
-        if r.played:
-            for b in dict.fromkeys(r.seats):
-                groups.setdefault((b, r.lineup), {}).setdefault(r.deal_index, []).append(r.rewards[r.seats.index(b)])
-    k = max(len(v) for g in groups.values() for v in g.values())
-    ss1 = ss2 = df1 = df2 = 0.0
-    for g in groups.values():
-        xs = np.array([v for v in g.values() if len(v) == k])
-        if len(xs) >= 2:
-            ss1 += ((xs - xs.mean()) ** 2).sum()
-            ss2 += ((xs.mean(1) - xs.mean()) ** 2).sum()
-            df1, df2 = df1 + xs.size - 1, df2 + len(xs) - 1
     eff = tables.duplicate_efficiency(recs)
-    assert eff["factor"] == pytest.approx((ss1 / df1) / (k * ss2 / df2), rel=1e-9)
+    assert eff["factor"] == pytest.approx(_direct_efficiency(recs)[0], rel=1e-9)
     lineups = {r.lineup: tuple(dict.fromkeys(r.seats)) for r in recs if r.finished}
     from arena.schedule import design_mixing
 
