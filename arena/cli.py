@@ -60,8 +60,10 @@ def run(
         m = t.model
 
         def warn(msg):
-            """Print ``msg`` to stderr as a yellow ``warning:`` line."""
-            err_console.print(f"[yellow]warning:[/] {msg}")
+            """Print ``msg`` to stderr as a yellow ``warning:`` line (``msg`` as text: it may quote a bot)."""
+            from rich.text import Text
+
+            err_console.print(Text.assemble(("warning:", "yellow"), " ", msg), highlight=False)
 
         def started(summary, live=None):
             """Say which sandbox the bots get (loudly when none), then start the live display."""

@@ -92,7 +92,7 @@ class DoctorReport:
         table.add_column("result")
         table.add_column("details", overflow="fold")
         for c in self.checks:
-            table.add_row(c.name, Text(c.status.upper(), style=style[c.status]), c.message)
+            table.add_row(c.name, Text(c.status.upper(), style=style[c.status]), Text(c.message))
         verdict = Text("PASS: the bot is ready for a tournament" if self.passed
                        else "FAIL: fix the failed checks above", style="bold green" if self.passed else "bold red")
         return Group(table, verdict)
@@ -413,7 +413,7 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
         if name in foreign:  # never started: its sandbox would show another bot's folder
             ok = False
             table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", Text("FAIL", style="bold red"),
-                          foreign[name])
+                          Text(foreign[name]))
             if on_bot is not None:
                 on_bot(k, len(todo), name, False, 0.0)
             continue
@@ -424,7 +424,7 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
             (c for c in rep.checks if c.status == WARN), None)
         verdict = Text("PASS", style="green") if rep.passed else Text("FAIL", style="bold red")
         problem = f"{bad.name}: {bad.message}" if bad else ""
-        table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, problem)
+        table.add_row(name, f"{t.name} ({m.game}, {m.players} players)", verdict, Text(problem))
         if on_bot is not None:
             on_bot(k, len(todo), name, rep.passed, time.monotonic() - t0)
     for sub in (tournaments[0].skipped if tournaments and not only else ()):  # a submission without a bot

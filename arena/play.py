@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from arena.errors import ArenaError, BotCrashed, BotTimeout
 from arena.match import SeatPool, _Match
@@ -212,6 +213,6 @@ def play(game: str, vs: Sequence[str] = ("random",), seat: int = 0, players: int
     console.rule("match over")
     console.print(observation_view(final.observation(seat), spec.seats, seat))
     for f in res.faults:
-        console.print(f"[yellow]fault[/] of {f.bot} (seat {f.seat}) at move {f.move + 1}: {f.cls}: {f.detail}")
+        console.print(f"[yellow]fault[/] of {f.bot} (seat {f.seat}) at move {f.move + 1}: {f.cls}: {escape(f.detail)}")
     console.print(outcome_view(res.outcome, spec.seats, seat, res.status))
     return res
