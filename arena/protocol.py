@@ -29,6 +29,9 @@ PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
 #: largest encoded ``info`` object (DESIGN: "info is at most 4 KiB").
 MAX_INFO_BYTES = 4096
+#: levels of nesting an ``info`` object may have (the info log wraps it two levels deeper, and
+#: orjson writes at most 254: deeper would fail when the match is recorded, not here)
+MAX_INFO_DEPTH = 64
 #: longest ``name`` / ``version`` kept from ``ready``.
 MAX_NAME_CHARS = 64
 
@@ -222,10 +225,27 @@ def _parse_action_full(line: bytes, request_id: int, bot: str | None = None) -> 
     if info is not None:
         if not isinstance(info, dict):
             raise ProtocolError(f"{_who(bot)} sent an 'info' that is not an object ({type(info).__name__})")
-        size = len(orjson.dumps(info))
+        try:
+            size = len(orjson.dumps(info))
+        except orjson.JSONEncodeError:  # nested deeper than orjson writes
+            size, depth = -1, MAX_INFO_DEPTH + 1
+        else:
+            depth = _depth(info) if size <= MAX_INFO_BYTES else 0
         if size > MAX_INFO_BYTES:
             raise ProtocolError(f"{_who(bot)} sent an 'info' of {size} bytes; the cap is {MAX_INFO_BYTES}")
+        if depth > MAX_INFO_DEPTH:
+            raise ProtocolError(f"{_who(bot)} sent an 'info' nested more than {MAX_INFO_DEPTH} levels deep")
     return _action_reply(rid, action, info)
+
+
+def _depth(obj: Any) -> int:
+    """Levels of nesting of a decoded JSON value (a scalar is 0); only called on values orjson
+    could write, so at most 254 levels (the recursion stays shallow)."""
+    if isinstance(obj, dict):
+        return 1 + max(map(_depth, obj.values()), default=0)
+    if isinstance(obj, list):
+        return 1 + max(map(_depth, obj), default=0)
+    return 0
 
 
 def action_id(line: bytes) -> int | None:

@@ -262,6 +262,24 @@ def test_batch_leaves_no_directory_behind():
     assert not process.live_workdirs()
 
 
+@pytest.mark.parametrize("depth", [64, 253])
+def test_a_deep_info_is_a_protocol_fault_and_the_match_is_recorded(tmp_path, depth):
+    # adversarial trial 6: 253 levels passed the protocol's check but not the info log (one level
+    # deeper): the batch failed as the infrastructure's fault and no match was recorded
+    specs = [spec(["deep", "random"], deal=d) for d in range(2)]
+    results = list(play_batch(specs, bots_of(zoo("deep", "misbehave.py", "deep_info", str(depth)), RANDOM),
+                              str(tmp_path)))
+    assert [r.match_id for r in results] == [s.match_id for s in specs]
+    for r in results:
+        if depth <= 64:  # within the cap: kept in the info log, no fault
+            assert r.status == "ok" and not r.faults, r.faults
+        else:
+            assert r.status == "forfeit" and [(f.cls, f.bot) for f in r.faults] == [("protocol", "deep")]
+            assert "nested more than 64 levels" in r.faults[0].detail
+    logs = list((tmp_path / "logs").glob("*.jsonl"))
+    assert (len(logs) == 2) == (depth <= 64)
+
+
 def test_info_log_keeps_the_head_and_tail_of_each_seat():
     # adversarial finding: an `info` of 4,000 bytes on each of 2,800 moves wrote 4.5 MB per match
     from arena.batch import INFO_KEEP_BYTES, InfoLog

@@ -43,10 +43,13 @@ CASES = [
     ("flood", (), "protocol"),
     ("illegal", (), "illegal"),
     ("big_info", (), "protocol"),
+    # adversarial trial 6: an info orjson cannot write escaped the match as an infrastructure failure
+    ("deep_info", ("300",), "protocol"),
+    ("deep_info", ("65",), "protocol"),
 ]
 
 
-@pytest.mark.parametrize("mode,args,cls", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("mode,args,cls", CASES, ids=[c[0] + "".join(f"-{a}" for a in c[1]) for c in CASES])
 def test_fault_class(mode, args, cls):
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     results, elapsed = play(mode, *args)

@@ -148,6 +148,10 @@ for line in sys.stdin.buffer:
         reply["info"] = {"acts": acts, "pid": f"{os.getpid()}:{PROCESS_TOKEN}"}
     elif MODE == "big_info":
         reply["info"] = {"pad": "x" * 5000}
+    elif MODE == "deep_info":  # an info nested ARG levels deep (orjson writes at most 254)
+        reply["info"] = deep = {}
+        for _ in range(int(ARG) - 1):
+            deep["a"] = deep = {}
     elif MODE == "env":
         reply["info"] = {"env": dict(os.environ), "cwd": os.getcwd()}
     send(reply)
