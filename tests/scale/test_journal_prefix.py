@@ -98,3 +98,48 @@ def test_an_error_while_trusting_bad_chunks_is_not_raised(tmp_path, monkeypatch,
             journal_cache.read(folder, in_schedule(meta), meta["bots"])
     else:  # the first chunk fails its check: read again, no chunk trusted, no error
         assert journal_cache.read(folder, in_schedule(meta), meta["bots"])[3] == {"cached": 0, "parsed": 300}
+
+
+def _array_at(data: bytes, at: int, name: str) -> int:
+    """Where the array ``name`` of the chunk at ``at`` starts in the cache's bytes."""
+    import struct
+
+    import numpy as np
+    import orjson
+
+    n = struct.unpack("<Q", data[at + 4:at + 12])[0]
+    meta = orjson.loads(data[at + 12:at + 12 + n])
+    place = at + 12 + n
+    for a, tc, count in meta["arrays"]:
+        if a == name:
+            return place
+        place += count * np.dtype(tc).itemsize
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("array", ["id_hash", "ids"])
+def test_the_threads_check_keeps_no_array_and_still_hashes_every_one(tmp_path, array):
+    # the thread's chunks hold no arrays (the reader holds its own: two copies raised the peak by
+    # ~100 MB at 1M records), yet a byte changed in any array — a column or not — fails the check
+    from arena import journal_chunks
+
+    folder, _ = _three_chunks(tmp_path)
+    cache = folder / journal_cache.NAME
+    with open(folder / "matches.jsonl", "rb") as j:
+        full = journal_prefix.load_chunks(cache, j)[0]
+        with open(cache, "rb") as f:
+            lean = journal_prefix.chunks_of(f, j, True, most=3)[0]
+    assert [(c["at"], c["digest"], c["start"], c["end"], c["rows"]) for c in lean] == \
+        [(c["at"], c["digest"], c["start"], c["end"], c["rows"]) for c in full]
+    assert all(set(c) == {"at", "digest", "start", "end", "rows"} for c in lean)
+    data = bytearray(cache.read_bytes())
+    data[_array_at(bytes(data), full[1]["at"], array)] ^= 0x01
+    cache.write_bytes(bytes(data))
+    scratch = memoryview(bytearray(journal_chunks.STEP))
+    with open(cache, "rb") as f:
+        f.seek(full[1]["at"])
+        assert journal_chunks.check_chunk(f, scratch) is None
+        f.seek(full[1]["at"])
+        assert journal_chunks.read_chunk(f, columns=False) is None
+    with open(folder / "matches.jsonl", "rb") as j, open(cache, "rb") as f:
+        assert len(journal_prefix.chunks_of(f, j, True, most=3)[0]) == 1
