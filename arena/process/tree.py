@@ -7,9 +7,9 @@ under other numbers):
   lists (a few small reads; no full ``/proc`` scan).
 * :func:`stop_tree` / :func:`cont_tree` — SIGSTOP every process of a bot while it is not its
   turn and SIGCONT before its next message (``MatchSpec.pause_idle``, ``preset: competition``):
-  busy children cannot take the CPU from the opponent. Stopping is top-down (a process is
-  stopped before its children are listed), so a fork cannot slip a child past it: the kernel
-  fails a ``fork`` that a pending signal interrupts.
+  busy children cannot take the CPU from the opponent. The tree is walked again until a walk
+  made while every process found is stopped finds no new one (a ``children`` list read while its
+  process runs can miss a child just forked: one walk let such children run on).
 * :func:`memfd_bytes` — memory held in ``memfd`` files open or mapped by the bot (not resident
   in any process until touched, and not on a capped tmpfs), counted in ``max_rss_mb``.
 * :func:`pipe_holder` — which process of the bot itself (not the sandbox tool or the
@@ -57,26 +57,51 @@ def walk(root: int, extra: Iterable[int] = ()) -> list[int]:
     return out
 
 
+#: walks of the tree :func:`stop_tree` makes at most (each stops what the last one missed)
+STOP_PASSES = 20
+
+
 def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
-    """SIGSTOP ``root``, every descendant and ``extra`` (top-down: each process is stopped
-    before its children are listed), then wait until they have stopped (:func:`wait_stopped`).
+    """SIGSTOP ``root``, every descendant and ``extra``, until a walk of the tree made while
+    every process found is stopped (state ``T``, :func:`wait_stopped`) finds no new one.
+
+    One top-down walk is not enough: a ``children`` list read while its process still runs (a
+    signalled process stops only when next scheduled) or while children come and go can miss
+    one, and a child forked in that window runs on, forking in its turn. Once every process found
+    is stopped no new one can appear, and the lists of stopped processes are exact, so the walk
+    that signals nobody new proves the tree stopped. At most :data:`STOP_PASSES` walks (a tree
+    that keeps outgrowing them is left partly running; its CPU time is still charged to it).
+
     :returns: the pids signalled (for :func:`cont_tree`)."""
     seen: set[int] = set()
     out: list[int] = []
-    todo = [root, *extra]
+    for _ in range(STOP_PASSES):
+        new = _stop_unseen([root, *extra], seen, out)
+        if wait_stopped(out) and not new:
+            break
+    return out
+
+
+def _stop_unseen(todo: list[int], seen: set[int], out: list[int]) -> int:
+    """Walk from ``todo`` (every process's children listed, stopped or not), SIGSTOP each pid not
+    in ``seen`` and add it to ``seen`` and ``out``. :returns: how many were signalled now."""
+    walked: set[int] = set()
+    new = 0
     while todo:
         pid = todo.pop()
-        if pid in seen:
+        if pid in walked:
             continue
-        seen.add(pid)
-        try:
-            os.kill(pid, signal.SIGSTOP)
-        except (ProcessLookupError, PermissionError):
-            continue
-        out.append(pid)
+        walked.add(pid)
+        if pid not in seen:
+            seen.add(pid)
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                continue
+            out.append(pid)
+            new += 1
         todo += children(pid)
-    wait_stopped(out)
-    return out
+    return new
 
 
 def wait_stopped(pids: Iterable[int], timeout_s: float = 0.05) -> bool:
