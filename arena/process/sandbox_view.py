@@ -6,7 +6,8 @@ Both sandbox kinds (:mod:`arena.process.sandbox`) build the same view from :func
 * **private** folders (:data:`SANDBOX_TMPFS`, and the working-folder root when it is not under
   ``/tmp``): fresh writable tmpfs of ``max_disk_mb``;
 * **covers**: an empty read-only tmpfs over the arena user's home (``$HOME`` and the user's
-  home) and over the program folders of the tournament's other bots (:func:`hide_bot_folders`);
+  home) and over the program folders of the tournament's other bots and the folders of
+  submissions (:func:`hide_bot_folders`);
 * **binds**: the folders the bot needs that lie in a private folder or a cover, bound back
   read-only (:func:`sandbox_binds`: interpreter prefix, project, user site-packages, the bot's
   own ``cwd``, command and script folders);
@@ -92,9 +93,13 @@ def hide_results_root(path: str) -> None:
 
 def hide_bot_folders(specs: Iterable[BotSpec]) -> None:
     """Hide the program folders of ``specs`` (a tournament's bots: :func:`program_folders`)
-    from every later sandbox but each bot's own: a bot cannot read another's source."""
+    from every later sandbox but each bot's own: a bot cannot read another's source. For a
+    submission (``bots: {from: DIR}``) the whole ``DIR`` is hidden: the submissions of other
+    tournaments, its dot-folders (``.git``) and loose files (``grades.csv``) too."""
     for s in specs:
         _STATE.bots.update(program_folders(s))
+        if s.submitted:
+            _STATE.bots.update(_own([os.path.dirname(os.path.abspath(s.cwd))]))
 
 
 def program_folders(spec: BotSpec) -> set[str]:

@@ -120,3 +120,24 @@ def test_the_bots_own_folder_and_the_interpreter_stay_readable(tmp_path, outside
     lines, r = play(tmp_path, mode, bots)
     assert r.status == "ok", r.faults
     assert verdict(lines, "readhex") == "LEAK", lines  # "LEAK" = it read its own file
+
+
+@pytest.mark.parametrize("target", ["other_submission", "dot_git", "loose_file"])
+@pytest.mark.parametrize("mode", MODES)
+def test_nothing_else_of_the_submissions_folder_is_readable(tmp_path, outside, mode, target):
+    # adversarial trial 6: only the tournament's own bots' folders were hidden, so a submission
+    # read the submissions of other tournaments, the folder's .git and a grades.csv beside them
+    subs = os.path.join(outside, "submissions")
+    files = {"other_submission": os.path.join(subs, "carol", "bot.py"),
+             "dot_git": os.path.join(subs, ".git", "config"),
+             "loose_file": os.path.join(subs, "grades.csv")}
+    for path in files.values():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("SPY-SECRET carol 71/100\n")
+    bots = {"victim": replace(victim_bot(os.path.join(subs, "victim")), submitted=True),
+            "spy": replace(spy_bot(os.path.join(subs, "spy"), "readhex", files[target].encode().hex()),
+                           submitted=True)}
+    lines, r = play(tmp_path, mode, bots)
+    assert r.status == "ok", r.faults  # both submissions still run from their own folders
+    assert verdict(lines, "readhex") == expect(mode), lines
