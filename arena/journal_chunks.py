@@ -32,7 +32,7 @@ __all__ = ["FORMAT", "Crc", "Sink", "encode", "header", "new_check", "read_chunk
 FORMAT = 7  # 7: CRC-32 prefix checks and chunk checksums (read2); 6: raw arrays and JSON, no pickle; narrow item types; journal lines of records kept whole (scale9); 4: id hashes and the schedule key per chunk, SHA-256 prefix digests (scale6); 5: decision times as arena.latency.DecisionTimes (scale8)
 _FIELDS = tuple(MatchRecord.__dataclass_fields__)
 _MAGIC = b"cardarena-jcache\n"
-STEP = 1 << 20  #: bytes hashed a step when a chunk's arrays are only checked (one buffer a chunk)
+_STEP = 1 << 20  # bytes checked a step when a chunk's columns are only checked (one buffer a chunk)
 
 
 class Crc:
@@ -127,13 +127,23 @@ def read_chunk(f: Any, columns: bool = True, check: bool = True) -> dict[str, An
     :param check: False (with ``columns`` False): the columns' bytes skipped and the checksum not
         compared — the chunk as it says it is (:class:`arena.journal_prefix.Check` checks it)."""
     try:
-        if (top := _head(f)) is None:
+        if f.read(4) != _CHUNK:
             return None
-        meta, h, size = top
+        head = f.read(8)
+        h = Crc()
+        h.update(head)
+        size = os.fstat(f.fileno()).st_size
+        n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+        if n > size - f.tell():
+            return None  # a length beyond the file: cut or not ours
+        meta_b = f.read(n)
+        h.update(meta_b)
+        meta = orjson.loads(meta_b)
         got: dict[str, list] = {}
-        scratch = memoryview(bytearray(STEP)) if not columns else None
+        scratch = memoryview(bytearray(_STEP)) if not columns else None
         for name, tc, count in meta["arrays"]:
-            if not _fits(tc, count, size - f.tell()):
+            if tc not in _TYPES or not isinstance(count, int) or count < 0 \
+                    or count * np.dtype(tc).itemsize > size - f.tell():
                 return None  # an unknown type, or more bytes than the file holds (never allocated)
             if scratch is not None and name in _COLUMN_ARRAYS:
                 if not check:
@@ -153,53 +163,9 @@ def read_chunk(f: Any, columns: bool = True, check: bool = True) -> dict[str, An
         if len(tail := f.read(4)) != 4 or (check or columns) and tail != h.digest():
             return None
         return _decode(meta, got)
-    except _UNREADABLE:
+    except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
+            struct.error):  # orjson.JSONDecodeError is a ValueError
         return None
-
-
-def check_chunk(f: Any, scratch: memoryview) -> dict[str, Any] | None:
-    """The next chunk's ``start``, ``end``, ``digest`` and ``rows`` as its checksummed record says,
-    if the checksum over all its bytes holds (None otherwise, as :func:`read_chunk`): every array
-    hashed through ``scratch`` and none kept (a check beside a reader that holds them already)."""
-    try:
-        if (top := _head(f)) is None:
-            return None
-        meta, h, size = top
-        for _name, tc, count in meta["arrays"]:
-            if not _fits(tc, count, size - f.tell()) or not _check_only(f, count * np.dtype(tc).itemsize, h, scratch):
-                return None
-        if f.read(4) != h.digest():
-            return None
-        return {k: meta.get(k) for k in ("start", "end", "digest", "rows")}
-    except _UNREADABLE:
-        return None
-
-
-#: what a damaged or foreign cache file can raise while read (orjson.JSONDecodeError is a ValueError)
-_UNREADABLE = (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
-               struct.error)
-
-
-def _head(f: Any) -> tuple[dict[str, Any], Crc, int] | None:
-    """A chunk's record (after its mark), the checksum over it so far and the file's size; None if
-    the mark or the record is missing or longer than the file."""
-    if f.read(4) != _CHUNK:
-        return None
-    head = f.read(8)
-    h = Crc()
-    h.update(head)
-    size = os.fstat(f.fileno()).st_size
-    n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
-    if n > size - f.tell():
-        return None  # a length beyond the file: cut or not ours
-    meta_b = f.read(n)
-    h.update(meta_b)
-    return orjson.loads(meta_b), h, size
-
-
-def _fits(tc: Any, count: Any, left: int) -> bool:
-    """Whether an array of ``count`` items of type code ``tc`` is of a known type and fits in ``left`` bytes."""
-    return tc in _TYPES and isinstance(count, int) and 0 <= count and count * np.dtype(tc).itemsize <= left
 
 
 def _check_only(f: Any, nbytes: int, h: Crc, buf: memoryview) -> bool:

@@ -17,7 +17,7 @@ import os
 import threading
 from typing import Any
 
-from arena.journal_chunks import STEP, Crc, check_chunk, header, new_check, read_chunk, stamp
+from arena.journal_chunks import Crc, header, new_check, read_chunk, stamp
 
 _BLOCK = 8 << 20  # bytes of the journal checked a step
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
@@ -75,9 +75,7 @@ def load_chunks(path: Any, journal: Any, check: bool = True) -> Loaded:
 def chunks_of(f: Any, journal: Any, check: bool, stop: threading.Event | None = None,
               most: int | None = None) -> tuple[list[dict[str, Any]], int, Crc, int]:
     """:func:`load_chunks` of the open cache file ``f`` (read from its start): at most ``most``
-    chunks; ``stop`` set: the chunks checked so far. With ``most`` (:class:`Check`), each chunk
-    only as :func:`arena.journal_chunks.check_chunk` gives it (no array kept)."""
-    scratch = memoryview(bytearray(STEP)) if most is not None else None
+    chunks; ``stop`` set: the chunks checked so far."""
     h = new_check()
     chunks: list[dict[str, Any]] = []
     offset = keep = 0
@@ -93,7 +91,7 @@ def chunks_of(f: Any, journal: Any, check: bool, stop: threading.Event | None = 
     try:
         while (stop is None or not stop.is_set()) and (most is None or len(chunks) < most):
             place = f.tell()
-            ch = check_chunk(f, scratch) if scratch is not None else read_chunk(f, columns=False, check=check)
+            ch = read_chunk(f, columns=False, check=check)
             if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
                     or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= size:
                 break
