@@ -21,8 +21,8 @@ raw arrays in the order and item types the meta lists, and the CRC-32 of meta an
 * ``schedule_key``: the digest of the schedule its rows were classified with (and every
   earlier chunk's rows checked against).
 
-:func:`read` checks the journal from byte 0 (in a thread while it parses the new lines:
-:mod:`arena.journal_prefix`) and keeps the longest run of chunks whose digests match: an edit of the prefix — in place, same size, same ids — changes the
+:func:`read` checks the journal from byte 0 while it loads the chunks and keeps the longest run of
+chunks whose digests match: an edit of the prefix — in place, same size, same ids — changes the
 CRC-32 of ``[0, end)`` and invalidates every chunk from the change on (a journal truncated or
 replaced likewise; the check is against accidents — see :class:`arena.journal_chunks.Crc`); it
 then parses only the bytes after the last valid chunk, in blocks of :data:`_ROWS` records
@@ -50,6 +50,7 @@ checked against the schedule — is one job; the file format and its writer are 
 from __future__ import annotations
 
 import fcntl
+import mmap
 import os
 import weakref
 import zlib
@@ -62,15 +63,14 @@ from typing import Any
 import numpy as np
 import orjson
 
-from arena import journal_prefix, schedule_file, times_checkpoint
+from arena import schedule_file, times_checkpoint
 from arena.columns import Columns, RecordView, concat
 from arena.deferred_columns import DeferredColumns
 from arena.errors import JournalError
 from arena.heap import release_heap
 from arena.int_index import IntIndex
 from arena.journal import parse_line
-from arena.journal_chunks import Crc, Sink, new_check, read_chunk, stamp
-from arena.journal_prefix import reopen
+from arena.journal_chunks import Crc, Sink, header, new_check, read_chunk, stamp
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
 from arena.schedule_file import CompactSchedule
@@ -81,6 +81,8 @@ NAME = "checkpoint-journal.bin"
 MAX_LINE = 64 << 20
 #: the cache's name up to format 5 (pickles): removed when the new one is written
 OLD_NAME = "checkpoint-journal.pkl"
+_BLOCK = 8 << 20  # bytes of the journal checked a step
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
 class _Seen:
@@ -119,6 +121,81 @@ class _Seen:
 
 _ROWS = 1 << 16  # records per block of the parse (bounded: no list of every line's dict)
 
+def _close(m: Any) -> None:
+    """Close the journal's map; if a view of it is still held (an exception's traceback, a
+    profiler's frame), leave it to the garbage collector rather than raise over the real error."""
+    try:
+        m.close()
+    except BufferError:  # pragma: no cover - only with a frame kept alive elsewhere
+        pass
+
+
+def _load_chunks(path: Path, journal: Any) -> tuple[list[dict[str, Any]], int, Any, int, Any]:
+    """The valid chunks of the cache at ``path`` against the open ``journal``: ``(chunks, journal
+    offset, running hash at it, cache bytes to keep, the cache file open again)`` — the chunks'
+    columns not read (:func:`_deferred` reads them from that file, the one checked, when used);
+    each chunk's ``at`` is its place in the file."""
+    h = new_check()
+    chunks: list[dict[str, Any]] = []
+    offset = keep = 0
+    try:
+        f = _open_cache(path)
+    except OSError:
+        return chunks, 0, h, 0, None
+    with f:
+        head = header()
+        if f.read(len(head)) != head:
+            return chunks, 0, h, 0, None
+        keep = f.tell()
+        try:  # the journal's bytes checked in place (no copy through a buffer: ~0.1 CPU-s a GB)
+            jmap: Any = mmap.mmap(journal.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # empty, or a file that cannot be mapped: no chunk holds
+            return chunks, 0, h, keep, None
+        try:
+            while True:
+                place = f.tell()
+                ch = read_chunk(f, columns=False)
+                if ch is None or not isinstance(ch.get("start"), int) or ch["start"] != offset \
+                        or not isinstance(ch.get("end"), int) or not offset <= ch["end"] <= len(jmap):
+                    break
+                h2 = h.copy()
+                with memoryview(jmap) as view:
+                    for at in range(offset, ch["end"], _BLOCK):
+                        stop = min(at + _BLOCK, ch["end"])
+                        h2.update(view[at:stop])
+                        if _DONTNEED is not None:  # the pages leave this process's resident set (not the page cache)
+                            lo = at - at % mmap.PAGESIZE
+                            jmap.madvise(_DONTNEED, lo, stop - lo)
+                if stamp(h2, ch["end"]) != ch["digest"]:
+                    break
+                ch["at"] = place
+                chunks.append(ch)
+                h, offset, keep = h2, ch["end"], f.tell()
+        finally:
+            _close(jmap)
+        source = os.fdopen(os.dup(f.fileno()), f.mode) if chunks else None  # this file, whatever replaces the path
+    return chunks, offset, h, keep, source
+
+
+def _open_cache(path: Path) -> Any:
+    """The cache file open for reading, and writing when it can be (new chunks go after the valid ones)."""
+    for mode, flags in (("r+b", os.O_RDWR), ("rb", os.O_RDONLY)):
+        try:
+            return os.fdopen(os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC), mode)
+        except PermissionError:
+            continue
+    raise PermissionError(path)
+
+
+def _reopen(fd: int) -> Any:
+    """A read-only file of the file ``fd`` is open on, with its own offset (``/proc/self/fd``; a
+    ``dup`` shares the offset, used where ``/proc`` is missing)."""
+    try:
+        return open(f"/proc/self/fd/{fd}", "rb")
+    except OSError:
+        return os.fdopen(os.dup(fd), "rb")
+
+
 def _deferred(path: Path, fd: int, chunks: list[dict[str, Any]]) -> DeferredColumns:
     """The columns of the checked ``chunks``, read when first used from the cache file ``fd`` is
     open on (the file checked or written, whatever replaces ``path`` meanwhile).
@@ -126,7 +203,7 @@ def _deferred(path: Path, fd: int, chunks: list[dict[str, Any]]) -> DeferredColu
     :raises JournalError: (when used) if a chunk no longer reads back as the one checked — the
         file was cut or rewritten meanwhile, or its columns fail :meth:`arena.columns.Columns.check`
         (only a crafted file: their checksum held)."""
-    source = reopen(fd)
+    source = _reopen(fd)
     cols = DeferredColumns([(ch["rows"], partial(_read_back, path, source, ch["at"], ch["digest"], ch["rows"]))
                             for ch in chunks])
     weakref.finalize(cols, source.close)  # the file is closed with the columns (read again after a release)
@@ -362,7 +439,7 @@ def classify(schedule: Any, cols: Columns) -> np.ndarray:
 
 
 def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-         cache: bool = True, prefixes: list | None = None, speculate: bool = True) -> tuple[RecordView, int, dict[str, DecisionTimes], dict[str, Any]]:
+         cache: bool = True, prefixes: list | None = None) -> tuple[RecordView, int, dict[str, DecisionTimes], dict[str, Any]]:
     """The journal's records split by ``ok`` (the schedule), read from the cache and the new lines.
 
     :param ok: whether a record belongs to the schedule (:func:`arena.results.in_schedule`).
@@ -371,9 +448,6 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     :param prefixes: if given, filled with ``(end, digest, inside records in [0, end))`` per
         vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key
         (the interface of branch scale4).
-    :param speculate: True: the chunks are checked in a thread (:class:`arena.journal_prefix.Check`)
-        while the new lines are parsed, and read again with the check first if they do not hold
-        (the same result; one core's work overlapped with the other's).
     :returns: ``(inside records in file order, count of the others, per-bot decision times,
         info)`` — the records as a lazy :class:`arena.columns.RecordView` over columns (no record
         object is held); ``info``: ``{"cached": records taken from the cache, "parsed": records
@@ -395,25 +469,47 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
     with journal:
         owner = _lock(journal)
         source: Any  # the cache file checked (None: none)
-        chunks, offset, h, keep, source = (journal_prefix.load_chunks(cpath, journal, check=not speculate)
-                                           if cache else ([], 0, new_check(), 0, None))
-        late = journal_prefix.Check(source, journal, chunks) if speculate and chunks else None  # the chunks checked meanwhile
+        chunks, offset, h, keep, source = _load_chunks(cpath, journal) if cache else ([], 0, new_check(), 0, None)
+        coalesce = owner and len(run := _small_run(chunks)) >= COALESCE
+        if coalesce:  # many small chunks: parsed again as one, into a copy (a locked-out reader may hold them)
+            chunks, offset, keep = chunks[:len(chunks) - len(run)], run[0]["start"], run[0]["at"]
+            h = Crc(int(chunks[-1]["digest"].split(":")[1], 16)) if chunks else new_check()
+        cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
+        flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
+        if not _split_holds(ok, cached_cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
+            if source is not None:
+                source.close()
+            journal.close()  # its lock released first
+            return read(folder, ok, bots, cache=False, prefixes=prefixes)  # the schedule changed
+        parts = [np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in chunks]
+        hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        del parts
         try:
-            got = _read_open(folder, journal, owner, ok, bots, (chunks, offset, h, keep, source), times)
-            if late is not None and got is not None and not late.holds(chunks):
-                got = _UNCHECKED
-        except Exception:
-            if late is None or late.holds(chunks):
-                raise
-            got = _UNCHECKED  # an error from chunks that do not hold: not the journal's
+            totals = _cached_times(folder, bots, chunks, times)
+        except ValueError:  # the chunks' times together beyond any real count: a crafted cache
+            if source is not None:
+                source.close()
+            journal.close()
+            return read(folder, ok, bots, cache=False, prefixes=prefixes)
+        cached = len(cached_cols)
+        mode = ("off" if not owner else "fresh" if not chunks else "copy" if coalesce
+                else "append" if "+" in source.mode else "off")
+        sink = Sink(cpath, keep, source.fileno() if mode in ("append", "copy") else None, mode, folder / OLD_NAME)
+        try:
+            new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
+                              sum(ch["lines"] for ch in chunks), sink.write, times)
+            cols = _columns(cpath, chunks, new, sink.fd if mode in ("fresh", "copy") and sink.fd is not None
+                            else source.fileno() if source else None)
         finally:
-            if late is not None:
-                late.cancel()  # done already, or its result not wanted (the cache dropped, an interrupt)
-    if got is None:  # the schedule moved a cached record, or a crafted cache: the journal read whole
-        return read(folder, ok, bots, cache=False, prefixes=prefixes)
-    if got is _UNCHECKED:  # a chunk trusted while the check ran does not hold: read with the check first
-        return read(folder, ok, bots, cache=cache, prefixes=prefixes, speculate=False)
-    cols, flags, hashes, chunks, new, totals, cached = got
+            sink.finish()
+            if source is not None:
+                source.close()
+    del cached_cols
+    if new:
+        flags = np.concatenate([flags, *(np.frombuffer(ch["inside"], dtype=np.uint8) for ch in new)])
+        hashes = np.concatenate([hashes, *(np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in new)])
+    cols.id_hash = hashes  # RecordView.id_hashes
+    release_heap()
     vouched = _prefixes([*chunks, *new])
     if owner:
         _keep_side_caches(folder, ok, chunks, new, vouched, bots, times if new or totals is None else None)
@@ -421,58 +517,6 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         prefixes.extend(vouched)
     inside = np.flatnonzero(flags).astype(np.int64)
     return RecordView(cols, inside), len(cols) - len(inside), times, {"cached": cached, "parsed": len(cols) - cached}
-
-
-_UNCHECKED: Any = object()  # _read_open's result when the chunks it trusted were found not to hold
-
-
-def _read_open(folder: Path, journal: Any, owner: bool, ok: Callable[[MatchRecord], bool], bots: Sequence[str],
-               loaded: journal_prefix.Loaded, times: dict[str, DecisionTimes]) -> tuple | None:
-    """:func:`read` of the open (and, if ``owner``, locked) ``journal`` from the cache's chunks
-    ``loaded`` (:func:`arena.journal_prefix.load_chunks`): ``(columns, inside flags, id hashes,
-    cached chunks, new chunks, checkpointed times or None, cached rows)``; None if the cache cannot
-    be used (the schedule moved a cached record, or crafted times): read the journal whole."""
-    path, cpath = folder / "matches.jsonl", folder / NAME
-    chunks, offset, h, keep, source = loaded
-    coalesce = owner and len(run := _small_run(chunks)) >= COALESCE
-    if coalesce:  # many small chunks: parsed again as one, into a copy (a locked-out reader may hold them)
-        chunks, offset, keep = chunks[:len(chunks) - len(run)], run[0]["start"], run[0]["at"]
-        h = Crc(int(chunks[-1]["digest"].split(":")[1], 16)) if chunks else new_check()
-    cached_cols: Columns = _deferred(cpath, source.fileno(), chunks) if chunks else concat([])  # read when used
-    flags = np.frombuffer(b"".join(ch["inside"] for ch in chunks), dtype=np.uint8)
-    if not _split_holds(ok, cached_cols, flags, chunks[-1].get("schedule_key") if chunks else None, folder):
-        if source is not None:
-            source.close()
-        return None  # the schedule changed
-    parts = [np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in chunks]
-    hashes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
-    del parts
-    try:
-        totals = _cached_times(folder, bots, chunks, times)
-    except ValueError:  # the chunks' times together beyond any real count: a crafted cache
-        if source is not None:
-            source.close()
-        return None
-    cached = len(cached_cols)
-    mode = ("off" if not owner else "fresh" if not chunks else "copy" if coalesce
-            else "append" if "+" in source.mode else "off")
-    sink = Sink(cpath, keep, source.fileno() if mode in ("append", "copy") else None, mode, folder / OLD_NAME)
-    try:
-        new = _parse_tail(path, journal, offset, h, cached_cols, hashes, ok, bots,
-                          sum(ch["lines"] for ch in chunks), sink.write, times)
-        cols = _columns(cpath, chunks, new, sink.fd if mode in ("fresh", "copy") and sink.fd is not None
-                        else source.fileno() if source else None)
-    finally:
-        sink.finish()
-        if source is not None:
-            source.close()
-    del cached_cols
-    if new:
-        flags = np.concatenate([flags, *(np.frombuffer(ch["inside"], dtype=np.uint8) for ch in new)])
-        hashes = np.concatenate([hashes, *(np.frombuffer(ch["id_hash"], dtype=np.int64) for ch in new)])
-    cols.id_hash = hashes  # RecordView.id_hashes
-    release_heap()
-    return cols, flags, hashes, chunks, new, totals, cached
 
 
 def _lock(journal: Any) -> bool:

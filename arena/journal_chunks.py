@@ -119,13 +119,11 @@ def encode(ch: dict[str, Any], f: Any) -> None:
     f.write(h.digest())
 
 
-def read_chunk(f: Any, columns: bool = True, check: bool = True) -> dict[str, Any] | None:
+def read_chunk(f: Any, columns: bool = True) -> dict[str, Any] | None:
     """The next chunk of the open cache ``f`` (None at its end, or if it is cut, damaged or foreign).
 
     :param columns: False: the columns' arrays are checked (their CRC) but not kept — the chunk's
-        ``cols`` is None and ``rows`` its record count (:func:`_deferred` reads them when used).
-    :param check: False (with ``columns`` False): the columns' bytes skipped and the checksum not
-        compared — the chunk as it says it is (:class:`arena.journal_prefix.Check` checks it)."""
+        ``cols`` is None and ``rows`` its record count (:func:`_deferred` reads them when used)."""
     try:
         if f.read(4) != _CHUNK:
             return None
@@ -146,9 +144,7 @@ def read_chunk(f: Any, columns: bool = True, check: bool = True) -> dict[str, An
                     or count * np.dtype(tc).itemsize > size - f.tell():
                 return None  # an unknown type, or more bytes than the file holds (never allocated)
             if scratch is not None and name in _COLUMN_ARRAYS:
-                if not check:
-                    f.seek(count * np.dtype(tc).itemsize, os.SEEK_CUR)  # inside the file: checked above
-                elif not _check_only(f, count * np.dtype(tc).itemsize, h, scratch):
+                if not _check_only(f, count * np.dtype(tc).itemsize, h, scratch):
                     return None  # cut
                 got.setdefault(name, []).append(count)
                 continue
@@ -157,10 +153,9 @@ def read_chunk(f: Any, columns: bool = True, check: bool = True) -> dict[str, An
             view = memoryview(a).cast("B")
             if f.readinto(view) != len(view):
                 return None  # cut
-            if check:
-                h.update(view)
+            h.update(view)
             got.setdefault(name, []).append(a)
-        if len(tail := f.read(4)) != 4 or (check or columns) and tail != h.digest():
+        if f.read(4) != h.digest():
             return None
         return _decode(meta, got)
     except (OSError, ValueError, MemoryError, OverflowError, KeyError, TypeError, IndexError, AttributeError,
