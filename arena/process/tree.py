@@ -9,7 +9,8 @@ under other numbers):
   turn and SIGCONT before its next message (``MatchSpec.pause_idle``, ``preset: competition``):
   busy children cannot take the CPU from the opponent. The tree is walked again until a walk
   made while every process found is stopped finds no new one (a ``children`` list read while its
-  process runs can miss a child just forked: one walk let such children run on).
+  process runs can miss a child just forked: one walk let such children run on), and a process
+  still running after a walk is signalled again (a tracer in the tree can swallow one stop).
 * :func:`memfd_bytes` — memory held in ``memfd`` files open or mapped by the bot (not resident
   in any process until touched, and not on a capped tmpfs), counted in ``max_rss_mb``.
 * :func:`pipe_holder` — which process of the bot itself (not the sandbox tool or the
@@ -69,7 +70,9 @@ def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
     signalled process stops only when next scheduled) or while children come and go can miss
     one, and a child forked in that window runs on, forking in its turn. Once every process found
     is stopped no new one can appear, and the lists of stopped processes are exact, so the walk
-    that signals nobody new proves the tree stopped. At most :data:`STOP_PASSES` walks (a tree
+    that signals nobody new proves the tree stopped. A process still running after a walk is
+    signalled again: a tracer in the tree (ptrace) can swallow the stop of the process it traces,
+    but not once it is stopped itself, and a traced process then waits in state ``t``. At most :data:`STOP_PASSES` walks (a tree
     that keeps outgrowing them is left partly running; its CPU time is still charged to it).
 
     :returns: the pids signalled (for :func:`cont_tree`)."""
@@ -79,6 +82,12 @@ def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
         new = _stop_unseen([root, *extra], seen, out)
         if wait_stopped(out) and not new:
             break
+        for pid in out:  # still running: its stop was late, or swallowed by a tracer (ptrace)
+            if _state(pid) not in b"TtZX":
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except (ProcessLookupError, PermissionError):
+                    pass
     return out
 
 
