@@ -225,16 +225,15 @@ def _parse_action_full(line: bytes, request_id: int, bot: str | None = None) -> 
     if info is not None:
         if not isinstance(info, dict):
             raise ProtocolError(f"{_who(bot)} sent an 'info' that is not an object ({type(info).__name__})")
+        deep = ProtocolError(f"{_who(bot)} sent an 'info' nested more than {MAX_INFO_DEPTH} levels deep")
         try:
             size = len(orjson.dumps(info))
-        except orjson.JSONEncodeError:  # nested deeper than orjson writes
-            size, depth = -1, MAX_INFO_DEPTH + 1
-        else:
-            depth = _depth(info) if size <= MAX_INFO_BYTES else 0
+        except orjson.JSONEncodeError:  # deeper than orjson writes (254 levels)
+            raise deep from None
         if size > MAX_INFO_BYTES:
             raise ProtocolError(f"{_who(bot)} sent an 'info' of {size} bytes; the cap is {MAX_INFO_BYTES}")
-        if depth > MAX_INFO_DEPTH:
-            raise ProtocolError(f"{_who(bot)} sent an 'info' nested more than {MAX_INFO_DEPTH} levels deep")
+        if _depth(info) > MAX_INFO_DEPTH:
+            raise deep
     return _action_reply(rid, action, info)
 
 

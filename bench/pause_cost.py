@@ -32,6 +32,7 @@ time.sleep(1000)
 
 
 def _load(path: str):
+    """The module in the file ``path`` (another version of ``tree.py``)."""
     spec = importlib.util.spec_from_file_location("tree_old", path)
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
@@ -40,6 +41,7 @@ def _load(path: str):
 
 
 def per_pause_us(mod, pid: int, n: int) -> float:
+    """µs per ``cont_tree(stop_tree(pid))`` of the tree module ``mod``, over ``n`` pauses."""
     t = time.perf_counter()
     for _ in range(n):
         mod.cont_tree(mod.stop_tree(pid))
@@ -47,6 +49,7 @@ def per_pause_us(mod, pid: int, n: int) -> float:
 
 
 def main() -> None:
+    """Command line: print the median µs a pause and the new/old ratio per round, per tree size."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True)
     ap.add_argument("--children", type=int, nargs="+", default=[0, 20])

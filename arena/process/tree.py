@@ -72,8 +72,9 @@ def stop_tree(root: int, extra: Iterable[int] = ()) -> list[int]:
     is stopped no new one can appear, and the lists of stopped processes are exact, so the walk
     that signals nobody new proves the tree stopped. A process still running after a walk is
     signalled again: a tracer in the tree (ptrace) can swallow the stop of the process it traces,
-    but not once it is stopped itself, and a traced process then waits in state ``t``. At most :data:`STOP_PASSES` walks (a tree
-    that keeps outgrowing them is left partly running; its CPU time is still charged to it).
+    but not once it is stopped itself, and a traced process then waits in state ``t``. At most
+    :data:`STOP_PASSES` walks (a tree that keeps outgrowing them is left partly running; its CPU
+    time is still charged to it).
 
     :returns: the pids signalled (for :func:`cont_tree`)."""
     seen: set[int] = set()

@@ -7,22 +7,13 @@ journaled, and the version is reloaded from the journal, so every later run cras
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tests.arena.test_rerun import ROOT, arena
+
 MARKUP = "[/]x [bold]y[/bold] [link=http://127.0.0.1/]z"
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "250"})
-    out.stderr_words = " ".join(out.stderr.split())
-    out.stdout_words = " ".join(out.stdout.split())
-    return out
 
 
 def write_bots(tmp: Path) -> None:

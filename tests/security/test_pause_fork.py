@@ -19,6 +19,7 @@ import time
 import pytest
 
 from arena.process.tree import cont_tree, stop_tree, walk
+from tests.conftest import require
 
 FORKER = textwrap.dedent("""
     import os, sys, time
@@ -165,8 +166,7 @@ def test_a_tracer_in_the_tree_cannot_swallow_the_pause(tmp_path):
         deadline = time.monotonic() + 30
         while struct.unpack_from("q", mem, 8)[0] == 0 and p.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        if p.poll() == 3:
-            pytest.skip("ptrace is not allowed here (PTRACE_SEIZE failed)")
+        require(p.poll() != 3, "ptrace (PTRACE_SEIZE of a sibling) is allowed")
         assert struct.unpack_from("q", mem, 8)[0] == 1, "the tracer never seized the worker"
         for _ in range(20):
             pids = stop_tree(p.pid)
