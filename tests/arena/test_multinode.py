@@ -153,17 +153,18 @@ class RayNode:
         return list(found.values())
 
 
-def _batch_workers(ns: NetNamespace, nodes: list[RayNode]) -> dict[int, list[psutil.Process]]:
-    """Per node index, its processes now, if it runs a batch (a ``ray::run_batch`` worker with
-    bot processes); one snapshot, so that a node found busy is killed as it was seen."""
+def _batch_workers(ns: NetNamespace, nodes: list[RayNode]) -> dict[int, tuple[list[psutil.Process], frozenset[int]]]:
+    """Per node index, its processes now and the PIDs of its batch's bots, if it runs a batch (a
+    ``ray::run_batch`` worker with bot processes); one snapshot, so that a node found busy is
+    killed as it was seen."""
     procs = ns.processes()
     busy = {}
     for node in nodes:
         mine = node.processes(procs)
         for p in mine:
             try:
-                if "ray::run_batch" in " ".join(p.cmdline()) + p.name() and p.children():
-                    busy[node.index] = mine
+                if "ray::run_batch" in " ".join(p.cmdline()) + p.name() and (bots := p.children()):
+                    busy[node.index] = (mine, frozenset(b.pid for b in bots))
                     break
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
@@ -207,17 +208,21 @@ class Cluster:
 
 
 def _kill_mid_batch(node_procs: list[psutil.Process]) -> bool:
-    """SIGKILL a node's processes, its batch worker first while its bots still run (so that a
-    batch is lost, not one that just ended); whether such a worker was caught."""
+    """SIGKILL a node's processes, its batch worker first (so that a batch is lost, not one that
+    just ended); whether such a worker was caught alive. ``node_procs`` is the snapshot in which
+    the worker had bots: between two matches of its batch it has none for a moment and is still
+    mid-batch, so its children are not asked again (that race left the node unkilled: CI,
+    2026-12-03)."""
     caught = False
     for p in node_procs:
         try:
-            if "ray::run_batch" in " ".join(p.cmdline()) + p.name() and p.children():
+            if "ray::run_batch" in " ".join(p.cmdline()) + p.name():
                 p.send_signal(signal.SIGKILL)
                 caught = True
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
-    _kill(node_procs)
+    if caught:  # else the worker ended meanwhile: leave the node up and try again
+        _kill(node_procs)
     return caught
 
 
@@ -234,17 +239,22 @@ def play(cluster: Cluster, path: Path, res: Path, kill: int | None = None, match
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     journal, attempts = res / "small" / "matches.jsonl", res / "small" / "attempts.jsonl"
     seen: set[int] = set()
+    before: dict[int, frozenset[int]] = {}
     killed_at = killed_t = detected_t = None
     deadline = time.monotonic() + 900  # a run takes ~30-60 s on a 2-core machine, ~4 min when loaded
     while proc.poll() is None and time.monotonic() < deadline:
         busy = _batch_workers(ns, nodes)
         seen |= set(busy)
-        if kill is not None and killed_at is None and kill in busy and _lines(journal) >= 30:
+        # a batch seen starting (its bots new since the last look) has all its matches to
+        # play: killed then, it is lost, not one whose result is already on its way (a kill
+        # at any busy moment missed 1 in 9 times)
+        fresh = kill in busy and not busy[kill][1] & before.get(kill, frozenset())
+        if kill is not None and killed_at is None and fresh and _lines(journal) >= 30:
             done, t_kill = _lines(journal), time.monotonic()
-            if _kill_mid_batch(busy[kill]):
+            if _kill_mid_batch(busy[kill][0]):
                 killed_at, killed_t = done, t_kill
-            _kill(nodes[kill].processes(ns.processes()))  # and whatever it spawned meanwhile
-            kill = kill if killed_at is not None else None
+                _kill(nodes[kill].processes(ns.processes()))  # and whatever it spawned meanwhile
+        before = {i: bots for i, (_, bots) in busy.items()}
         if killed_t is not None and detected_t is None and _lines(attempts):
             detected_t = time.monotonic()
         time.sleep(0.05)
