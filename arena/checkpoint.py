@@ -43,7 +43,7 @@ from typing import Any
 import trueskill
 
 from arena import replay_columns
-from arena.columns import RecordView
+from arena.record_view import RecordView
 from arena.ratings import Rater, RatingResult
 from arena.record import MatchRecord
 from arena.results_folder import discard
@@ -292,7 +292,7 @@ def replay(folder: str | Path | None, records: Sequence[MatchRecord], bots: Sequ
 
 
 def _ties_of(rated: Sequence[MatchRecord], stop: int | None = None) -> tuple[int, int]:
-    """:func:`_ties` of ``rated[:stop]`` (from the columns for a :class:`arena.columns.RecordView`)."""
+    """:func:`_ties` of ``rated[:stop]`` (from the columns for a :class:`arena.record_view.RecordView`)."""
     if isinstance(rated, RecordView):
         return replay_columns.ties(rated, stop)
     return _ties(rated if stop is None else rated[:stop])
@@ -315,7 +315,7 @@ def _play(rater: Rater, rated: Sequence[MatchRecord], start: int, marks: Sequenc
     """Replay ``rated[start:]``, feeding the prefix digest and taking snapshots at ``marks``
     (positions counted from ``offset``: the records before ``rated[0]``); ``counts``, if given,
     gets :func:`_ties`' ``[tied, pairs]`` of the replayed records added. A
-    :class:`arena.columns.RecordView` is replayed from its columns (:mod:`arena.replay_columns`:
+    :class:`arena.record_view.RecordView` is replayed from its columns (:mod:`arena.replay_columns`:
     the same values, no record built for the usual ones)."""
     if isinstance(rated, RecordView):
         replay_columns.play(rater, rated, start, marks, h, snaps, history, _state, offset, counts)

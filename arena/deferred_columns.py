@@ -1,7 +1,7 @@
 """The journal cache's columns read from the file when first used (issue 18, an update's memory).
 
 An update after ``k`` new records reads only those ``k`` (the replay and the counters resume
-from their checkpoints), yet a :class:`arena.columns.RecordView` of every record is what the
+from their checkpoints), yet a :class:`arena.record_view.RecordView` of every record is what the
 tables get. :class:`DeferredColumns` is that view's :class:`arena.columns.Columns`: the cached
 prefix's ``n`` rows stay in ``checkpoint-journal.bin`` until an attribute of the columns is
 read, and the new rows (:meth:`DeferredColumns.follow_with`) are their own ``Columns``. A slice

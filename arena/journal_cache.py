@@ -64,7 +64,8 @@ import numpy as np
 import orjson
 
 from arena import schedule_file, times_checkpoint
-from arena.columns import Columns, RecordView, concat
+from arena.columns import Columns, concat
+from arena.record_view import RecordView
 from arena.deferred_columns import DeferredColumns
 from arena.errors import JournalError
 from arena.heap import release_heap
@@ -449,7 +450,7 @@ def read(folder: str | Path, ok: Callable[[MatchRecord], bool], bots: Sequence[s
         vouched-for byte prefix (every valid chunk, then the new one): :mod:`arena.tallies`' key
         (the interface of branch scale4).
     :returns: ``(inside records in file order, count of the others, per-bot decision times,
-        info)`` — the records as a lazy :class:`arena.columns.RecordView` over columns (no record
+        info)`` — the records as a lazy :class:`arena.record_view.RecordView` over columns (no record
         object is held); ``info``: ``{"cached": records taken from the cache, "parsed": records
         parsed now}``.
     :raises JournalError: naming the file and line of a corrupt record (as

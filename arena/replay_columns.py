@@ -1,6 +1,6 @@
 """The TrueSkill replay read straight from the journal's columns (issue 18).
 
-:func:`arena.checkpoint.replay` over a :class:`arena.columns.RecordView` (what ``arena
+:func:`arena.checkpoint.replay` over a :class:`arena.record_view.RecordView` (what ``arena
 leaderboard`` reads) goes through here instead of building a :class:`arena.record.MatchRecord`
 per item: the records it can take from the columns — plain ones (:meth:`arena.columns.Columns.append`)
 with status ``ok`` whose two sides are one bot each (two players, or ``partners: self``) — are
@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from arena.columns import RecordView, _np
+from arena.columns import _np
+from arena.record_view import RecordView
 from arena.record import MatchRecord, teams_of
 
 #: records gathered from the columns at a time

@@ -22,7 +22,7 @@ import numpy as np
 
 from arena import journal_cache, render, results_folder, schedule_file, tables, tallies_checkpoint
 from arena.checkpoint import fit_start, replay, save_fit
-from arena.columns import RecordView
+from arena.record_view import RecordView
 from arena.errors import ArenaError
 from arena.heap import release_heap
 from arena.record import MatchRecord

@@ -10,7 +10,7 @@ compact arrays (:func:`arena.strength.strength_of_contests`). Every table is the
 the counters in O(bots + blocks) numpy work, never from the records again.
 
 The records are added a chunk at a time as numpy arrays (:mod:`arena.tallies_events`): the plain
-records of an :class:`arena.columns.RecordView` straight from its columns, the others one by
+records of an :class:`arena.record_view.RecordView` straight from its columns, the others one by
 one. Lineups, blocks, slots and fit blocks are numbered in order of first appearance in file
 order, kept as numpy columns with sorted key arrays (no dict per lineup, block or slot); the
 floating-point sums are ``numpy.add.at`` in file order — the same additions in the same order

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.columns import RecordView
+from arena.record_view import RecordView
 from arena.heap import release_heap
 from arena.record import MatchRecord
 from arena.results_folder import discard

@@ -4,7 +4,7 @@
 deal, then every credit (:func:`credits`), every ``ok`` reward, the pairs that met, the batch
 fit's results and the faults — each list in file order (within a record in the order
 :class:`arena.tallies.Tallies` adds them). The plain records of an
-:class:`arena.columns.RecordView` (``ok``, no faults, a distinct bot in every seat, sides of equal
+:class:`arena.record_view.RecordView` (``ok``, no faults, a distinct bot in every seat, sides of equal
 size: one bot each or partnerships) are read straight from its columns without building a record;
 the others are built and read one by one.
 Both give the same events (``tests/scale/test_tallies.py``).
@@ -223,7 +223,7 @@ def events_of(records: Sequence[MatchRecord], lo: int, hi: int, fld: set[str],
     go to the batch fit; ``results``: the batch fit's results of one record,
     :func:`arena.batchfit.record_results`; a plain ``ok`` record's are its sides by their ranks)."""
     n = hi - lo
-    view = hasattr(records, "cols") and hasattr(records, "rows")  # an arena.columns.RecordView
+    view = hasattr(records, "cols") and hasattr(records, "rows")  # an arena.record_view.RecordView
     names = _Codes(records.cols.names if view else ())  # type: ignore[attr-defined]
     ev = Events(n, names.table, lineup=np.full(n, -1, np.int64), deal=np.zeros(n, np.int64))
     lineups, shapes, pats = _Codes(), _Codes(), _Codes()

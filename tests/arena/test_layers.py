@@ -23,9 +23,9 @@ FLOORS: dict[int, set[str]] = {
     1: {"config", "schedule", "process", "journal", "scaffold", "batchfit", "columns", "trueskill_fast", "times_checkpoint",
         "tallies_events", "fit_cache"},
     2: {"faults", "deferred_columns", "journal_chunks", "ratings", "replay", "strength", "tallies", "lazy_schedule", "seat_pool",
-        "replay_columns"},
-    3: {"match", "tables", "replay_html", "checkpoint", "adaptive", "tallies_checkpoint", "journal_cache"},
-    4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim"},
+        "record_view"},
+    3: {"match", "tables", "replay_html", "replay_columns", "adaptive", "tallies_checkpoint", "journal_cache"},
+    4: {"batch", "render", "report_html", "bot_pages", "adaptive_sim", "checkpoint"},
     5: {"executors", "ray_setup", "results", "doctor"},
     6: {"driver", "progress", "play"},
     7: {"sprt"},  # arena sprt: runs a test through the driver, reads its blocks (docs/regression.md)

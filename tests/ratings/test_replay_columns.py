@@ -18,7 +18,7 @@ import pytest
 import trueskill
 
 from arena import checkpoint, ratings, replay_columns
-from arena.columns import view_of
+from arena.record_view import view_of
 from arena.record import MatchRecord
 from arena.trueskill_fast import FastRate
 from tests.ratings.test_trueskill_fast import _env

@@ -19,7 +19,7 @@ import pytest
 
 from arena import journal_cache, journal_chunks, replay_columns
 from arena.checkpoint import _Chain, _feed
-from arena.columns import RecordView, view_of
+from arena.record_view import RecordView, view_of
 from arena.errors import JournalError
 from arena.journal import iter_raw_records
 from arena.record import MatchRecord, id_hash

@@ -15,7 +15,8 @@ import pytest
 
 from arena import journal_cache
 from arena.checkpoint import replay
-from arena.columns import RecordView, concat, view_of
+from arena.columns import concat
+from arena.record_view import RecordView, view_of
 from arena.journal import iter_raw_records
 from arena.record import MatchRecord
 from arena.results import in_schedule

@@ -218,7 +218,7 @@ def test_the_columns_path_gives_the_record_by_record_counters_bit_for_bit(tmp_pa
     """The plain records read straight from the columns (a ``RecordView``) and every record built
     one by one (a list) give equal counters, array for array, however the chunks cut them; the
     matches and wins are :func:`tables.credits`' own."""
-    from arena.columns import view_of
+    from arena.record_view import view_of
 
     monkeypatch.setattr(tallies, "CHUNK", chunk)
     recs, bots = _records_with_oddities(tmp_path, 400, 9, 6)
@@ -264,7 +264,7 @@ def test_partnerships_read_from_the_columns_give_the_record_by_record_counters(t
     and give the counters, results for the fit (both sides' bots, side by side) and pairs of the
     records built one by one, bit for bit."""
     from arena import tallies_events
-    from arena.columns import view_of
+    from arena.record_view import view_of
     from arena.design_matrix import record_results
 
     monkeypatch.setattr(tallies, "CHUNK", chunk)
