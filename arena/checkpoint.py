@@ -43,9 +43,9 @@ from typing import Any
 import trueskill
 
 from arena import replay_columns
-from arena.record_view import RecordView
 from arena.ratings import Rater, RatingResult
 from arena.record import MatchRecord
+from arena.record_view import RecordView
 from arena.results_folder import discard
 
 NAME = "checkpoint.json"

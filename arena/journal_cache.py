@@ -65,7 +65,6 @@ import orjson
 
 from arena import schedule_file, times_checkpoint
 from arena.columns import Columns, concat
-from arena.record_view import RecordView
 from arena.deferred_columns import DeferredColumns
 from arena.errors import JournalError
 from arena.heap import release_heap
@@ -74,6 +73,7 @@ from arena.journal import parse_line
 from arena.journal_chunks import Crc, Sink, header, new_check, read_chunk, stamp
 from arena.latency import DecisionTimes
 from arena.record import MatchRecord, id_hash
+from arena.record_view import RecordView
 from arena.schedule_file import CompactSchedule
 from engine.errors import CardArenaError
 

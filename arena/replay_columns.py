@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from arena.columns import _np
-from arena.record_view import RecordView
 from arena.record import MatchRecord, teams_of
+from arena.record_view import RecordView
 
 #: records gathered from the columns at a time
 CHUNK = 1 << 15

@@ -22,11 +22,11 @@ import numpy as np
 
 from arena import journal_cache, render, results_folder, schedule_file, tables, tallies_checkpoint
 from arena.checkpoint import fit_start, replay, save_fit
-from arena.record_view import RecordView
 from arena.errors import ArenaError
 from arena.heap import release_heap
 from arena.record import MatchRecord
-from arena.strength import fit_info, save_fit_info, strength_of_contests
+from arena.record_view import RecordView
+from arena.strength import fit_info, save_fit_info, strength_of_results
 from arena.tables import Standings
 
 __all__ = ["Standings", "drop_caches", "export", "in_schedule", "load_meta", "outside_note", "rated_records", "standings"]
@@ -195,16 +195,23 @@ def standings(folder: str | Path, history: bool = True) -> Standings:
         records.cols.release()  # a record after them (read again if one is asked for: 155 MB at 1M)
     release_heap()  # the replay's temporaries (~100 MB at 1M), before the counters grow
     tal = tallies_checkpoint.tallies(folder, records, bots, rf, prefixes, close=True)
+    # every table's part of the counters first, then the counters dropped: the fit does not
+    # run beside them (~240 MB at 1M four-player records)
+    counts, rel, eff, mix = tal.bot_stats(), tables.reliability_of(tal, bots, latency), tal.efficiency(), tal.mixing()
+    contests = tal.contests()
+    del tal
+    release_heap()
     start = fit_start(folder, bots, rf)
     info0 = None if start is None else fit_info(folder, len(start))
-    fit = strength_of_contests(tal, bots, beta0=None if start is None else np.array(start), info0=info0,
-                               folder=folder)
+    fit = strength_of_results(contests, bots, beta0=None if start is None else np.array(start), info0=info0,
+                              folder=folder)
+    del contests
     release_heap()  # the fit's chunked temporaries, freed now, handed back to the system (~70 MB at 1M)
     save_fit(folder, bots, rf, fit.fit.beta)
     save_fit_info(folder, fit.fit.info)
-    rows = tables.leaderboard(records, bots, ratings, fit, counts=tal.bot_stats())
+    rows = tables.leaderboard(records, bots, ratings, fit, counts=counts)
     return Standings(meta["name"], meta, records, ratings, rows, tables.LazyCrosstable(records),
-                     tables.reliability_of(tal, bots, latency), tal.efficiency(), outside, fit, tal.mixing())
+                     rel, eff, outside, fit, mix)
 
 
 def outside_note(st: Standings) -> str:

@@ -137,7 +137,15 @@ def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT
     ``folder``: a small field's fit (the bootstrap path) is kept there and reused while its
     results are the same (:mod:`arena.fit_cache`: the same bits, without the 200 refits).
     """
-    sides, ranks, blocks, n_blocks = tallies.contests()
+    return strength_of_results(tallies.contests(), bots, n_boot, seed, beta0, method, info0, folder)
+
+
+def strength_of_results(contests: tuple[Any, Any, Any, int], bots: Sequence[str], n_boot: int = N_BOOT,
+                        seed: int = 0, beta0: Any = None, method: str = "auto", info0: Any = None,
+                        folder: Any = None) -> Strength:
+    """:func:`strength_of_contests` of the results ``contests`` (:meth:`arena.tallies.Tallies.contests`
+    taken already: the counters need not be held while the fit runs)."""
+    sides, ranks, blocks, n_blocks = contests
     small = (len(ranks) < batchfit.ANALYTIC_FROM and len(bots) <= batchfit.ANALYTIC_BOTS and method != "sandwich"
              and n_boot > 0 and folder is not None)
     key = fit_cache.digest(sides, ranks, blocks, len(bots), n_boot, seed, method, batchfit.RIDGE) if small else ""

@@ -43,6 +43,8 @@ _SHIFT = 32  # slot key: block << _SHIFT | bot; block key: lineup << _SHIFT | de
 HASH_ORDER_FROM = 20_000
 #: records added per chunk (the temporaries of one chunk: ~500 bytes a record)
 CHUNK = 1 << 16
+#: columns of at least this many entries are sized ahead by :meth:`Tallies.reserve` (the per-bot ones are not)
+RESERVE_FROM = 1 << 16
 
 
 class _Col:
@@ -79,9 +81,18 @@ class _Col:
             self.extend(np.zeros(n - self.n, self.a.dtype))
 
     def trim(self) -> None:
-        """Drop the spare capacity."""
-        if len(self.a) > self.n:
+        """Drop the spare capacity, unless it is small (1/32 of the entries or less: the copy
+        would cost more at its peak than it frees, as after :meth:`reserve`)."""
+        if len(self.a) > self.n + self.n // 32:
             self.a = self.a[:self.n].copy()
+
+    def reserve(self, n: int) -> None:
+        """Make room for ``n`` entries in all (one copy now instead of a 25% spare at the next
+        :meth:`extend`)."""
+        if n > len(self.a):
+            b = np.zeros(n, self.a.dtype)
+            b[:self.n] = self.a[:self.n]
+            self.a = b
 
 
 #: the columns of :class:`Tallies` and their dtypes (the checkpoint's arrays)
@@ -548,6 +559,18 @@ class Tallies:
         for name in _COLS:
             getattr(self, name).trim()
 
+    def reserve(self, more: int) -> None:
+        """Before ``more`` records are added to counters that hold some already (resumed from a
+        checkpoint, no spare capacity): size each long column for them at its present entries
+        per record, plus 1/64 (a 1% update of 1M four-player records then copies each column
+        once with ~2% spare, instead of growing it by a quarter: ~60 MB less at the peak)."""
+        if self.count <= 0 or more <= 0:
+            return
+        for name in _COLS:
+            col: _Col = getattr(self, name)
+            if len(col) >= RESERVE_FROM:
+                col.reserve(len(col) + math.ceil(len(col) * more / self.count * (1 + 1 / 64)) + 64)
+
     def arrays(self) -> dict[str, np.ndarray]:
         """Every counter as a numpy array and the small ones in one JSON header (``head``,
         UTF-8 bytes): what :meth:`from_arrays` reads back (no pickle)."""
@@ -607,7 +630,7 @@ class Tallies:
                 raise ValueError(f"{name}: {a.dtype} {a.shape}")
             setattr(t, name, _Col(dtype, a))
         for name in _INDEXES:
-            setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int64)))
+            setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int32)))
         t._check()
         return t
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from arena.record_view import RecordView
 from arena.heap import release_heap
 from arena.record import MatchRecord
+from arena.record_view import RecordView
 from arena.results_folder import discard
 from arena.tallies import Tallies
 
@@ -56,6 +56,7 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
         t = Tallies(bots, rate_forfeits)
     t.resumed_from = t.count
     new = records[t.count:] if t.count else records
+    t.reserve(len(new))
     for part in new.parts() if isinstance(new, RecordView) else (new,):  # a piece of the journal at a time
         t.add_all(part)
     t.trim()
