@@ -84,21 +84,61 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
             hide_results_root(root)
     hide_bot_folders(bots.values())  # the tournament's other bots' programs (docs/security.md)
     pool = SeatPool([bots[n] for n in seats], specs[0].limits)
+    logs = _Logs(results_dir, len(seats))
     try:
         for spec in specs:
             infos = InfoLog(spec.seats)
             result = play_match(spec, pool, infos.add)
-            stderr = [pool.take_stderr(seat) for seat in range(len(seats))]
+            logs.ended(spec, [pool.take_stderr(seat) for seat in range(len(seats))], infos.lines())
             pool.after_match()
-            if results_dir is not None:
-                try:
-                    _write_logs(results_dir, spec, stderr, infos.lines())
-                except (OSError, ArenaError) as e:  # a full disk or a planted link must not cost the result
-                    sys.stderr.write(f"cardarena: logs of {spec.match_id} not written: {e}\n")
             yield result
+        pool.close()
+        logs.closed([pool.take_stderr(seat) for seat in range(len(seats))])
     finally:
         pool.close()
         pool.hub.close()
+
+
+class _Logs:
+    """The logs of a batch's matches, each seat's stderr cut at its end-of-match marks
+    (:data:`arena.protocol.END_OF_MATCH_MARK`): what a bot writes after a match's ``end`` and
+    before its mark (an ``on_end`` log) is that match's, though it is read during the next one;
+    without marks, stderr goes to the match it was read in, and what is left when the batch's
+    processes exit to the last one."""
+
+    def __init__(self, results_dir: str | None, seats: int) -> None:
+        self.results_dir = results_dir
+        self.owed = [False] * seats  # per seat: the last match's mark has not been seen yet
+        self.last: tuple[MatchSpec, list[str], list[bytes]] | None = None
+
+    def ended(self, spec: MatchSpec, stderr: list[tuple[str | None, str, int]], infos: list[bytes]) -> None:
+        """Match ``spec`` ended: its logs written (and the previous match's again, if its bots
+        wrote more before their marks)."""
+        mine, more = [], []
+        for seat, (before, rest, marks) in enumerate(stderr):
+            late = self.last is not None and self.owed[seat] and marks > 0
+            more.append((before or "") if late else "")
+            mine.append(rest if late else (before or "") + rest)
+            self.owed[seat] = marks - (1 if late else 0) <= 0
+        if self.last is not None and any(more):
+            self._write(self.last[0], [a + b for a, b in zip(self.last[1], more)], self.last[2])
+        self.last = (spec, mine, infos)
+        self._write(spec, mine, infos)
+
+    def closed(self, stderr: list[tuple[str | None, str, int]]) -> None:
+        """The batch's processes exited: what they wrote since the last match ended is its."""
+        rest = [(b or "") + a for b, a, _ in stderr]
+        if self.last is not None and any(rest):
+            spec, text, infos = self.last
+            self._write(spec, [a + b for a, b in zip(text, rest)], infos)
+
+    def _write(self, spec: MatchSpec, stderr: list[str], infos: list[bytes]) -> None:
+        if self.results_dir is None:
+            return
+        try:
+            _write_logs(self.results_dir, spec, stderr, infos)
+        except (OSError, ArenaError) as e:  # a full disk or a planted link must not cost the result
+            sys.stderr.write(f"cardarena: logs of {spec.match_id} not written: {e}\n")
 
 
 #: ``info`` kept per seat and match in ``logs/<match>.jsonl``: the first and the last this many

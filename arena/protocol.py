@@ -32,6 +32,11 @@ MAX_INFO_BYTES = 4096
 #: levels of nesting an ``info`` object may have (the info log wraps it two levels deeper, and
 #: orjson writes at most 254: deeper would fail when the match is recorded, not here)
 MAX_INFO_DEPTH = 64
+#: a line a bot may write to stderr once it has handled ``end`` (the SDK does, after ``on_end``):
+#: what it wrote before goes to the log of the match that ended, what follows to the next match's
+#: (stdout and stderr are two pipes: without it an ``on_end`` log line lands in the next match's
+#: log). The arena removes it from every capture.
+END_OF_MATCH_MARK = b"\x1ecardarena: end of match\x1e\n"
 #: longest ``name`` / ``version`` kept from ``ready``.
 MAX_NAME_CHARS = 64
 

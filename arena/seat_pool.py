@@ -39,7 +39,7 @@ class SeatPool:
         self.limits = limits
         self.hub = hub or Hub()
         self.procs: list[BotProcess | None] = [None] * len(bots)
-        self.stderr_text: list[list[str]] = [[] for _ in bots]
+        self.stderr_text: list[list[tuple[str | None, str, int]]] = [[] for _ in bots]
         self.spawns = 0
 
     def get(self, seat: int) -> BotProcess:
@@ -78,18 +78,27 @@ class SeatPool:
             return
         self.procs[seat] = None
         proc.kill()
-        self.stderr_text[seat].append(proc.stderr.take())
+        self.stderr_text[seat].append(proc.stderr.take_parts())
         remove_workdir(proc.workdir)
 
-    def take_stderr(self, seat: int) -> str:
-        """Everything the seat's processes wrote to stderr since the last call (head+tail capped)."""
+    def take_stderr(self, seat: int) -> tuple[str | None, str, int]:
+        """Everything the seat's processes wrote to stderr since the last call (head+tail capped
+        per process), cut at the first end-of-match mark (:data:`arena.protocol.END_OF_MATCH_MARK`):
+        ``(text before it or None, the rest, marks seen)``."""
         parts = self.stderr_text[seat]
         proc = self.procs[seat]
         if proc is not None:
             self.hub.pump(0)
-            parts.append(proc.stderr.take())
+            parts.append(proc.stderr.take_parts())
         self.stderr_text[seat] = []
-        return "".join(p for p in parts if p)
+        before: str | None = None
+        rest: list[str] = []
+        for b, a, _ in parts:
+            if before is None and b is not None:
+                before, rest = "".join(rest) + b, [a]
+            else:
+                rest.append(a if b is None else b + a)
+        return before, "".join(rest), sum(m for _, _, m in parts)
 
     def after_match(self) -> None:
         """Close ``fresh_process`` bots; recycle processes near their CPU-time limit."""
@@ -109,7 +118,7 @@ class SeatPool:
         self.hub.remove(proc)
         rc = proc.close(wait_s)
         self.procs[seat] = None
-        self.stderr_text[seat].append(proc.stderr.take())
+        self.stderr_text[seat].append(proc.stderr.take_parts())
         remove_workdir(proc.workdir)
         return rc
 

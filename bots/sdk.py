@@ -173,7 +173,22 @@ def _serve(act: ActFn, name: str, version: str, on_start: Callable[[Context], No
         elif kind == "end":
             if on_end is not None:
                 on_end(ctx, msg.get("outcome") or {}, msg.get("observation") or {})
+            _end_of_match()
         # unknown message types are ignored (protocol: unknown fields/messages are ignored)
+
+
+#: the end-of-match mark (arena.protocol.END_OF_MATCH_MARK): what the bot wrote to stderr before
+#: it goes to the log of the match that ended (an on_end log line), what follows to the next one's
+END_OF_MATCH_MARK = b"\x1ecardarena: end of match\x1e\n"
+
+
+def _end_of_match() -> None:
+    """Write the end-of-match mark to stderr (fd 2, one write; nothing if stderr is closed)."""
+    try:
+        sys.stderr.flush()
+        os.write(2, END_OF_MATCH_MARK)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def log(*parts: Any) -> None:

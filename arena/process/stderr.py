@@ -1,13 +1,13 @@
 """Bounded captures of a bot's stderr and the excerpts quoted in fault messages.
 
-The lowest module of :mod:`arena.process`: it imports only :func:`arena.protocol.printable`
+The lowest module of :mod:`arena.process`: it imports only :func:`arena.protocol.printable` (and the end-of-match mark)
 (control characters escaped in everything captured), so the report layer can use :func:`last_stderr_line` and :func:`stderr_excerpt` without pulling in the
 process machinery.
 """
 
 from __future__ import annotations
 
-from arena.protocol import printable
+from arena.protocol import END_OF_MATCH_MARK, printable
 
 #: stderr bytes kept from the start and from the end of each match's log.
 STDERR_HEAD = 16 * 1024
@@ -33,9 +33,11 @@ class StderrLog:
     process that dies between two matches still has its last words for the fault record.
 
     :ivar total: bytes seen since the last :meth:`take`.
+    :ivar marks: :data:`arena.protocol.END_OF_MATCH_MARK` lines seen since the last :meth:`take`
+        (removed from the capture); ``first_mark``: the capture's bytes before the first one.
     """
 
-    __slots__ = ("head", "tail", "total", "head_cap", "tail_cap", "recent")
+    __slots__ = ("head", "tail", "total", "head_cap", "tail_cap", "recent", "marks", "first_mark")
 
     def __init__(self, head_cap: int = STDERR_HEAD, tail_cap: int = STDERR_TAIL) -> None:
         self.head_cap, self.tail_cap = head_cap, tail_cap
@@ -43,9 +45,18 @@ class StderrLog:
         self.tail = bytearray()
         self.recent = bytearray()
         self.total = 0
+        self.marks = 0
+        self.first_mark: int | None = None
 
     def feed(self, data: bytes) -> None:
-        """Append ``data``; memory stays bounded by ``2 * (head_cap + tail_cap + RECENT_BYTES)``."""
+        """Append ``data`` (end-of-match marks removed, their places noted); memory stays bounded
+        by ``2 * (head_cap + tail_cap + RECENT_BYTES)``."""
+        if END_OF_MATCH_MARK in data:  # a bot writes the line whole (one write of 26 bytes: one read)
+            pieces = data.split(END_OF_MATCH_MARK)
+            if self.first_mark is None:
+                self.first_mark = self.total + len(pieces[0])
+            self.marks += len(pieces) - 1
+            data = b"".join(pieces)
         self.total += len(data)
         recent = self.recent
         recent += data[-RECENT_BYTES:]
@@ -77,7 +88,19 @@ class StderrLog:
         """:meth:`text`, then reset the capture (not the recent bytes of :meth:`tail_text`)."""
         out = self.text()
         self.head, self.tail, self.total = bytearray(), bytearray(), 0
+        self.marks, self.first_mark = 0, None
         return out
+
+    def take_parts(self) -> tuple[str | None, str, int]:
+        """:meth:`take` cut at the first end-of-match mark: ``(text before it, text after it,
+        marks seen)``; the first part is None when no mark was seen or it lies beyond the kept head."""
+        marks, at = self.marks, self.first_mark
+        if at is None or at > len(self.head):
+            return None, self.take(), marks
+        before = printable(self.head[:at].decode("utf-8", "replace"))
+        del self.head[:at]
+        self.total -= at
+        return before, self.take(), marks
 
 
 

@@ -77,6 +77,44 @@ def test_mixed_seats_are_refused():
         list(play_batch([spec(["random", "greedy"]), spec(["greedy", "random"])], bots_of(RANDOM, GREEDY), None))
 
 
+@pytest.mark.parametrize("fresh", [False, True])
+@pytest.mark.parametrize("script", [("misbehave.py", "end_log", "0.05"), ("sdk_end_logger.py",)])
+def test_a_line_logged_after_the_end_goes_to_its_own_match(tmp_path, fresh, script):
+    """stderr written after ``end`` (an ``on_end`` log, 50 ms late) and before the bot's
+    end-of-match mark belongs to the match that ended, what it writes at the next ``start`` to
+    the next, and the last match's is not lost (new-user trial, 2026-12-04: 7 of 8 END lines,
+    two of them in another match's file)."""
+    logger = zoo("logger", *script, fresh_process=fresh)
+    specs = [spec(["logger", "random"], deal=d) for d in range(5)]
+    results = list(play_batch(specs, bots_of(logger, RANDOM), str(tmp_path)))
+    assert all(r.status == "ok" for r in results), [r.faults for r in results]
+    for s in specs:
+        text = (tmp_path / "logs" / "logger" / (match_file_name(s.match_id) + ".stderr")).read_text()
+        assert "\x1e" not in text and "end of match" not in text  # the mark is not logged
+        words = list(zip(text.split()[::2], text.split()[1::2]))
+        assert {t for _, t in words} == {s.token}, (s.match_id, words)  # only this match's lines
+        kinds = [k for k, _ in words]
+        assert kinds[0] == "START" and kinds[-1] == "END" and kinds.count("END") == 1, kinds
+
+
+def test_the_sdk_writes_the_arenas_mark():
+    from arena.protocol import END_OF_MATCH_MARK
+    from bots import sdk
+
+    assert sdk.END_OF_MATCH_MARK == END_OF_MATCH_MARK
+
+
+def test_without_the_mark_late_lines_go_to_the_next_match_and_the_last_is_kept(tmp_path):
+    logger = zoo("logger", "misbehave.py", "end_log_unmarked", "0.05")
+    specs = [spec(["logger", "random"], deal=d) for d in range(3)]
+    list(play_batch(specs, bots_of(logger, RANDOM), str(tmp_path)))
+    texts = [(tmp_path / "logs" / "logger" / (match_file_name(s.match_id) + ".stderr")).read_text() for s in specs]
+    for k, s in enumerate(specs[:-1]):  # in the match it was read in: its own, or (usually) the next
+        assert f"END {s.token}" in texts[k] + texts[k + 1], k
+    assert f"END {specs[-1].token}" in texts[-1]  # written as the batch closed: kept, in the last one
+    assert sum(t.count("END ") for t in texts) == len(specs)
+
+
 def test_stderr_logs_are_capped(tmp_path):
     noisy = zoo("noisy", "misbehave.py", "stderr_mb")
     specs = [spec(["noisy", "random"], deal=0)]

@@ -18,8 +18,8 @@ import pytest
 import trueskill
 
 from arena import checkpoint, ratings, replay_columns
-from arena.record_view import view_of
 from arena.record import MatchRecord
+from arena.record_view import view_of
 from arena.trueskill_fast import FastRate
 from tests.ratings.test_trueskill_fast import _env
 from tests.scale import test_columns as tc

@@ -19,10 +19,10 @@ import pytest
 
 from arena import journal_cache, journal_chunks, replay_columns
 from arena.checkpoint import _Chain, _feed
-from arena.record_view import RecordView, view_of
 from arena.errors import JournalError
 from arena.journal import iter_raw_records
 from arena.record import MatchRecord, id_hash
+from arena.record_view import RecordView, view_of
 from arena.results import in_schedule
 from arena.schedule_file import CompactSchedule
 from tests.scale.test_columns import BOTS, raw_record, same

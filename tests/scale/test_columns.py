@@ -16,9 +16,9 @@ import pytest
 from arena import journal_cache
 from arena.checkpoint import replay
 from arena.columns import concat
-from arena.record_view import RecordView, view_of
 from arena.journal import iter_raw_records
 from arena.record import MatchRecord
+from arena.record_view import RecordView, view_of
 from arena.results import in_schedule
 
 BOTS = ["alpha", "beta", "gamma", "délta", "ε-bot", "zeta"]

@@ -264,8 +264,8 @@ def test_partnerships_read_from_the_columns_give_the_record_by_record_counters(t
     and give the counters, results for the fit (both sides' bots, side by side) and pairs of the
     records built one by one, bit for bit."""
     from arena import tallies_events
-    from arena.record_view import view_of
     from arena.design_matrix import record_results
+    from arena.record_view import view_of
 
     monkeypatch.setattr(tallies, "CHUNK", chunk)
     recs, bots = _partnership_records(tmp_path, 300, 12, 3)

@@ -65,16 +65,25 @@ for line in sys.stdin.buffer:
     kind = msg["type"]
     if kind == "start":
         started = time.monotonic()
+        token = msg["match"]
         if MODE == "no_ready":
             continue
         if MODE == "fork_grandchild":
             grandchild()
+        if MODE == "end_log":
+            print(f"START {token}", file=sys.stderr, flush=True)  # before ready: this match's
         if MODE == "file_memory":
             path = os.path.join(os.environ["HOME"], "seen.txt")
             print("FOUND" if os.path.exists(path) else "NOFILE", file=sys.stderr, flush=True)
         ready()
         continue
     if kind == "end":
+        if MODE in ("end_log", "end_log_unmarked"):  # an on_end log line, ARG s after the end
+            time.sleep(ARG)
+            print(f"END {token}", file=sys.stderr, flush=True)
+            if MODE == "end_log":  # then the end-of-match mark, as the SDK writes it
+                sys.stderr.buffer.write(b"\x1ecardarena: end of match\x1e\n")
+                sys.stderr.flush()
         if MODE == "crash_after_end":  # dies between two matches of a batch, slowly
             print("crashing after end: cannot write my log", file=sys.stderr, flush=True)
             time.sleep(ARG or 0.5)
@@ -154,6 +163,8 @@ for line in sys.stdin.buffer:
             deep["a"] = deep = {}
     elif MODE == "env":
         reply["info"] = {"env": dict(os.environ), "cwd": os.getcwd()}
+    elif MODE in ("end_log", "end_log_unmarked"):
+        print(f"ACT {token}", file=sys.stderr, flush=True)
     send(reply)
 
 if MODE == "exit_code_on_eof":
