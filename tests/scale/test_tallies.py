@@ -498,3 +498,22 @@ def test_lineups_of_one_block_are_skipped_by_the_efficiency_without_changing_it(
     factor, n_block = _direct_efficiency(kept)
     assert eff["factor"] == pytest.approx(factor, rel=1e-9) and eff["bot_blocks"] == n_block > 0
     assert json.dumps(eff) == json.dumps(tables.duplicate_efficiency(kept))
+
+
+@pytest.mark.parametrize("keys, ok", [([], True), ([5], True), ([1, 2], True), ([2, 2], False), ([3, 1], False),
+                                      ([1, 2, 3, 4, 5, 6, 7], True), ([1, 2, 3, 3, 5, 6, 7], False),
+                                      ([1, 2, 3, 4, 5, 6, 5], False), ([1, 2, 4, 3, 5, 6, 7], False)])
+def test_an_index_loaded_in_slices_refuses_keys_out_of_order(monkeypatch, keys, ok):
+    """The ascending check of a loaded index runs a slice at a time: with slices of 3 keys, an
+    inversion at a slice's edge (3 | 4 5 6 | 7) is caught as one inside it."""
+    import numpy as np
+
+    from arena import tallies_events
+
+    monkeypatch.setattr(tallies_events, "_CHECK", 3)
+    k = np.array(keys, np.int64)
+    if ok:
+        assert len(tallies_events.Sorted(k, np.arange(len(k)))) == len(k)
+    else:
+        with pytest.raises(ValueError, match="ascending"):
+            tallies_events.Sorted(k, np.arange(len(k)))
