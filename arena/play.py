@@ -43,6 +43,9 @@ PERSON = "you"
 WALL_S = 86400.0
 
 
+#: the fault detail of a person who resigned (``q``): printed as "you resigned", not as a crash
+RESIGNED = "the person resigned"
+
 def opponent(text: str) -> BotSpec:
     """The bot ``--vs text`` names: a reference bot's name, else a command (split like a shell).
 
@@ -132,7 +135,7 @@ class _PersonMatch(_Match):
             except EOFError:
                 answer = "q"
             if answer in ("q", "quit"):
-                self.handle(seat, BotCrashed("the person resigned"))
+                self.handle(seat, BotCrashed(RESIGNED))
             idx = _choice(answer, legal)
             if idx is not None:
                 break
@@ -211,8 +214,11 @@ def play(game: str, vs: Sequence[str] = ("random",), seat: int = 0, players: int
     for text in res.actions:
         final.apply(g.parse_action(text))
     console.rule("match over")
-    console.print(observation_view(final.observation(seat), spec.seats, seat))
+    console.print(observation_view(final.observation(seat), spec.seats, seat, title=f"{g.name} — the match is over"))
     for f in res.faults:
-        console.print(f"[yellow]fault[/] of {f.bot} (seat {f.seat}) at move {f.move + 1}: {f.cls}: {escape(f.detail)}")
+        if f.seat == seat and f.detail == RESIGNED:
+            console.print(f"you resigned at move {f.move + 1}")
+        else:
+            console.print(f"[yellow]fault[/] of {f.bot} (seat {f.seat}) at move {f.move + 1}: {f.cls}: {escape(f.detail)}")
     console.print(outcome_view(res.outcome, spec.seats, seat, res.status))
     return res

@@ -134,7 +134,8 @@ def test_resigning_ends_the_match_as_a_forfeit(terminal):
     t.wait(re.compile(r"^EXIT=\d"))
     screen = t.screen()
     assert "you ranked 2 of 2 (a forfeit)" in screen and "EXIT=1" in screen
-    assert "the person resigned" in screen
+    assert re.search(r"you resigned at move \d+", screen) and "crash" not in screen
+    assert "the match is over" in screen and "hand 2" not in screen  # not the next hand's number
 
 
 STEP_PROMPT = re.compile(r"\[Enter\] next, p previous, 0-(\d+) jump, q quit: $")
