@@ -7,6 +7,8 @@ process machinery.
 
 from __future__ import annotations
 
+import re
+
 from arena.protocol import END_OF_MATCH_MARK, printable
 
 #: stderr bytes kept from the start and from the end of each match's log.
@@ -104,6 +106,10 @@ class StderrLog:
 
 
 
+#: a line of Python's (3.11+) traceback position markers only (``~~~~^^^^``): no room for them in an excerpt
+_CARETS = re.compile(r"\s*[~^]+[\s~^]*")
+
+
 def stderr_excerpt(text: str, max_chars: int = 300, cut: bool = False) -> str:
     """The end of a bot's stderr for a one-screen message, cut on line boundaries.
 
@@ -122,7 +128,9 @@ def stderr_excerpt(text: str, max_chars: int = 300, cut: bool = False) -> str:
         return ""
     if cut and len(lines) > 1:
         lines = lines[1:]
-    elif cut:
+        cut = False
+    lines = [line for line in lines if not _CARETS.fullmatch(line)] or lines  # Python's ~~~^^^ under a frame
+    if cut:
         space = lines[0].find(" ")
         lines = ["…" + (lines[0][space + 1:] if 0 <= space < 40 else lines[0])]
     out: list[str] = []

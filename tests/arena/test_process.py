@@ -375,3 +375,15 @@ def test_bot_user_error_names_the_folder_behind_a_link(tmp_path):
             in why, why
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_an_excerpt_leaves_out_pythons_position_markers():
+    """Python 3.11's ``~~~^^^`` lines under a frame took an excerpt's room (new-user trial:
+    ``stderr: ^^^^^^^^...`` before the frame that mattered)."""
+    from arena.process.stderr import stderr_excerpt
+
+    tb = ("Traceback (most recent call last):\n  File \"bot.py\", line 12, in act\n    return legal[99]\n"
+          "           ~~~~~^^^^\nIndexError: list index out of range\n")
+    got = stderr_excerpt(tb, 100)
+    assert got.endswith("return legal[99]\nIndexError: list index out of range") and "^" not in got
+    assert stderr_excerpt("^^^^\n", 100) == "^^^^"  # nothing else: kept
