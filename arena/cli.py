@@ -136,16 +136,17 @@ INLINE_HINT_S = 120.0
 def inline_hint(inline: bool, address: str | None, played: int, seconds: float) -> str:
     """A hint to use ``--inline`` after a short local Ray run on a machine with <= 2 CPUs, else ``""``.
 
-    Measured on an idle 2-core machine (agram-demo, 600 matches): ``--inline`` about 28 s, Ray about
-    45 s; on a loaded one (8 other jobs) both took 165-200 s, without a clear winner.
+    Measured on a 2-core machine (agram-demo, 600 matches): ``--inline`` about 17 s, Ray about
+    20 s (new-user trial, 2026-12-04; 28 against 45 s before the compiled core); on a loaded one
+    (8 other jobs) both took 165-200 s, without a clear winner.
     """
     import os
 
     if inline or address or not played or seconds > INLINE_HINT_S or (os.cpu_count() or 1) > 2:
         return ""
     return (f"hint: this machine has {os.cpu_count()} CPU(s); for a tournament this short `--inline` "
-            "(no Ray) is often faster — on an idle 2-core machine the demo took about 28 s inline against "
-            "45 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
+            "(no Ray) is often faster — on a 2-core machine the demo took about 17 s inline against "
+            "20 s with Ray (Ray's start-up and scheduling); Ray pays off with more cores, a cluster or long matches")
 
 
 def _print_sandbox(where: Console, summary) -> None:

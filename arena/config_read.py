@@ -207,6 +207,10 @@ def read_yaml(path: Path) -> Any:
     """
     try:
         text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise ConfigError(f"{path}: cannot read the config file ({e.strerror}). Remedy: name your tournaments "
+                          "file (`arena run path/to/tournaments.yaml`), or run from a folder that holds one "
+                          "(the project's own has the demo); docs/config.md describes the format") from e
     except OSError as e:
         raise ConfigError(f"{path}: cannot read the config file ({e.strerror})") from e
     try:

@@ -187,10 +187,17 @@ def test_the_inline_hint_names_the_measured_figures():
 
     hint = inline_hint(False, None, 600, 45.0)
     if (os.cpu_count() or 1) <= 2:
-        assert "--inline" in hint and "28 s" in hint and "45 s" in hint
+        assert "--inline" in hint and "17 s" in hint and "20 s" in hint
     else:
         assert hint == ""
     assert inline_hint(True, None, 600, 45.0) == "" and inline_hint(False, None, 600, 4000.0) == ""
+
+
+def test_no_tournaments_file_here_says_what_to_do(tmp_path):
+    out = arena("run", cwd=str(tmp_path), timeout=120)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "tournaments.yaml: cannot read the config file" in out.stderr
+    assert "arena run path/to/tournaments.yaml" in out.stderr and "docs/config.md" in out.stderr
 
 
 def test_docs_sdk_documents_every_field_of_ctx():
