@@ -382,8 +382,9 @@ def unsandboxed_warning(limits: Limits) -> str | None:
     """The loud message for ``auto`` falling back to no sandbox, else None."""
     if limits.sandbox != "auto" or effective_mode(limits) != "none":
         return None
-    return ("WARNING: bots run WITHOUT A SANDBOX: no bubblewrap or user namespaces on this "
-            "machine, so every bot can read the results folder (the deal secret), other "
+    why = "; ".join(r for r in (_probe(k) for k in AUTO_ORDER if k != "none") if r) or "disabled by $" + AUTO_ENV
+    return ("WARNING: bots run WITHOUT A SANDBOX: no sandbox can start on this machine for this user "
+            f"({why}), so every bot can read the results folder (the deal secret), other "
             "processes' memory and environments, and use the network. To fix it, "
             f"{REMEDY}; set limits.sandbox: required to refuse to run like this.")
 
