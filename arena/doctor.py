@@ -113,7 +113,7 @@ def _pct(values: list[float], q: float) -> float:
 def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = None,
            cwd: str | None = None, limits: Limits | None = None, players: int | None = None,
            options: dict | None = None, name: str | None = None,
-           env: tuple[tuple[str, str], ...] = ()) -> DoctorReport:
+           env: tuple[tuple[str, str], ...] = (), from_config: bool = False) -> DoctorReport:
     """Check the bot started by ``cmd`` on ``game``.
 
     The first check ("command") says whether the command and its script exist; with
@@ -132,6 +132,8 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     :param options: game options (default: the game's defaults).
     :param name: what the messages call the bot (default: its script's or program's name).
     :param env: the bot's extra environment keys (as in the config).
+    :param from_config: the bot is an entry of a tournaments file (``cwd`` its folder): a missing
+        script's hint says paths resolve against the file's folder.
     :returns: the report (never raises for a misbehaving bot).
     :raises UnknownGameError: for an unknown game.
     :raises PlayerCountError, OptionError: for players or options the game refuses.
@@ -148,7 +150,7 @@ def doctor(game: str, cmd: list[str], matches: int = 3, clock: Clock | None = No
     report = DoctorReport(game, list(cmd))
     cand = BotSpec(name or bot_name(cmd), tuple(cmd), env=tuple(env), cwd=cwd)
     matches = max(matches, n)  # every seat at least once
-    if not _setup(report, cand, limits):
+    if not _setup(report, cand, limits, from_config):
         return report
     _handshake(report, cand, game, clock, limits, n, opts)
     if report.checks[-1].status == FAIL:
@@ -256,14 +258,14 @@ def fault_place(spec: MatchSpec, actions: list[str], seat: int, fault: Fault, as
     return f"after its move {done} ({match})"
 
 
-def _setup(report: DoctorReport, cand: BotSpec, limits: Limits) -> bool:
+def _setup(report: DoctorReport, cand: BotSpec, limits: Limits, from_config: bool = False) -> bool:
     """The checks that need no process of the bot: command, sandbox, bot_user. False if one failed."""
     reason = check_command(cand)
     if reason:
         report.add("command", FAIL, reason.replace(f"bot {cand.name!r}: ", "")
-                   + (" -- give the path relative to the folder doctor runs in, or absolute"
-                      if os.path.abspath(cand.cwd) == os.getcwd()
-                      else " -- in a config file, paths resolve against the file's folder"))
+                   + (" -- in a config file, paths resolve against the file's folder"
+                      if from_config or os.path.abspath(cand.cwd) != os.getcwd()
+                      else " -- give the path relative to the folder doctor runs in, or absolute"))
         return False
     report.add("command", PASS, "found: " + " ".join(cand.cmd))
     if limits.sandbox == "bwrap" or limits.network == "deny":
@@ -418,7 +420,8 @@ def doctor_config(path: str | os.PathLike, matches: int = 3, clock: Clock | None
                 on_bot(k, len(todo), name, False, 0.0)
             continue
         rep = doctor(m.game, list(spec.cmd), matches=matches, clock=clock or t.clock(), cwd=spec.cwd,
-                     limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env)
+                     limits=t.limits(), players=m.players, options=m.options, name=name, env=spec.env,
+                     from_config=True)
         ok = ok and rep.passed
         bad = next((c for c in rep.checks if c.status == FAIL), None) or next(
             (c for c in rep.checks if c.status == WARN), None)

@@ -134,3 +134,12 @@ def test_a_missing_script_without_a_config_names_the_folder_doctor_runs_in(tmp_p
     rep = doctor("toy", ["python", "nothere.py"], matches=1, cwd=str(tmp_path))
     (cmd,) = [c for c in rep.checks if c.name == "command"]
     assert cmd.status == "fail" and cmd.message.endswith("give the path relative to the folder doctor runs in, or absolute")
+
+
+def test_a_missing_script_of_a_config_run_from_its_folder_says_paths_follow_the_file(tmp_path, monkeypatch):
+    """New-user trial: `arena doctor --config nocmd.yaml` from the file's own folder said "relative
+    to the folder doctor runs in" (true only by chance there)."""
+    monkeypatch.chdir(tmp_path)
+    rep = doctor("toy", ["python", "nothere.py"], matches=1, cwd=str(tmp_path), from_config=True)
+    (cmd,) = [c for c in rep.checks if c.name == "command"]
+    assert cmd.status == "fail" and cmd.message.endswith("in a config file, paths resolve against the file's folder")
