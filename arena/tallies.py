@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import zipfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -79,12 +80,6 @@ class _Col:
         """Append zeros up to length ``n``."""
         if n > self.n:
             self.extend(np.zeros(n - self.n, self.a.dtype))
-
-    def trim(self) -> None:
-        """Drop the spare capacity, unless it is small (1/32 of the entries or less: the copy
-        would cost more at its peak than it frees, as after :meth:`reserve`)."""
-        if len(self.a) > self.n + self.n // 32:
-            self.a = self.a[:self.n].copy()
 
     def reserve(self, n: int) -> None:
         """Make room for ``n`` entries in all (one copy now instead of a 25% spare at the next
@@ -183,6 +178,7 @@ class Tallies:
             self._apply(events_of(recs, lo, min(len(recs), lo + CHUNK), set(self.field),
                                   lambda r: record_results(r, rf)))
             if len(recs) > CHUNK:
+                self.reserve(len(recs) - lo - CHUNK)  # the columns sized for the rest (a no-op once they are)
                 release_heap()  # a chunk's temporaries, freed in pieces (~50 MB kept at 1M without)
         return self
 
@@ -313,10 +309,10 @@ class Tallies:
         for name in ("s_sum", "s_n", "e_sum", "e_sq", "e_n"):
             getattr(self, name).grow(n)
         np.add.at(self.s_sum.v, cs, ev.c_score)
-        self.s_n.v[:] += np.bincount(cs, minlength=n).astype(np.int32)
+        _count(self.s_n.v, cs)
         np.add.at(self.e_sum.v, es, ev.e_x)
         np.add.at(self.e_sq.v, es, ev.e_x * ev.e_x)
-        self.e_n.v[:] += np.bincount(es, minlength=n).astype(np.int32)
+        _count(self.e_n.v, es)
 
     def _meet(self, ev: Events, gid: np.ndarray) -> None:
         """The pairs of the field that met (and of other names, by name)."""
@@ -554,16 +550,13 @@ class Tallies:
         return sides, ranks, block[perm], len(self.fit_block_src)
 
     # ---------------------------------------------------------------- checkpoint form
-    def trim(self) -> None:
-        """Drop the columns' spare capacity (before they are kept or saved)."""
-        for name in _COLS:
-            getattr(self, name).trim()
-
     def reserve(self, more: int) -> None:
-        """Before ``more`` records are added to counters that hold some already (resumed from a
-        checkpoint, no spare capacity): size each long column for them at its present entries
-        per record, plus 1/64 (a 1% update of 1M four-player records then copies each column
-        once with ~2% spare, instead of growing it by a quarter: ~60 MB less at the peak)."""
+        """Before ``more`` records are added to counters that hold some already: size each long
+        column for them at its present entries per record, plus 1/64, once, instead of growing
+        it by a quarter again and again — each growth holds the old column and its copy at once
+        (a 1% update of 1M four-player records: one copy a column; a full build: after its
+        first chunk, none). The spare is never written, so it is never resident (numpy's
+        zeros of ≥ 4 MiB are fresh mappings: :mod:`arena.heap`); nothing for small columns."""
         if self.count <= 0 or more <= 0:
             return
         for name in _COLS:
@@ -607,8 +600,10 @@ class Tallies:
             return cls.from_arrays(z)
 
     @classmethod
-    def from_arrays(cls, z: Any) -> Tallies:
-        """The counters :meth:`arrays` gave (``z``: a mapping of names to arrays, e.g. an ``NpzFile``).
+    def from_arrays(cls, z: Any, room: float = 0.0) -> Tallies:
+        """The counters :meth:`arrays` gave (``z``: a mapping of names to arrays, e.g. an ``NpzFile``),
+        the long columns and indexes with spare capacity for ``room`` × their entries more (the
+        records about to be added, per record counted: nothing is copied to make room later).
 
         :raises ValueError, KeyError, TypeError: for arrays of another layout."""
         small = json.loads(bytes(np.asarray(z["tallies"], np.uint8)).decode())
@@ -625,14 +620,61 @@ class Tallies:
         t.met = np.asarray(z["met"], dtype=bool)
         t.lineup_blob = bytearray(np.asarray(z["lineup_blob"], np.uint8).tobytes())
         for name, dtype in _COLS.items():
-            a = z[name]
-            if a.dtype != dtype or a.ndim != 1:
-                raise ValueError(f"{name}: {a.dtype} {a.shape}")
-            setattr(t, name, _Col(dtype, a))
+            col = _Col(dtype)
+            col.a, col.n = _member(z, name, dtype, room)
+            setattr(t, name, col)
         for name in _INDEXES:
-            setattr(t, name, Sorted(np.asarray(z[name + "_keys"], np.int64), np.asarray(z[name + "_vals"], np.int32)))
+            (k, nk), (v, nv) = _member(z, name + "_keys", np.int64, room), _member(z, name + "_vals", np.int32, room)
+            if nk != nv:
+                raise ValueError(f"{name}: {nk} keys, {nv} values")
+            setattr(t, name, Sorted(k, v, nk))
         t._check()
         return t
+
+
+def _member(z: Any, name: str, dtype: Any, room: float) -> tuple[np.ndarray, int]:
+    """``(buffer, entries)``: the 1-D ``dtype`` array ``name`` of ``z`` at the start of a buffer
+    with spare capacity for ``room`` × its entries more (long arrays only: :data:`RESERVE_FROM`).
+    From an uncompressed ``NpzFile`` (what :meth:`Tallies.dump` writes) it is read into that
+    buffer a MiB at a time, so a column is never held twice; the spare is never written.
+
+    :raises ValueError: for another dtype or shape, or a cut member."""
+    zf = getattr(z, "zip", None)
+    member = name + ".npy"
+    if zf is not None and member in zf.namelist() and zf.getinfo(member).compress_type == zipfile.ZIP_STORED:
+        with zf.open(member) as f:
+            version = np.lib.format.read_magic(f)
+            header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _fortran, dt = header(f)
+            if dt != np.dtype(dtype) or len(shape) != 1:
+                raise ValueError(f"{name}: {dt} {shape}")
+            n = int(shape[0])
+            buf = np.zeros(n + (math.ceil(n * room) + 64 if room > 0 and n >= RESERVE_FROM else 0), dtype)
+            view = memoryview(buf.view(np.uint8).data)[:n * buf.itemsize]
+            at = 0
+            while at < len(view):
+                got = f.readinto(view[at:at + (1 << 20)])
+                if not got:
+                    raise ValueError(f"{name}: cut after {at} bytes")
+                at += got
+            return buf, n
+    a = z[name]
+    if a.dtype != dtype or a.ndim != 1:
+        raise ValueError(f"{name}: {a.dtype} {a.shape}")
+    if room > 0 and len(a) >= RESERVE_FROM:
+        buf = np.zeros(len(a) + math.ceil(len(a) * room) + 64, dtype)
+        buf[:len(a)] = a
+        return buf, len(a)
+    return np.ascontiguousarray(a, dtype=dtype), len(a)
+
+
+def _count(counts: np.ndarray, idx: np.ndarray) -> None:
+    """``counts[i] += (occurrences of i in idx)``, over the span ``idx`` covers only (a chunk's
+    slots are mostly new ones, at the end: no temporary as long as every slot)."""
+    if len(idx):
+        lo = int(idx.min())
+        got = np.bincount(idx - lo)
+        counts[lo:lo + len(got)] += got.astype(counts.dtype)
 
 
 def _sort_by(keys: tuple[np.ndarray, ...]) -> np.ndarray:

@@ -56,10 +56,10 @@ def tallies(folder: str | Path | None, records: Sequence[MatchRecord], bots: Seq
         t = Tallies(bots, rate_forfeits)
     t.resumed_from = t.count
     new = records[t.count:] if t.count else records
-    t.reserve(len(new))
+    total = t.count + len(new)
     for part in new.parts() if isinstance(new, RecordView) else (new,):  # a piece of the journal at a time
+        t.reserve(total - t.count)  # sized for what is left, at the entries per record so far
         t.add_all(part)
-    t.trim()
     release_heap()
     if folder is not None and prefixes and worth_saving(t.resumed_from, len(records)):
         end, digest, n = prefixes[-1]
@@ -95,7 +95,8 @@ def _load(folder: Path, key: str, valid: dict[tuple[Any, Any], int], n_records: 
                     or valid.get((head.get("end"), head.get("digest"))) != head.get("count")
                     or not isinstance(head.get("count"), int) or head["count"] > n_records):
                 return None
-            t = Tallies.from_arrays(z)
+            count = head["count"]
+            t = Tallies.from_arrays(z, room=(n_records - count) / count * (1 + 1 / 64) if count else 0.0)
     except Exception:  # noqa: BLE001 - a cache: unreadable, cut or foreign means rebuild
         return None
     return t if t.count == head["count"] else None

@@ -58,43 +58,74 @@ def credits(rec: MatchRecord) -> list[tuple[str, int, bool, int, float]]:
 
 
 _CHECK = 1 << 18  # keys compared a slice at a time when an index is loaded
+_MOVE = 1 << 18  # entries moved a slice at a time by Sorted.add
 
 
 class Sorted:
     """``int64 key -> id``: sorted key arrays (the ids of :class:`arena.tallies.Tallies`' lineups,
-    blocks, slots and fit blocks), ~12 bytes an entry."""
+    blocks, slots and fit blocks), ~12 bytes an entry.
 
-    def __init__(self, keys: np.ndarray | None = None, vals: np.ndarray | None = None) -> None:
-        self.keys = np.zeros(0, np.int64) if keys is None else np.asarray(keys, np.int64)
-        self.vals = np.zeros(0, np.int32) if vals is None else np.asarray(vals, np.int32)
-        k, last = self.keys, len(self.keys) - 1
+    The arrays have spare capacity (never written, so never resident: fresh mappings); an
+    :meth:`add` moves the entries up in place, a slice at a time from the end, so a 4M-entry
+    index gains keys without a second copy of itself (a four-player 1M update's peak)."""
+
+    def __init__(self, keys: np.ndarray | None = None, vals: np.ndarray | None = None, n: int | None = None) -> None:
+        """:param n: the entries of ``keys`` and ``vals`` in use (default: all; the rest is capacity)."""
+        self._k = np.zeros(0, np.int64) if keys is None else np.asarray(keys, np.int64)
+        self._v = np.zeros(0, np.int32) if vals is None else np.asarray(vals, np.int32)
+        self.n = len(self._k) if n is None else n
+        k, last = self._k, self.n - 1
         ascending = all(bool((k[i + 1:min(i + _CHECK, last) + 1] > k[i:min(i + _CHECK, last)]).all())
                         for i in range(0, max(last, 0), _CHECK))  # in slices: no 2nd copy of the keys
-        if len(self.keys) != len(self.vals) or not ascending:
+        if not 0 <= self.n <= min(len(self._k), len(self._v)) or not ascending:
             raise ValueError("an index's keys must be ascending, one value each")
 
+    @property
+    def keys(self) -> np.ndarray:
+        """The keys, ascending (a view)."""
+        return self._k[:self.n]
+
+    @property
+    def vals(self) -> np.ndarray:
+        """Each key's id (int32, a view)."""
+        return self._v[:self.n]
+
     def __len__(self) -> int:
-        return len(self.keys)
+        return self.n
 
     def find(self, q: np.ndarray) -> np.ndarray:
         """Per key of ``q``, its id (int64; -1 if absent)."""
         q = np.asarray(q, np.int64)
-        if not len(self.keys):
+        if not self.n:
             return np.full(len(q), -1, np.int64)
-        i = np.minimum(np.searchsorted(self.keys, q), len(self.keys) - 1)
-        return np.where(self.keys[i] == q, self.vals[i].astype(np.int64), -1)
+        keys = self.keys
+        i = np.minimum(np.searchsorted(keys, q), self.n - 1)
+        return np.where(keys[i] == q, self.vals[i].astype(np.int64), -1)
 
     def add(self, keys: np.ndarray, vals: np.ndarray) -> None:
         """Add absent, distinct ``keys`` with their ids."""
-        if not len(keys):
+        m = len(keys)
+        if not m:
             return
         o = np.argsort(keys, kind="stable")
         k, v = np.asarray(keys, np.int64)[o], np.asarray(vals, np.int32)[o]
-        at = np.searchsorted(self.keys, k)
-        # one array at a time: the old keys are freed before the values are copied (a 4M-entry
-        # index's insert holds 32 MB more at its peak, not 48)
-        self.keys = np.insert(self.keys, at, k)
-        self.vals = np.insert(self.vals, at, v)
+        at = np.searchsorted(self.keys, k)  # new key j goes before old entry at[j]: to at[j] + j
+        n = self.n
+        if n + m > len(self._k):  # room for this and about a quarter more (the spare is not resident)
+            cap = n + m + (n + m) // 4 + 64
+            for name, dtype in (("_k", np.int64), ("_v", np.int32)):
+                grown = np.zeros(cap, dtype)
+                grown[:n] = getattr(self, name)[:n]
+                setattr(self, name, grown)  # the old array freed before the next is copied
+        for lo in range((n - 1) // _MOVE * _MOVE, -1, -_MOVE):  # old entries up, last slice first
+            hi = min(n, lo + _MOVE)
+            idx = np.arange(lo, hi)
+            dest = idx + np.searchsorted(at, idx, side="right")  # >= its source: slices above are moved
+            for arr in (self._k, self._v):
+                arr[dest] = arr[lo:hi].copy()
+        place = at + np.arange(m)
+        self._k[place], self._v[place] = k, v
+        self.n = n + m
 
 
 def number(keys: np.ndarray, index: Sorted, start: int) -> tuple[np.ndarray, np.ndarray]:
