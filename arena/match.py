@@ -166,11 +166,16 @@ class _Match:
 
     # ------------------------------------------------------------ handshake
 
-    def start_seat(self, seat: int, resume: bool = False) -> None:
-        """Send ``start`` to ``seat`` (spawning if needed); the ``ready`` is awaited by :meth:`ready`."""
+    def reset_seat(self, seat: int) -> None:
+        """Empty the working folder of ``seat``'s process (spawning it if needed) before a match."""
+        self.pool.get(seat).reset_workdir()
+
+    def start_seat(self, seat: int, resume: bool = False, reset: bool = True) -> None:
+        """Send ``start`` to ``seat`` (spawning if needed; its folder emptied first unless
+        ``resume`` or not ``reset``); the ``ready`` is awaited by :meth:`ready`."""
         self.is_ready[seat] = False
         proc = self.pool.get(seat)
-        if not resume:
+        if not resume and reset:
             proc.reset_workdir()
         spec = self.spec
         proc.start_sent = time.perf_counter()  # type: ignore[attr-defined]
@@ -234,9 +239,19 @@ class _Match:
             if self.spec.pause_idle:
                 self.start_one_by_one()
             else:
+                # every folder emptied before any start is sent: emptying one a bot filled with
+                # 150,000 folders took seconds, charged to the seats started before it
+                # (adversarial trial, 2026-12-04: their ready missed move_ms)
                 for seat in range(self.n):
                     try:
-                        self.start_seat(seat)
+                        self.reset_seat(seat)
+                    except BotFault as e:
+                        self.fail_at_startup(self.fault_seat(e, seat), e)
+                for seat in range(self.n):
+                    if seat in self.down:
+                        continue
+                    try:
+                        self.start_seat(seat, reset=False)
                     except BotFault as e:
                         self.fail_at_startup(self.fault_seat(e, seat), e)
                 for seat in range(self.n):

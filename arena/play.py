@@ -104,13 +104,18 @@ class _PersonMatch(_Match):
         self.person_clock = clock
         self.seen = 0  # the actions already shown to the person
 
-    def start_seat(self, seat: int, resume: bool = False) -> None:
+    def reset_seat(self, seat: int) -> None:
+        """The person has no working folder."""
+        if seat != self.person:
+            super().reset_seat(seat)
+
+    def start_seat(self, seat: int, resume: bool = False, reset: bool = True) -> None:
         """The person needs no ``start``; the bots get theirs."""
         if seat == self.person:
             self.is_ready[seat] = True
             self.versions[seat] = "person"
             return
-        super().start_seat(seat, resume)
+        super().start_seat(seat, resume, reset)
 
     def ready(self, seat: int) -> None:
         """The person is always ready."""

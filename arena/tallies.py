@@ -46,6 +46,9 @@ HASH_ORDER_FROM = 20_000
 CHUNK = 1 << 16
 #: columns of at least this many entries are sized ahead by :meth:`Tallies.reserve` (the per-bot ones are not)
 RESERVE_FROM = 1 << 16
+#: room made beyond the entries per record seen so far (a rate that grows a little later must
+#: not cost a copy of the whole column at the end; the spare costs address space only)
+ROOM_MARGIN = 1 / 8
 
 
 class _Col:
@@ -552,17 +555,17 @@ class Tallies:
     # ---------------------------------------------------------------- checkpoint form
     def reserve(self, more: int) -> None:
         """Before ``more`` records are added to counters that hold some already: size each long
-        column for them at its present entries per record, plus 1/64, once, instead of growing
-        it by a quarter again and again — each growth holds the old column and its copy at once
-        (a 1% update of 1M four-player records: one copy a column; a full build: after its
-        first chunk, none). The spare is never written, so it is never resident (numpy's
-        zeros of ≥ 4 MiB are fresh mappings: :mod:`arena.heap`); nothing for small columns."""
-        if self.count <= 0 or more <= 0:
+        column and index for them at its present entries per record, plus :data:`ROOM_MARGIN`,
+        once, instead of growing it by a quarter again and again — each growth holds the old
+        array and its copy at once (a full build: none after its first chunk). The spare is
+        never written, so it is never resident (numpy's zeros of ≥ 4 MiB are fresh mappings:
+        :mod:`arena.heap`); nothing for short ones."""
+        if self.count <= 0 or more <= 0 or self.closed:
             return
-        for name in _COLS:
-            col: _Col = getattr(self, name)
-            if len(col) >= RESERVE_FROM:
-                col.reserve(len(col) + math.ceil(len(col) * more / self.count * (1 + 1 / 64)) + 64)
+        for name in (*_COLS, *_INDEXES):
+            arr = getattr(self, name)
+            if len(arr) >= RESERVE_FROM:
+                arr.reserve(len(arr) + math.ceil(len(arr) * more / self.count * (1 + ROOM_MARGIN)) + 64)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every counter as a numpy array and the small ones in one JSON header (``head``,

@@ -25,7 +25,7 @@ from arena.heap import release_heap
 from arena.record import MatchRecord
 from arena.record_view import RecordView
 from arena.results_folder import discard
-from arena.tallies import Tallies
+from arena.tallies import ROOM_MARGIN, Tallies
 
 NAME = "checkpoint-tables.npz"
 OLD_NAME = "checkpoint-tables.pkl"  #: format 3 and before (pickles): deleted, never read
@@ -96,7 +96,7 @@ def _load(folder: Path, key: str, valid: dict[tuple[Any, Any], int], n_records: 
                     or not isinstance(head.get("count"), int) or head["count"] > n_records):
                 return None
             count = head["count"]
-            t = Tallies.from_arrays(z, room=(n_records - count) / count * (1 + 1 / 64) if count else 0.0)
+            t = Tallies.from_arrays(z, room=(n_records - count) / count * (1 + ROOM_MARGIN) if count else 0.0)
     except Exception:  # noqa: BLE001 - a cache: unreadable, cut or foreign means rebuild
         return None
     return t if t.count == head["count"] else None

@@ -102,6 +102,17 @@ class Sorted:
         i = np.minimum(np.searchsorted(keys, q), self.n - 1)
         return np.where(keys[i] == q, self.vals[i].astype(np.int64), -1)
 
+    def reserve(self, n: int) -> None:
+        """Make room for ``n`` entries in all (the spare is not resident until used)."""
+        if n > len(self._k):
+            self._grow(n)
+
+    def _grow(self, cap: int) -> None:
+        for name, dtype in (("_k", np.int64), ("_v", np.int32)):
+            grown = np.zeros(cap, dtype)
+            grown[:self.n] = getattr(self, name)[:self.n]
+            setattr(self, name, grown)  # the old array freed before the next is copied
+
     def add(self, keys: np.ndarray, vals: np.ndarray) -> None:
         """Add absent, distinct ``keys`` with their ids."""
         m = len(keys)
@@ -112,11 +123,7 @@ class Sorted:
         at = np.searchsorted(self.keys, k)  # new key j goes before old entry at[j]: to at[j] + j
         n = self.n
         if n + m > len(self._k):  # room for this and about a quarter more (the spare is not resident)
-            cap = n + m + (n + m) // 4 + 64
-            for name, dtype in (("_k", np.int64), ("_v", np.int32)):
-                grown = np.zeros(cap, dtype)
-                grown[:n] = getattr(self, name)[:n]
-                setattr(self, name, grown)  # the old array freed before the next is copied
+            self._grow(n + m + (n + m) // 4 + 64)
         for lo in range((n - 1) // _MOVE * _MOVE, -1, -_MOVE):  # old entries up, last slice first
             hi = min(n, lo + _MOVE)
             idx = np.arange(lo, hi)

@@ -27,6 +27,7 @@ Both get their options or script through a pipe (bwrap ``--args 3``; the script 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import pwd
@@ -107,6 +108,16 @@ def own_user_namespace(limits: Limits) -> bool:
     return not limits.bot_user
 
 
+@functools.lru_cache(maxsize=8)
+def _bwrap_offers(bwrap: str, option: str) -> bool:
+    """Whether the bubblewrap at ``bwrap`` lists ``option`` in its ``--help`` (cached)."""
+    try:
+        out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in out.stdout + out.stderr
+
+
 def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
     """bubblewrap's argv for one bot (ends with ``--``): the mounts of
     :func:`arena.process.sandbox_view.view`, then the namespaces.
@@ -147,6 +158,10 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
     if own_user_namespace(limits):
         out.append("--unshare-user")
+        if _bwrap_offers(bwrap, "--disable-userns"):  # bubblewrap >= 0.8
+            # no nested user namespace: inside one a bot holds every capability there (the
+            # kernel's netfilter, mount and namespace code in reach: adversarial trial, 2026-12-04)
+            out.append("--disable-userns")
     if limits.network == "deny":
         out.append("--unshare-net")
     out.append("--")

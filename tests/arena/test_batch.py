@@ -340,3 +340,25 @@ def test_info_log_keeps_the_head_and_tail_of_each_seat():
     assert before and after and after[0] - before[-1] == gap["dropped"] + 1
     assert [r["move"] for r in rows if r["seat"] == 1] == [5, 150, 299]  # the quiet seat keeps all
     assert [r["move"] for r in rows if "info" in r] == sorted(r["move"] for r in rows if "info" in r)
+
+
+def test_a_slow_folder_to_empty_is_not_charged_to_the_seats_started_before_it(tmp_path, monkeypatch):
+    """Every working folder is emptied before any ``start`` is sent (adversarial trial,
+    2026-12-04: a bot's 150,000 folders took seconds to empty after its opponent's ``start``,
+    whose ``ready`` then missed ``move_ms``). Here the second seat's folder takes 0.6 s to
+    empty (a real reset, then a wait), against a ``move_ms`` of 300 for the first seat's ready."""
+    from arena.process import BotProcess
+    from arena.specs import Clock
+
+    real = BotProcess.reset_workdir
+
+    def slow(self):
+        real(self)
+        if self.name == "greedy" and not self.fresh:
+            time.sleep(0.6)
+
+    monkeypatch.setattr(BotProcess, "reset_workdir", slow)
+    clock = Clock(move_ms=300, bank_ms=0, startup_ms=5000)
+    specs = [spec(["random", "greedy"], deal=d, clock=clock) for d in range(3)]
+    results = list(play_batch(specs, bots_of(RANDOM, GREEDY), str(tmp_path)))
+    assert [r.status for r in results] == ["ok"] * 3, [r.faults for r in results]

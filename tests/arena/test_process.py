@@ -387,3 +387,28 @@ def test_an_excerpt_leaves_out_pythons_position_markers():
     got = stderr_excerpt(tb, 100)
     assert got.endswith("return legal[99]\nIndexError: list index out of range") and "^" not in got
     assert stderr_excerpt("^^^^\n", 100) == "^^^^"  # nothing else: kept
+
+
+def test_a_reply_that_came_during_slow_checks_is_not_late():
+    """The hub's checks (a bot's memory gauge, the match's tick) may stall its loop — a bot
+    made them take 3-5 s with 60,000 mappings (adversarial trial, 2026-12-04). A reply that
+    arrived meanwhile is read before any timeout and timed from the checks' start: the
+    thinking opponent is not charged for the stall."""
+    proc, hub = spawn(zoo("env", "misbehave.py", "env"))
+    try:
+        proc.send(start_line())
+        hub.wait_line(proc, time.perf_counter() + 10)
+        sent = time.perf_counter()
+        proc.send(b'{"type":"act","id":1,"observation":{},"legal":["a"],"clock":{}}\n')
+        time.sleep(0.2)  # the reply is in the pipe now
+        hub.next_tick = 0.0  # checks due
+
+        def slow_tick():
+            time.sleep(1.0)  # checks of 1 s, longer than the deadline below
+
+        line, t_read = hub.wait_line(proc, sent + 0.5, slow_tick)
+        assert orjson.loads(line)["type"] == "action"
+        assert t_read - sent < 0.5, t_read - sent  # read before the checks: 0.2 s, not 1.2
+    finally:
+        proc.kill()
+        hub.close()

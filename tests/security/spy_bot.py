@@ -14,6 +14,7 @@ plays the first legal action like any bot.
 * ``tcp HOST:PORT``: a TCP connection to HOST:PORT succeeds (the spy sends ``spy``);
 * ``write PATH``: a file can be created at PATH (outside the working folder);
 * ``caps``: the spy holds capabilities (as root it could undo the sandbox's mounts);
+* ``nested_userns``: it can make a user namespace of its own (and hold every capability there);
 * ``daemon MARKER``: double fork, ``setsid``, cleared environment, ``exec`` a sleeper whose
   command line holds MARKER (the test looks for it after the match);
 * ``memory MB``: an escaped (double-forked, ``setsid``) child holds MB MiB; the spy waits 3 s
@@ -237,6 +238,15 @@ def try_leak():
     elif LEAK == "caps":
         eff = next(x for x in read("/proc/self/status").decode().splitlines() if x.startswith("CapEff:"))
         report(int(eff.split()[1], 16) != 0, eff)
+    elif LEAK == "nested_userns":  # a user namespace of its own: every capability inside it
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+            eff = next(x for x in read("/proc/self/status").decode().splitlines() if x.startswith("CapEff:"))
+            report(int(eff.split()[1], 16) != 0, f"unshare(CLONE_NEWUSER) worked; {eff}")
+        else:
+            report(False, f"unshare(CLONE_NEWUSER): {os.strerror(ctypes.get_errno())}")
     elif LEAK == "daemon":
         try_daemon(ARG)
     elif LEAK == "memory":

@@ -183,6 +183,19 @@ def test_no_capabilities_inside_the_sandbox(tmp_path, mode):
     assert verdict(lines, "caps") == expect(mode), lines
 
 
+def test_no_nested_user_namespace_under_bubblewrap(tmp_path):
+    """bubblewrap's ``--disable-userns`` (0.8+): a bot cannot make a user namespace and hold
+    every capability in it (adversarial trial, 2026-12-04: CapEff 000001ffffffffff inside)."""
+    require(bool(shutil.which("bwrap")), "bubblewrap is not installed")
+    from arena.process.sandbox import _bwrap_offers
+
+    require(_bwrap_offers(shutil.which("bwrap") or "", "--disable-userns"), "bubblewrap older than 0.8")
+    lines, _ = spy_run(tmp_path, "bwrap", "nested_userns")
+    assert verdict(lines, "nested_userns") == "BLOCKED", lines
+    lines, _ = spy_run(tmp_path, "none", "nested_userns")  # the spy can see it where it is allowed
+    assert verdict(lines, "nested_userns") == "LEAK", lines
+
+
 def _daemons(marker: str) -> list[psutil.Process]:
     out = []
     for p in psutil.process_iter(["cmdline"]):
