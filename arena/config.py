@@ -72,6 +72,7 @@ class LimitsModel(_Strict):
     cpu_s: Int | None = Field(None, ge=1)
     max_open_files: Int = Field(64, ge=8)
     max_disk_mb: Int = Field(256, ge=1)
+    max_files: Int = Field(100_000, ge=16)
     network: Literal["allow", "deny"] = "deny"
     sandbox: Literal["auto", "required", "bwrap", "unshare", "none"] = "auto"
     bot_user: str | None = None

@@ -60,6 +60,8 @@ class Limits:
     :ivar max_open_files: RLIMIT_NOFILE.
     :ivar max_disk_mb: size cap of the bot's private ``/tmp`` (holding its working folder)
         and ``/dev/shm`` in a sandbox, MiB each.
+    :ivar max_files: files (inodes) in each of those two, counted every second: a tmpfs's
+        inodes hold ~1 KiB of kernel memory each, outside ``max_rss_mb`` and ``max_disk_mb``.
     :ivar network: ``deny`` (an empty network namespace) | ``allow``.
     :ivar sandbox: ``auto`` | ``required`` | ``bwrap`` | ``unshare`` | ``none``
         (:mod:`arena.process.sandbox`).
@@ -72,6 +74,7 @@ class Limits:
     cpu_s: int | None = None
     max_open_files: int = 64
     max_disk_mb: int = 256
+    max_files: int = 100_000
     network: str = "deny"
     sandbox: str = "auto"
     bot_user: str | None = None

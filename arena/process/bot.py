@@ -125,6 +125,7 @@ class BotProcess:
         self._ns_pid: int | None = None
         self._paused: list[int] = []
         self._memfds: list[str] = []
+        self._files_at = 0.0  # when the private tmpfs's files are next counted
         self._shm = ShmGauge()
         self._is_bot: dict[int, bool | None] = {}
         self._holder: int | None = None
@@ -268,10 +269,37 @@ class BotProcess:
                 raise self._tag(BotCrashed(
                     f"bot {self.name!r} used {mb:.0f} MiB resident memory (memfd files included); "
                     f"the limit is {limit} MiB" + self._shm_note()))
+        if self.mode != "none" and not self.fresh:
+            self._check_files()
         if self.mode != "none" and not self.fresh and self.stdout_closed():
             if self._exits_within(EXIT_WAIT_S):  # an exiting bot closes its stdout first
                 raise self._tag(BotCrashed(f"bot {self.name!r} {self.describe_exit()}"))
             raise self._tag(BotCrashed(f"bot {self.name!r} closed its stdout (its process is still running)"))
+
+    def _check_files(self) -> None:
+        """Every second: the files in the sandbox's private ``/tmp`` and ``/dev/shm`` (their used
+        inodes, ``statvfs``) against ``max_files`` (566,000 empty files held ~500 MiB of kernel
+        memory and no fault: adversarial trial, 2026-12-04).
+
+        :raises BotCrashed: over the limit (the group is killed first)."""
+        now = time.perf_counter()
+        if now < self._files_at:
+            return
+        self._files_at = now + 1.0
+        where = self.visible_workdir()
+        if where == self.workdir:  # the sandbox's root is not in sight (yet)
+            return
+        root = where[: -len(self.workdir)]
+        for mount in ("/tmp", "/dev/shm"):
+            try:
+                st = os.statvfs(root + mount)
+            except OSError:
+                continue
+            used = st.f_files - st.f_ffree
+            if used > self.limits.max_files:
+                self.kill()
+                raise self._tag(BotCrashed(f"bot {self.name!r} made {used} files in its {mount}; the limit is "
+                                           f"{self.limits.max_files} (limits.max_files)"))
 
     def _exits_within(self, wait_s: float) -> bool:
         """Whether the leader exits within ``wait_s`` seconds (reaped if it does)."""

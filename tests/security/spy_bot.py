@@ -19,7 +19,8 @@ plays the first legal action like any bot.
   command line holds MARKER (the test looks for it after the match);
 * ``memory MB``: an escaped (double-forked, ``setsid``) child holds MB MiB; the spy waits 3 s
   and reports the child's resident size;
-* ``disk MB``: write MB MiB into the working folder.
+* ``disk MB``: write MB MiB into the working folder;
+* ``files N``: make N empty files in ``/tmp`` (inodes: kernel memory outside both size caps).
 
 The arguments give the spy what a real spy would find out by itself (paths, pids, ports),
 so each test checks one barrier at a time.
@@ -238,6 +239,17 @@ def try_leak():
     elif LEAK == "caps":
         eff = next(x for x in read("/proc/self/status").decode().splitlines() if x.startswith("CapEff:"))
         report(int(eff.split()[1], 16) != 0, eff)
+    elif LEAK == "files":  # ARG empty files in /tmp (each an inode: kernel memory), then 3 s to be seen
+        made = 0
+        try:
+            for i in range(int(ARG)):
+                open(f"/tmp/spy-file-{i}", "w").close()
+                made += 1
+        except OSError as e:
+            report(False, f"{made} files, then {e}")
+        else:
+            time.sleep(3)
+            report(True, f"{made} files in /tmp and still running")
     elif LEAK == "nested_userns":  # a user namespace of its own: every capability inside it
         import ctypes
 

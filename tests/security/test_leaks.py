@@ -238,6 +238,18 @@ def test_disk_fill_stops_at_max_disk_mb(tmp_path, mode):
         assert 8 <= written <= 16, lines  # the cap, not an earlier failure
 
 
+@pytest.mark.parametrize("mode", ["auto", "unshare"])
+def test_files_in_the_private_tmp_stop_at_max_files(tmp_path, mode):
+    """Empty files cost no bytes of ``max_disk_mb`` but an inode each (~1 KiB of kernel memory):
+    566,000 of them raised no fault (adversarial trial, 2026-12-04)."""
+    lines, r = spy_run(tmp_path, mode, "files", "3000", max_files=1000)
+    assert r.status == "forfeit" and [f.cls for f in r.faults] == ["crash"], r.faults
+    assert "files in its /tmp; the limit is 1000 (limits.max_files)" in r.faults[0].detail, r.faults
+    assert not any("still running" in x for x in lines), lines
+    lines, r = spy_run(tmp_path, mode, "files", "300", max_files=1000)  # under the limit: plays on
+    assert r.status == "ok" and verdict(lines, "files") == "LEAK", (r.faults, lines)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_working_folder_swapped_for_a_link_never_makes_the_arena_delete_its_target(tmp_path, mode):
     # found by an adversarial trial: the arena emptied the folder between matches through the
