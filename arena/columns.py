@@ -385,7 +385,7 @@ def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
         for blob, end in (("ids", "id_end"), ("fps", "fp_end"), (None, "seat_end")):
             off = len(getattr(out, blob)) if blob else len(out.seats)
             if blob:
-                getattr(out, blob).extend(getattr(p, blob))
+                _grow(out, blob, lambda c, more=getattr(p, blob): c.extend(more))
             _extend(out, end, _np(getattr(p, end)).astype(np.int64) + off)
         for name in ("game", "status", "seats", "versions"):
             _extend(out, name, remap[_np(getattr(p, name))] if len(getattr(p, name)) else np.zeros(0, np.int64))
@@ -402,7 +402,7 @@ def concat(parts: Iterable[Columns], into_first: bool = False) -> Columns:
             else:
                 _extend(out, "scores", _np(p.scores))
         for name in ("time", "shape"):
-            getattr(out, name).extend(getattr(p, name))
+            _grow(out, name, lambda c, more=getattr(p, name): c.extend(more))
         out.extra.update({base + i: row for i, row in p.extra.items()})
         if into_first:
             p.__init__()  # type: ignore[misc]  # its columns are copied: freed now
@@ -416,9 +416,21 @@ def _extend(out: Columns, name: str, values: np.ndarray) -> None:
     if not len(values):
         return
     tc = _wider(col.typecode, _code_for(int(values.min()), int(values.max())))
-    col = _widened(col, tc)
-    col.frombytes(values.astype(tc).tobytes())
-    setattr(out, name, col)
+    setattr(out, name, _widened(col, tc))
+    _grow(out, name, lambda c: c.frombytes(values.astype(tc).tobytes()))
+
+
+def _grow(out: Columns, name: str, append: Any) -> None:
+    """``append(column)`` for column ``name`` of ``out``; if a numpy view of the column is still
+    alive somewhere (it cannot be resized then: ``BufferError``, seen with a profiler's frame
+    references), on a copy of it, which replaces it."""
+    col = getattr(out, name)
+    try:
+        append(col)
+    except BufferError:
+        col = col[:]  # array and bytearray slices are copies
+        append(col)
+        setattr(out, name, col)
 
 
 def _np(col: array) -> np.ndarray:

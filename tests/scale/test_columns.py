@@ -106,6 +106,18 @@ def test_split_columns_concatenate_and_pickle_to_the_same_records(seed):
     assert all(same(a, b) for a, b in zip(whole, recs)) and len(whole) == len(recs)
 
 
+def test_columns_concatenate_in_place_while_a_view_of_them_is_alive():
+    """A numpy view of a column (a frame kept by a profiler held one) forbids resizing it: the
+    in-place concatenation copies that column instead of raising ``BufferError``."""
+    import numpy as np
+
+    recs = records(300, 6)
+    first, second = view_of(recs[:100]).cols, view_of(recs[100:]).cols
+    views = [np.frombuffer(getattr(first, name), dtype=np.uint8) for name in ("time", "shape", "ids", "deal")]
+    whole = RecordView(concat([first, second], into_first=True))
+    assert all(same(a, b) for a, b in zip(whole, recs)) and len(whole) == len(recs) and views
+
+
 @pytest.mark.parametrize("rate_forfeits", [False, True])
 def test_replay_order_equals_the_sorted_list(rate_forfeits):
     recs = records(2000, 6)
