@@ -89,11 +89,11 @@ def _play(specs: list[MatchSpec], bots: dict[str, BotSpec], seats: tuple[str, ..
         for spec in specs:
             infos = InfoLog(spec.seats)
             result = play_match(spec, pool, infos.add)
-            logs.ended(spec, [pool.take_stderr(seat) for seat in range(len(seats))], infos.lines())
+            logs.ended(spec, [pool.take_stderr_parts(seat) for seat in range(len(seats))], infos.lines())
             pool.after_match()
             yield result
         pool.close()
-        logs.closed([pool.take_stderr(seat) for seat in range(len(seats))])
+        logs.closed([pool.take_stderr_parts(seat) for seat in range(len(seats))])
     finally:
         pool.close()
         pool.hub.close()

@@ -81,9 +81,14 @@ class SeatPool:
         self.stderr_text[seat].append(proc.stderr.take_parts())
         remove_workdir(proc.workdir)
 
-    def take_stderr(self, seat: int) -> tuple[str | None, str, int]:
+    def take_stderr(self, seat: int) -> str:
         """Everything the seat's processes wrote to stderr since the last call (head+tail capped
-        per process), cut at the first end-of-match mark (:data:`arena.protocol.END_OF_MATCH_MARK`):
+        per process; end-of-match marks removed)."""
+        before, rest, _ = self.take_stderr_parts(seat)
+        return (before or "") + rest
+
+    def take_stderr_parts(self, seat: int) -> tuple[str | None, str, int]:
+        """:meth:`take_stderr` cut at the first end-of-match mark (:data:`arena.protocol.END_OF_MATCH_MARK`):
         ``(text before it or None, the rest, marks seen)``."""
         parts = self.stderr_text[seat]
         proc = self.procs[seat]
