@@ -134,7 +134,11 @@ class _Match:
             if proc is not None and seat != self.thinking and not (down and seat in down):
                 if down is not None and not self.is_ready[seat] and _left_a_line(proc):
                     continue  # exited at start-up after writing: its line decides the fault (protocol, not crash)
-                proc.check()
+                t = time.perf_counter()
+                try:
+                    proc.check()
+                finally:  # a bot slow to check spends the match's wall time, not whoever thinks
+                    self.spent_ms[seat] += (time.perf_counter() - t) * 1000.0
         if time.perf_counter() > self.wall_deadline:
             raise WallBudgetExceeded(self.thinking)
 

@@ -168,27 +168,26 @@ class Hub:
             self.pump(max(0.0, min(deadline, self.next_tick) - now))
 
     def _checks(self, proc: BotProcess, tick: Callable[[], None] | None) -> None:
-        """:meth:`_housekeep`, without charging its time to a bot that replied meanwhile: what the
-        pipes hold is read first, and what arrives while the checks run is given the time they
-        started (a bot that makes the checks slow — thousands of mappings to look at — must not
-        make its thinking opponent time out: adversarial trial, 2026-12-04)."""
-        t0 = _perf_counter()
+        """The checks of :meth:`wait_line` (the next due :data:`TICK_S` later), without charging the other processes' checks to ``proc``: what the
+        pipes hold is read first, then ``proc``'s own checks run, then the others' (``tick``);
+        a line that arrives meanwhile is given the time ``proc``'s own checks ended. A bot that
+        makes its checks slow (thousands of memfds or mappings to look at) pays for them while
+        it thinks, and cannot make its thinking opponent time out (seventh adversarial trial and
+        its re-check, 2026-12-04: a stamp from the start of all checks gave the slow bot itself
+        its thinking time free)."""
         self.pump(0)
-        if proc.lines or self._housekeep(proc, tick):
+        if proc.lines:
             return
-        self.pump(0, stamp=t0)
-
-    def _housekeep(self, proc: BotProcess, tick: Callable[[], None] | None) -> bool:
-        """The checks of :meth:`wait_line` (the next due :data:`TICK_S` later); whether an exited
-        ``proc`` left a line, which then decides (a bot that wrote garbage and exited is a
-        protocol fault, not a crash) and the checks wait."""
         self.next_tick = _perf_counter() + TICK_S
         if not proc.alive() and (proc.lines or self._drain(proc)):
-            return True
+            return
         proc.check()
-        if tick is not None:
-            tick()
-        return False
+        own = _perf_counter()
+        try:
+            if tick is not None:
+                tick()
+        finally:  # also when another seat's check raised: a reply that came meanwhile is read
+            self.pump(0, stamp=own)
 
     def _drain(self, proc: BotProcess) -> bool:
         """Read what an exited process's stdout pipe still holds; whether a line is now waiting

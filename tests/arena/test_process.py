@@ -412,3 +412,29 @@ def test_a_reply_that_came_during_slow_checks_is_not_late():
     finally:
         proc.kill()
         hub.close()
+
+
+def test_a_bot_pays_for_its_own_slow_checks():
+    """The re-check of the fix above: a reply that came during the waited bot's *own* checks
+    is timed from their end, not their start — its 300,000 memfds made them take 2.7 s, and
+    a stamp from their start gave it that thinking time free."""
+    proc, hub = spawn(zoo("slow", "misbehave.py", "slow", "0.3"))
+    try:
+        proc.send(start_line())
+        hub.wait_line(proc, time.perf_counter() + 10)
+        real = proc.check
+
+        def slow_check():
+            real()
+            time.sleep(1.0)  # the bot's own checks: 1 s
+
+        proc.check = slow_check  # type: ignore[method-assign]
+        sent = time.perf_counter()
+        proc.send(b'{"type":"act","id":1,"observation":{},"legal":["a"],"clock":{}}\n')
+        hub.next_tick = 0.0  # checks due: the reply comes 0.3 s into them
+        line, t_read = hub.wait_line(proc, sent + 5)
+        assert orjson.loads(line)["type"] == "action"
+        assert t_read - sent >= 0.95, t_read - sent  # charged to the bot: its own checks' end
+    finally:
+        proc.kill()
+        hub.close()
