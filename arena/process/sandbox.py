@@ -142,6 +142,9 @@ def bwrap_argv(limits: Limits, workdir: str, binds: Iterable[str]) -> list[str]:
         for op, p, _ in items:
             if op == "hide":
                 out.extend(["--perms", "0000", "--size", str(_HIDE_BYTES), "--tmpfs", p])
+        # read-only too: a root bot could chmod an empty one and fill it with inodes (kernel
+        # memory outside every cap: the seventh adversarial trial's re-check, 300,000 files)
+        out.extend(a for op, p, _ in items if op == "hide" for a in ("--remount-ro", p))
         # --ro-bind would add nodev (reading gives EACCES, which tells the file is there); a
         # bound /dev/null reads empty and swallows writes
         out.extend(a for op, p, _ in items if op == "null" for a in ("--dev-bind", "/dev/null", p))

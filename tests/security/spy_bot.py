@@ -12,7 +12,8 @@ plays the first legal action like any bot.
   HEX encodes (so that it is not in the command line of the spy's own sandbox);
 * ``listdir PATH``: a folder (``/tmp/ray``) can be listed and is not empty;
 * ``tcp HOST:PORT``: a TCP connection to HOST:PORT succeeds (the spy sends ``spy``);
-* ``write PATH``: a file can be created at PATH (outside the working folder);
+* ``write PATH``: a file can be created at PATH (outside the working folder); ``chmod_write
+  PATH``: the same after a ``chmod 777`` of its folder;
 * ``caps``: the spy holds capabilities (as root it could undo the sandbox's mounts);
 * ``nested_userns``: it can make a user namespace of its own (and hold every capability there);
 * ``daemon MARKER``: double fork, ``setsid``, cleared environment, ``exec`` a sleeper whose
@@ -229,6 +230,14 @@ def try_leak():
             report(True, f"connected to {path}")
         except OSError as e:
             report(False, f"{path}: {e}")
+    elif LEAK == "chmod_write":  # make the folder of ARG writable first (a root bot owns an empty tmpfs)
+        try:
+            os.chmod(os.path.dirname(ARG), 0o777)
+            with open(ARG, "w") as f:
+                f.write("spy was here")
+            report(True, f"wrote {ARG}")
+        except OSError as e:
+            report(False, f"{ARG}: {e}")
     elif LEAK == "write":
         try:
             with open(ARG, "w") as f:

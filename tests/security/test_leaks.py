@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from dataclasses import replace
+from pathlib import Path
 
 import psutil
 import pytest
@@ -181,6 +182,20 @@ def test_no_capabilities_inside_the_sandbox(tmp_path, mode):
     require(mode != "none" or os.geteuid() == 0, "unsandboxed, only root holds capabilities")
     lines, _ = spy_run(tmp_path, mode, "caps")
     assert verdict(lines, "caps") == expect(mode), lines
+
+
+@pytest.mark.parametrize("mode", ["auto", "unshare"])
+def test_a_hidden_results_folder_cannot_be_written(tmp_path, mode):
+    """The empty tmpfs over the results folder is read-only: a root bot could chmod it and fill
+    it with inodes (the seventh trial's re-check: 300,000 files, ~400 MB of kernel memory)."""
+    root = Path(tempfile.mkdtemp(prefix="cardarena-test-", dir="/var/tmp"))  # not under /tmp (private there)
+    try:
+        target = root / "results" / "planted"  # in the hidden results root, a tmpfs the bot owns
+        lines, r = spy_run(root, mode, "chmod_write", str(target))
+        assert verdict(lines, "chmod_write") == "BLOCKED", lines
+        assert not target.exists()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_no_nested_user_namespace_under_bubblewrap(tmp_path):
