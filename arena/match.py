@@ -246,25 +246,9 @@ class _Match:
                 # every folder emptied before any start is sent: emptying one a bot filled with
                 # 150,000 folders took seconds, charged to the seats started before it
                 # (adversarial trial, 2026-12-04: their ready missed move_ms)
-                for seat in range(self.n):
-                    try:
-                        self.reset_seat(seat)
-                    except BotFault as e:
-                        self.fail_at_startup(self.fault_seat(e, seat), e)
-                for seat in range(self.n):
-                    if seat in self.down:
-                        continue
-                    try:
-                        self.start_seat(seat, reset=False)
-                    except BotFault as e:
-                        self.fail_at_startup(self.fault_seat(e, seat), e)
-                for seat in range(self.n):
-                    if seat in self.down:
-                        continue
-                    try:
-                        self.ready(seat)
-                    except BotFault as e:
-                        self.fail_at_startup(self.fault_seat(e, seat), e)
+                self._each_live_seat(self.reset_seat)
+                self._each_live_seat(lambda seat: self.start_seat(seat, reset=False))
+                self._each_live_seat(self.ready)
         finally:
             down, self.down = self.down, None
             # detection order is a race between processes: record start-up faults by seat
@@ -277,6 +261,17 @@ class _Match:
             self.pool.retire(seat)
         for seat in sorted(down):
             self.recover(seat)
+
+    def _each_live_seat(self, step: Callable[[int], None]) -> None:
+        """``step(seat)`` for every seat not failed at start-up yet, a fault noted (not raised)."""
+        assert self.down is not None
+        for seat in range(self.n):
+            if seat in self.down:
+                continue
+            try:
+                step(seat)
+            except BotFault as e:
+                self.fail_at_startup(self.fault_seat(e, seat), e)
 
     def start_one_by_one(self) -> None:
         """``pause_idle``: start the seats one at a time, every other bot's processes stopped

@@ -123,11 +123,12 @@ def strength(records: Sequence[Any], bots: Sequence[str], rate_forfeits: bool = 
                     len(blocks))
 
 
-def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT, seed: int = 0,
-                         beta0: Any = None, method: str = "auto", info0: Any = None,
-                         folder: Any = None) -> Strength:
-    """The batch fit of the results kept by an :class:`arena.tallies.Tallies` (its records in the
-    order added; the checkpointed path of :func:`arena.results.standings`).
+def strength_of_results(contests: tuple[Any, Any, Any, int], bots: Sequence[str], n_boot: int = N_BOOT,
+                        seed: int = 0, beta0: Any = None, method: str = "auto", info0: Any = None,
+                        folder: Any = None) -> Strength:
+    """The batch fit of ``contests``, the results an :class:`arena.tallies.Tallies` kept
+    (:meth:`arena.tallies.Tallies.contests`: taken first, so the counters need not be held while
+    the fit runs; the checkpointed path of :func:`arena.results.standings`).
 
     The same model, data and options as :func:`strength`; the results are taken in the order
     the records were added (the journal's), not sorted, so the fit equals :func:`strength`'s
@@ -137,14 +138,6 @@ def strength_of_contests(tallies: Any, bots: Sequence[str], n_boot: int = N_BOOT
     ``folder``: a small field's fit (the bootstrap path) is kept there and reused while its
     results are the same (:mod:`arena.fit_cache`: the same bits, without the 200 refits).
     """
-    return strength_of_results(tallies.contests(), bots, n_boot, seed, beta0, method, info0, folder)
-
-
-def strength_of_results(contests: tuple[Any, Any, Any, int], bots: Sequence[str], n_boot: int = N_BOOT,
-                        seed: int = 0, beta0: Any = None, method: str = "auto", info0: Any = None,
-                        folder: Any = None) -> Strength:
-    """:func:`strength_of_contests` of the results ``contests`` (:meth:`arena.tallies.Tallies.contests`
-    taken already: the counters need not be held while the fit runs)."""
     sides, ranks, blocks, n_blocks = contests
     small = (len(ranks) < batchfit.ANALYTIC_FROM and len(bots) <= batchfit.ANALYTIC_BOTS and method != "sandwich"
              and n_boot > 0 and folder is not None)

@@ -6,7 +6,7 @@ its matches, wins, rank sum, faults by class, forfeits and first fault; per (dup
 bot) slot the sum and count of its scores (the score column and its interval,
 :func:`arena.stats.block_t_cis`) and of its ``ok`` rewards with their squares (the duplicate
 efficiency); the pairs of bots that met (the design's mixing); the batch fit's results as
-compact arrays (:func:`arena.strength.strength_of_contests`). Every table is then computed from
+compact arrays (:func:`arena.strength.strength_of_results`). Every table is then computed from
 the counters in O(bots + blocks) numpy work, never from the records again.
 
 The records are added a chunk at a time as numpy arrays (:mod:`arena.tallies_events`): the plain
@@ -17,7 +17,7 @@ floating-point sums are ``numpy.add.at`` in file order — the same additions in
 as one record at a time, so every counter is equal bit for bit however the records are cut
 into chunks. :meth:`Tallies.arrays` / :meth:`Tallies.from_arrays` are the checkpoint's layout.
 
-(~670 lines: the counters, their summaries and their array layout are one job; the checkpoint moved out.)
+(~760 lines, over the project's ~600: the counters, their summaries and their array layout — with the checkpoint's read into buffers with room, :func:`_member` — are one job; the checkpoint's file moved out; the array layout (arrays, from_arrays, _member) is the part to move out next.)
 """
 
 from __future__ import annotations

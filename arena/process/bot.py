@@ -5,7 +5,7 @@ exactly the environment of DESIGN (:func:`arena.process.launch.bot_env`) behind 
 wrappers of :func:`arena.process.launch.wrapper_argv`, in a private working directory that
 :meth:`BotProcess.reset_workdir` empties before every match.
 
-(~610 lines: one process's life — spawn, I/O, memory, exit — in one class; the memory gauges
+(~650 lines: one process's life — spawn, I/O, memory, exit — in one class; the memory gauges
 (memfd, System V) are the part to move out next.)
 
 Memory is limited by resident size: the RSS of the process and its descendants, plus the
